@@ -1,0 +1,67 @@
+"""The cpu backend object: numpy arrays as native data, host transfer, memory figures.
+Importing this module registers every cpu kernel."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+from webgrad.dtypes import DType
+
+from . import creation, elementwise, indexing, linalg, movement, reduce, windows  # noqa: F401  (register kernels)
+from .backend_dtypes import DTYPE_OF, NP_DTYPES
+
+_COERCE = {"i": np.int32, "u": np.int32, "f": np.float32, "b": np.bool_, "c": None}
+
+
+class CpuBackend:
+    """Native data is a numpy ndarray (or numpy scalar for 0-d results)."""
+
+    name = "cpu"
+
+    def dtype_of(self, a) -> DType:
+        return DTYPE_OF[a.dtype]
+
+    def upload(self, flat, shape, dtype: DType):
+        return np.array(flat, dtype=NP_DTYPES[dtype]).reshape(shape)
+
+    def from_array(self, obj, dtype: DType | None = None):
+        a = np.asarray(obj)
+        if dtype is None:
+            if a.dtype in DTYPE_OF:
+                return a.copy()
+            target = _COERCE.get(a.dtype.kind)
+            if target is None:
+                raise TypeError(f"tensor: unsupported numpy dtype {a.dtype}; webgrad has float32, float64, "
+                                f"int32 and bool")
+            if target is np.int32 and a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
+                raise OverflowError(f"tensor: {a.dtype} values do not fit in int32, webgrad's integer dtype")
+            return a.astype(target)
+        return a.astype(NP_DTYPES[dtype], copy=True)
+
+    def read(self, a):
+        a = np.ascontiguousarray(a)
+        return memoryview(a.reshape(-1)) if a.ndim else [a.item()], a.shape, DTYPE_OF[a.dtype]
+
+    def to_list(self, a):
+        return a.tolist()
+
+    def to_numpy(self, a):
+        return np.asarray(a)
+
+    def nbytes(self, a) -> int:
+        return a.nbytes
+
+    def memory(self) -> dict:
+        """Live webgrad tensors on this backend and the bytes their distinct arrays hold
+        (counting data kept for backward too)."""
+        from webgrad.engine import SavedTensor
+        from webgrad.tensor import Tensor
+        arrays, tensors = {}, 0
+        for o in gc.get_objects():
+            if isinstance(o, Tensor) and o._backend is self:
+                tensors += 1
+                arrays[id(o._data)] = o._data
+            elif isinstance(o, SavedTensor) and o.backend is self:
+                arrays[id(o.data)] = o.data
+        return {"tensors": tensors, "bytes": sum(a.nbytes for a in arrays.values())}

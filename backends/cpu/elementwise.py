@@ -1,0 +1,73 @@
+"""cpu elementwise kernels: one numpy expression per kernel, registered from tables."""
+import math
+
+import numpy as np
+
+from webgrad import kernel_names as K
+
+from .backend_dtypes import np_dtype
+from .registry import register_table
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _same(fn):
+    """Keep the input's dtype (numpy may widen scalars or ints)."""
+    return lambda x, **attrs: np.asarray(fn(x, **attrs), dtype=x.dtype)
+
+
+def _gelu(x, *, approximate):
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)).astype(x.dtype))
+
+
+def _softplus(x, *, beta, threshold):
+    bx = beta * x
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+
+
+def _sigmoid(x):
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _clamp(x, *, min, max):
+    if min is not None:
+        x = np.maximum(x, np.asarray(min, dtype=x.dtype))
+    if max is not None:
+        x = np.minimum(x, np.asarray(max, dtype=x.dtype))
+    return x
+
+
+UNARY = {
+    K.NEG: np.negative, K.ABS: np.abs, K.EXP: np.exp, K.LOG: np.log, K.LOG1P: np.log1p, K.EXPM1: np.expm1,
+    K.SQRT: np.sqrt, K.RSQRT: lambda x: 1 / np.sqrt(x), K.SQUARE: np.square, K.RECIPROCAL: lambda x: 1 / x,
+    K.SIN: np.sin, K.COS: np.cos, K.TAN: np.tan, K.TANH: np.tanh, K.SIGMOID: _sigmoid,
+    K.RELU: lambda x: np.maximum(x, 0), K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
+    K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
+    K.GELU: _gelu, K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
+    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: lambda x: _erf(x).astype(x.dtype),
+    K.CLAMP: _clamp, K.IDENTITY: np.copy,
+}
+
+BINARY = {
+    K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: np.power,
+    K.MAXIMUM: np.maximum, K.MINIMUM: np.minimum, K.ATAN2: np.arctan2,
+}
+
+PREDICATES = {
+    K.EQUAL: np.equal, K.NOT_EQUAL: np.not_equal, K.LESS: np.less, K.LESS_EQUAL: np.less_equal,
+    K.GREATER: np.greater, K.GREATER_EQUAL: np.greater_equal, K.LOGICAL_AND: np.logical_and,
+    K.LOGICAL_OR: np.logical_or, K.LOGICAL_XOR: np.logical_xor,
+}
+
+
+register_table({name: _same(fn) for name, fn in UNARY.items()})
+register_table({name: (lambda f: lambda a, b: np.asarray(f(a, b), dtype=a.dtype))(fn) for name, fn in BINARY.items()})
+register_table({name: (lambda f: lambda a, b: np.asarray(f(a, b)))(fn) for name, fn in PREDICATES.items()})
+register_table({
+    K.LOGICAL_NOT: lambda x: np.asarray(np.logical_not(x)),
+    K.CAST: lambda x, *, dtype: np.asarray(x).astype(np_dtype(dtype)),
+    K.WHERE: lambda c, a, b: np.asarray(np.where(c, a, b), dtype=a.dtype),
+})

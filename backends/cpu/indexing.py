@@ -1,0 +1,1 @@
+"""cpu indexing kernels."""

@@ -1,0 +1,1 @@
+"""The WebGPU backend (shared by the native wgpu device and the browser webgpu device)."""

@@ -1,0 +1,41 @@
+"""webgrad: autograd with one core for the CPU (numpy), the GPU (WebGPU via wgpu-py)
+and the browser (Pyodide + WebGPU). PyTorch's surface, TensorFlow.js's architecture.
+
+>>> import webgrad as wg
+>>> x = wg.tensor([1.0, 2.0], requires_grad=True)
+>>> (x * x).sum().backward()
+>>> x.grad.tolist()
+[2.0, 4.0]
+"""
+from . import kernel_names
+from .dtypes import DType, bool_, float32, float64, int32, to_dtype
+from .registry import (backend, backends, get_backend, get_gradient, get_kernel, kernels_for_backend,
+                       register_backend, register_gradient, register_kernel, set_backend, unregister_backend,
+                       unregister_gradient, unregister_kernel)
+from .engine import enable_grad, is_grad_enabled, no_grad, run_kernel, set_grad_enabled
+from .tensor import Tensor, tensor
+from . import autograd
+from .autograd import Function, custom_grad, grad, value_and_grad
+from . import ops
+from .ops.creation import *  # noqa: F401,F403
+from .ops.unary import *  # noqa: F401,F403
+from .ops.binary import *  # noqa: F401,F403
+from .ops.reduce import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
+from .ops.movement import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from . import gradients  # noqa: F401  (registers the gradient rules)
+import importlib as _importlib
+
+_importlib.import_module("webgrad.backends")  # registers the built-in backends; the name stays the function
+from .registry import backends  # noqa: E402,F811
+from . import nn
+from .memory import memory
+
+bool = bool_  # noqa: A001  (webgrad.bool, as torch.bool)
+float = float32  # noqa: A001
+double = float64
+int = int32  # noqa: A001
+long = int32
+
+__version__ = "0.1.0"

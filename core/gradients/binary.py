@@ -1,0 +1,1 @@
+"""Gradients of the binary kernels."""

@@ -1,0 +1,107 @@
+"""Host data in plain Python: nested lists, scalars, buffers, and numpy-like arrays,
+turned into (flat values, shape, dtype) that any backend can upload."""
+from __future__ import annotations
+
+import array
+
+from .dtypes import DType, bool_, default_float, float64, int32, to_dtype
+
+_TYPECODE_DTYPES = {"f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
+                    "b": "int32", "B": "int32", "h": "int32", "H": "int32", "I": "int64", "?": "bool"}
+
+
+def is_array_like(obj) -> bool:
+    """True for numpy arrays and other objects exposing the array interface."""
+    return hasattr(obj, "__array_interface__") or hasattr(obj, "__array__")
+
+
+def flatten(data):
+    """Flatten nested lists/tuples of scalars into (flat list, shape, inferred dtype).
+
+    >>> flatten([[1, 2], [3, 4]])
+    ([1, 2, 3, 4], (2, 2), webgrad.int32)
+    """
+    shape, level = [], data
+    while isinstance(level, (list, tuple)):
+        shape.append(len(level))
+        if not level:
+            break
+        level = level[0]
+    flat = []
+    _flatten_into(data, tuple(shape), 0, flat)
+    return flat, tuple(shape), _infer(flat)
+
+
+def _flatten_into(data, shape, depth, out):
+    if depth == len(shape):
+        if isinstance(data, (list, tuple)):
+            raise ValueError(f"tensor: ragged nested sequence (expected a scalar at depth {depth})")
+        if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
+            data = data.item()
+        if not isinstance(data, (int, float, bool)):
+            raise TypeError(f"tensor: expected numbers, got {type(data).__name__}")
+        out.append(data)
+        return
+    if not isinstance(data, (list, tuple)) or len(data) != shape[depth]:
+        raise ValueError(f"tensor: ragged nested sequence: expected length {shape[depth]} at depth {depth}, "
+                         f"got {len(data) if isinstance(data, (list, tuple)) else type(data).__name__}")
+    for item in data:
+        _flatten_into(item, shape, depth + 1, out)
+
+
+def _infer(flat) -> DType:
+    if any(isinstance(v, float) for v in flat):
+        return default_float
+    if flat and all(isinstance(v, bool) for v in flat):
+        return bool_
+    return int32 if flat else default_float
+
+
+INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
+
+
+def check_int32(flat, op: str = "tensor"):
+    """Refuse integers that int32 cannot hold exactly (int64 input is stored as int32)."""
+    for v in flat:
+        if not INT32_MIN <= v <= INT32_MAX:
+            raise OverflowError(f"{op}: integer {v} does not fit in int32, webgrad's integer dtype "
+                                f"(values must lie in [{INT32_MIN}, {INT32_MAX}])")
+
+
+def from_buffer(obj):
+    """(flat values, shape, dtype) of an ``array.array`` or a memoryview-able object."""
+    mv = memoryview(obj)
+    fmt = mv.format.lstrip("@=<")
+    name = _TYPECODE_DTYPES.get(fmt)
+    if name is None:
+        raise TypeError(f"tensor: unsupported buffer format {mv.format!r}")
+    shape = mv.shape or ()
+    flat = mv.cast("B").cast(fmt).tolist() if mv.ndim != 1 else mv.tolist()
+    return flat, tuple(shape) if shape else (len(flat),), to_dtype(name)
+
+
+def as_host(data, dtype=None):
+    """(flat, shape, dtype) for Python scalars, nested sequences and buffers.
+
+    >>> as_host(2.5)
+    ([2.5], (), webgrad.float32)
+    """
+    if isinstance(data, (bool, int, float)):
+        flat, shape, inferred = [data], (), _infer([data])
+    elif isinstance(data, (array.array, memoryview, bytes, bytearray)):
+        flat, shape, inferred = from_buffer(data)
+    else:
+        flat, shape, inferred = flatten(data)
+    dt = to_dtype(dtype) if dtype is not None else inferred
+    if dt is int32:
+        if any(isinstance(v, float) for v in flat):
+            flat = [int(v) for v in flat]
+        check_int32(flat)
+    elif dt is bool_:
+        flat = [bool(v) for v in flat]
+    else:
+        flat = [float(v) for v in flat]
+    return flat, shape, dt
+
+
+__all__ = ["as_host", "flatten", "is_array_like", "float64"]

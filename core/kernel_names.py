@@ -1,0 +1,108 @@
+"""Every built-in kernel's name, in one place (like tfjs-core's ``kernel_names``).
+
+A kernel is one named computation that each backend implements. Ops call
+``run_kernel(NAME, *inputs, **attrs)``; gradients are registered per name.
+The set is deliberately small: most ops are compositions of these.
+Attributes each kernel takes are listed beside it. Binary and ternary
+elementwise kernels take inputs of one dtype (ops promote first) with
+numpy broadcasting; unary kernels keep the input dtype unless noted.
+"""
+
+# --- elementwise, unary ------------------------------------------------------
+NEG = "Neg"
+ABS = "Abs"
+EXP = "Exp"
+LOG = "Log"
+LOG1P = "Log1p"
+EXPM1 = "Expm1"
+SQRT = "Sqrt"
+RSQRT = "Rsqrt"
+SQUARE = "Square"
+RECIPROCAL = "Reciprocal"
+SIN = "Sin"
+COS = "Cos"
+TAN = "Tan"
+TANH = "Tanh"
+SIGMOID = "Sigmoid"
+RELU = "Relu"
+LEAKY_RELU = "LeakyRelu"      # negative_slope: float
+ELU = "Elu"                   # alpha: float
+GELU = "Gelu"                 # approximate: "none" | "tanh"
+SILU = "Silu"
+SOFTPLUS = "Softplus"         # beta: float, threshold: float
+SIGN = "Sign"
+FLOOR = "Floor"
+CEIL = "Ceil"
+ROUND = "Round"               # half to even, as numpy and PyTorch
+ERF = "Erf"
+CLAMP = "Clamp"               # min: float | None, max: float | None
+LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
+CAST = "Cast"                 # dtype: DType
+IDENTITY = "Identity"         # a copy
+
+UNARY = (NEG, ABS, EXP, LOG, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
+         SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
+         CLAMP, LOGICAL_NOT, CAST, IDENTITY)
+
+# --- elementwise, binary (broadcasting) ---------------------------------------
+ADD = "Add"
+SUB = "Sub"
+MUL = "Mul"
+DIV = "Div"                   # float inputs (ops promote ints to float first)
+POW = "Pow"
+MAXIMUM = "Maximum"
+MINIMUM = "Minimum"
+ATAN2 = "Atan2"
+EQUAL = "Equal"               # -> bool
+NOT_EQUAL = "NotEqual"        # -> bool
+LESS = "Less"                 # -> bool
+LESS_EQUAL = "LessEqual"      # -> bool
+GREATER = "Greater"           # -> bool
+GREATER_EQUAL = "GreaterEqual"  # -> bool
+LOGICAL_AND = "LogicalAnd"    # -> bool
+LOGICAL_OR = "LogicalOr"      # -> bool
+LOGICAL_XOR = "LogicalXor"    # -> bool
+WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
+
+BINARY = (ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
+          GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
+
+# --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------
+SUM = "Sum"
+PROD = "Prod"
+MAX = "Max"
+MIN = "Min"
+ALL = "All"                   # -> bool
+ANY = "Any"                   # -> bool
+ARGMAX = "ArgMax"             # axis: int, keepdim: bool -> int32 (first occurrence)
+ARGMIN = "ArgMin"             # axis: int, keepdim: bool -> int32 (first occurrence)
+CUMSUM = "Cumsum"             # axis: int
+
+REDUCE = (SUM, PROD, MAX, MIN, ALL, ANY)
+
+# --- linear algebra -------------------------------------------------------------
+MATMUL = "MatMul"             # (a[..., m, k], b[..., k, n]) with batch broadcasting;
+                              # transpose_a, transpose_b: bool (operands given transposed)
+
+# --- movement -------------------------------------------------------------------
+RESHAPE = "Reshape"           # shape: tuple (fully resolved)
+TRANSPOSE = "Transpose"       # perm: tuple
+EXPAND = "Expand"             # shape: tuple (broadcast_to)
+SLICE = "Slice"               # begin, end, step: tuples, one per dim (step may be negative)
+CONCAT = "Concat"             # axis: int; any number of inputs
+PAD = "Pad"                   # pads: tuple of (before, after) per dim, value: float (constant mode)
+
+# --- indexing -------------------------------------------------------------------
+GATHER = "Gather"             # (x, index: int32) axis: int  -- torch.gather semantics
+SCATTER_ADD = "ScatterAdd"    # (x, index: int32, src) axis: int -- torch.scatter_add semantics
+
+# --- creation (no tensor inputs; run on the given backend) -----------------------
+FILL = "Fill"                 # shape, value, dtype
+ARANGE = "Arange"             # start, step, size: int, dtype
+RANDOM_UNIFORM = "RandomUniform"  # shape, dtype, seed: int, low, high
+RANDOM_NORMAL = "RandomNormal"    # shape, dtype, seed: int, mean, std
+RANDOM_INT = "RandomInt"          # shape, seed: int, low, high -> int32
+
+# --- neural-network windows -----------------------------------------------------
+IM2COL = "Im2Col"             # x[N, C, H, W] -> [N, C*kh*kw, L]; kernel_size, stride, padding, dilation (pairs)
+COL2IM = "Col2Im"             # cols[N, C*kh*kw, L] -> [N, C, H, W] summing overlaps; output_size + the above

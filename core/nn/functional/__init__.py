@@ -1,0 +1,1 @@
+"""Functional neural-network ops (PyTorch's torch.nn.functional)."""

@@ -1,0 +1,11 @@
+"""Ops: the functions users call. Each module holds a family of ops (each a small
+function calling ``run_kernel`` or other ops) and a ``METHODS`` table naming the
+Tensor methods and operators it provides; they are attached to Tensor here."""
+from ..tensor import Tensor
+from . import binary, creation, indexing, linalg, movement, reduce, unary
+
+MODULES = (creation, unary, binary, reduce, linalg, movement, indexing)
+
+for _m in MODULES:
+    for _name, _fn in _m.METHODS.items():
+        setattr(Tensor, _name, _fn)

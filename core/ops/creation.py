@@ -1,0 +1,236 @@
+"""Creation ops: constant, range and random tensors.
+
+Random ops draw a fresh seed from webgrad's generator (``manual_seed`` resets it) and
+hand it to the backend's kernel, so a seeded program is reproducible on each backend.
+"""
+from __future__ import annotations
+
+import math
+import os
+import random as _random
+
+from .. import kernel_names as K
+from .. import registry
+from ..dtypes import default_float, int32, scalar_dtype, to_dtype
+from ..engine import run_kernel
+from ..tensor import Tensor, tensor
+
+_generator = _random.Random(int.from_bytes(os.urandom(8), "little"))
+
+
+def manual_seed(seed: int) -> None:
+    """Seed webgrad's random generator; the random ops after it repeat on each backend.
+
+    >>> import webgrad as wg
+    >>> wg.manual_seed(0); a = wg.rand(3).tolist()
+    >>> wg.manual_seed(0); a == wg.rand(3).tolist()
+    True
+    """
+    _generator.seed(int(seed))
+
+
+def _next_seed() -> int:
+    return _generator.getrandbits(31)
+
+
+def _shape(args, op) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    for s in args:
+        if not isinstance(s, int) or isinstance(s, bool) or s < 0:
+            raise ValueError(f"{op}: sizes must be non-negative ints, got {tuple(args)}")
+    return tuple(args)
+
+
+def _backend(backend, device):
+    be = backend if backend is not None else device
+    if be is None:
+        return registry.get_backend()
+    return registry.backend(be) if isinstance(be, str) else be
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    return t.requires_grad_() if requires_grad else t
+
+
+def full(size, fill_value, *, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """A tensor of shape ``size`` filled with ``fill_value``.
+
+    >>> import webgrad as wg
+    >>> wg.full((2,), 7).tolist()
+    [7, 7]
+    """
+    size = _shape((size,) if isinstance(size, int) else size, "full")
+    dt = to_dtype(dtype) if dtype is not None else scalar_dtype(fill_value)
+    t = run_kernel(K.FILL, backend=_backend(backend, device), shape=size, value=fill_value, dtype=dt)
+    return _finish(t, requires_grad)
+
+
+def zeros(*size, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``.
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2).tolist()
+    [0.0, 0.0]
+    """
+    return full(_shape(size, "zeros"), 0.0, dtype=dtype or default_float, requires_grad=requires_grad,
+                backend=backend, device=device)
+
+
+def ones(*size, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """A tensor of ones: ``ones(2, 3)`` or ``ones((2, 3))``.
+
+    >>> import webgrad as wg
+    >>> wg.ones(2).tolist()
+    [1.0, 1.0]
+    """
+    return full(_shape(size, "ones"), 1.0, dtype=dtype or default_float, requires_grad=requires_grad,
+                backend=backend, device=device)
+
+
+def empty(*size, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """An uninitialised tensor (webgrad fills it with zeros).
+
+    >>> import webgrad as wg
+    >>> wg.empty(2, 2).shape
+    (2, 2)
+    """
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad, backend=backend, device=device)
+
+
+def _like(x, dtype, backend, device):
+    return dict(dtype=dtype or x.dtype, backend=backend or device or x._backend)
+
+
+def zeros_like(x, *, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Zeros with ``x``'s shape, dtype and backend.
+
+    >>> import webgrad as wg
+    >>> wg.zeros_like(wg.ones(2)).tolist()
+    [0.0, 0.0]
+    """
+    return full(x.shape, 0, requires_grad=requires_grad, **_like(x, dtype, backend, device))
+
+
+def ones_like(x, *, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Ones with ``x``'s shape, dtype and backend.
+
+    >>> import webgrad as wg
+    >>> wg.ones_like(wg.zeros(2)).tolist()
+    [1.0, 1.0]
+    """
+    return full(x.shape, 1, requires_grad=requires_grad, **_like(x, dtype, backend, device))
+
+
+def full_like(x, fill_value, *, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """``fill_value`` with ``x``'s shape, dtype and backend.
+
+    >>> import webgrad as wg
+    >>> wg.full_like(wg.zeros(2), 3).tolist()
+    [3.0, 3.0]
+    """
+    return full(x.shape, fill_value, requires_grad=requires_grad, **_like(x, dtype, backend, device))
+
+
+def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int32 when all are ints.
+
+    >>> import webgrad as wg
+    >>> wg.arange(5).tolist()
+    [0, 1, 2, 3, 4]
+    """
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise ValueError("arange: step must be nonzero")
+    size = max(0, math.ceil((end - start) / step))
+    dt = to_dtype(dtype) if dtype is not None else (
+        int32 if all(isinstance(v, int) for v in (start, end, step)) else default_float)
+    t = run_kernel(K.ARANGE, backend=_backend(backend, device), start=start, step=step, size=size, dtype=dt)
+    return _finish(t, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    >>> import webgrad as wg
+    >>> wg.linspace(0, 1, 3).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"linspace: steps must be a non-negative int, got {steps!r}")
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    t = run_kernel(K.ARANGE, backend=_backend(backend, device), start=float(start), step=step, size=steps,
+                   dtype=to_dtype(dtype or default_float))
+    return _finish(t, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """The ``n`` x ``m`` identity matrix.
+
+    >>> import webgrad as wg
+    >>> wg.eye(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    be = _backend(backend, device)
+    m = n if m is None else m
+    rows = run_kernel(K.RESHAPE, arange(n, backend=be), shape=(n, 1))
+    mask = run_kernel(K.EQUAL, run_kernel(K.EXPAND, rows, shape=(n, m)),
+                      run_kernel(K.EXPAND, arange(m, backend=be), shape=(n, m)))
+    return _finish(run_kernel(K.CAST, mask, dtype=to_dtype(dtype or default_float)), requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Uniform random values in [0, 1).
+
+    >>> import webgrad as wg
+    >>> 0 <= wg.rand(3).min().item() < 1
+    True
+    """
+    t = run_kernel(K.RANDOM_UNIFORM, backend=_backend(backend, device), shape=_shape(size, "rand"),
+                   dtype=to_dtype(dtype or default_float), seed=_next_seed(), low=0.0, high=1.0)
+    return _finish(t, requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Standard normal random values.
+
+    >>> import webgrad as wg
+    >>> wg.randn(2, 3).shape
+    (2, 3)
+    """
+    t = run_kernel(K.RANDOM_NORMAL, backend=_backend(backend, device), shape=_shape(size, "randn"),
+                   dtype=to_dtype(dtype or default_float), seed=_next_seed(), mean=0.0, std=1.0)
+    return _finish(t, requires_grad)
+
+
+def randint(low, high=None, size=(), *, dtype=None, backend=None, device=None) -> Tensor:
+    """Random integers in [low, high): ``randint(10, (3,))`` or ``randint(2, 5, (3,))``.
+
+    >>> import webgrad as wg
+    >>> wg.randint(5, (4,)).dtype
+    webgrad.int32
+    """
+    if high is None:
+        low, high = 0, low
+    if high <= low:
+        raise ValueError(f"randint: expected low < high, got low={low}, high={high}")
+    t = run_kernel(K.RANDOM_INT, backend=_backend(backend, device), shape=_shape(size, "randint"),
+                   seed=_next_seed(), low=int(low), high=int(high))
+    return t if dtype is None or to_dtype(dtype) is int32 else run_kernel(K.CAST, t, dtype=to_dtype(dtype))
+
+
+def rand_like(x, *, dtype=None, requires_grad=False) -> Tensor:
+    """Uniform random values with ``x``'s shape, dtype and backend."""
+    return rand(*x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad, backend=x._backend)
+
+
+def randn_like(x, *, dtype=None, requires_grad=False) -> Tensor:
+    """Standard normal values with ``x``'s shape, dtype and backend."""
+    return randn(*x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad, backend=x._backend)
+
+
+METHODS = {}
+
+__all__ = ["tensor", "full", "zeros", "ones", "empty", "zeros_like", "ones_like", "full_like", "arange",
+           "linspace", "eye", "rand", "randn", "randint", "rand_like", "randn_like", "manual_seed"]

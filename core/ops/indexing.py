@@ -1,0 +1,6 @@
+"""indexing ops."""
+from __future__ import annotations
+
+METHODS = {}
+
+__all__ = []

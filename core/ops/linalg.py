@@ -1,0 +1,6 @@
+"""linalg ops."""
+from __future__ import annotations
+
+METHODS = {}
+
+__all__ = []

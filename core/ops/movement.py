@@ -1,0 +1,6 @@
+"""movement ops."""
+from __future__ import annotations
+
+METHODS = {}
+
+__all__ = []

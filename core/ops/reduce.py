@@ -1,0 +1,6 @@
+"""reduce ops."""
+from __future__ import annotations
+
+METHODS = {}
+
+__all__ = []

@@ -1,0 +1,6 @@
+"""unary ops."""
+from __future__ import annotations
+
+METHODS = {}
+
+__all__ = []

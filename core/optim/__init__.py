@@ -1,0 +1,1 @@
+"""Optimizers (PyTorch's torch.optim)."""

@@ -1,0 +1,232 @@
+"""The three registries that join ops, kernels, gradients and backends.
+
+* kernels:   (kernel name, backend name) -> function of native arrays
+* gradients: kernel name -> GradientRule (the backward function and what to save)
+* backends:  backend name -> (factory, priority); instances are made on first use
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Callable, NamedTuple, Optional
+
+# ---------------------------------------------------------------- kernels
+
+_kernels: dict = {}          # (name, backend) -> fn
+
+
+def register_kernel(name: str, backend: str, fn: Optional[Callable] = None):
+    """Register ``fn`` as the implementation of kernel ``name`` on ``backend``.
+
+    ``fn`` receives backend-native arrays positionally and the attrs as keywords,
+    and returns a native array (or a tuple of them). Usable as a decorator::
+
+        @webgrad.register_kernel("MyOp", "cpu")
+        def my_op(x, *, alpha):
+            return x * alpha
+
+    Registering a (name, backend) pair twice replaces the first, with a warning.
+    """
+    if fn is None:
+        return lambda f: register_kernel(name, backend, f)
+    if (name, backend) in _kernels and _kernels[(name, backend)] is not fn:
+        warnings.warn(f"kernel {name!r} on backend {backend!r} was already registered; replacing it",
+                      stacklevel=2)
+    _kernels[(name, backend)] = fn
+    return fn
+
+
+def unregister_kernel(name: str, backend: str) -> Callable:
+    """Remove and return the kernel registered for (``name``, ``backend``).
+
+    >>> fn = unregister_kernel("MyOp", "cpu")  # doctest: +SKIP
+    """
+    try:
+        return _kernels.pop((name, backend))
+    except KeyError:
+        raise KeyError(f"no kernel {name!r} is registered for backend {backend!r}") from None
+
+
+def get_kernel(name: str, backend: str) -> Callable:
+    """The function registered for (``name``, ``backend``); the error names the backends that have it.
+
+    >>> get_kernel("Add", "cpu")  # doctest: +SKIP
+    """
+    fn = _kernels.get((name, backend))
+    if fn is None:
+        raise NotImplementedError(missing_kernel_message(name, backend))
+    return fn
+
+
+def missing_kernel_message(name: str, backend: str) -> str:
+    have = sorted(b for (n, b) in _kernels if n == name)
+    where = f"it is registered for: {', '.join(have)}" if have else "no backend registers it"
+    return f"kernel {name!r} is not registered for backend {backend!r}; {where}"
+
+
+def kernels_for_backend(backend: str) -> dict:
+    """All kernels registered for ``backend``, as {name: fn}.
+
+    >>> "Add" in kernels_for_backend("cpu")  # doctest: +SKIP
+    True
+    """
+    return {n: fn for (n, b), fn in _kernels.items() if b == backend}
+
+
+# ---------------------------------------------------------------- gradients
+
+class GradientRule(NamedTuple):
+    """A kernel's backward rule: ``fn(dy, saved, attrs) -> one gradient (or None) per input``."""
+    fn: Callable
+    inputs_to_save: tuple
+    outputs_to_save: tuple
+
+
+_gradients: dict = {}
+
+
+def _as_indices(spec) -> tuple:
+    if spec is True:
+        return True
+    return tuple(int(i) for i in (spec or ()))
+
+
+def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_save=(), outputs_to_save=()):
+    """Register the backward rule of kernel ``name``.
+
+    ``fn(dy, saved, attrs)`` gets ``dy`` (a tuple for multi-output kernels), ``saved``
+    (the tensors named by ``inputs_to_save`` then ``outputs_to_save``, given as index
+    lists or ``True`` for all; ``saved.shapes``/``saved.dtypes`` hold every input's
+    shape and dtype), and the kernel's attrs. It returns one Tensor or None per input,
+    built from ops, so higher-order gradients work. Returned gradients whose shape is
+    the broadcast of the input's are summed back to the input's shape by the engine.
+    Usable as a decorator::
+
+        @webgrad.register_gradient("MyOp", inputs_to_save=[0])
+        def my_op_grad(dy, saved, attrs):
+            return (dy * attrs["alpha"],)
+    """
+    if fn is None:
+        return lambda f: register_gradient(name, f, inputs_to_save=inputs_to_save,
+                                           outputs_to_save=outputs_to_save)
+    _gradients[name] = GradientRule(fn, _as_indices(inputs_to_save), _as_indices(outputs_to_save))
+    return fn
+
+
+def unregister_gradient(name: str) -> GradientRule:
+    """Remove and return the gradient rule of kernel ``name``."""
+    try:
+        return _gradients.pop(name)
+    except KeyError:
+        raise KeyError(f"no gradient is registered for kernel {name!r}") from None
+
+
+def get_gradient(name: str) -> Optional[GradientRule]:
+    """The GradientRule registered for kernel ``name``, or None.
+
+    >>> get_gradient("Exp").inputs_to_save  # doctest: +SKIP
+    ()
+    """
+    return _gradients.get(name)
+
+
+# ---------------------------------------------------------------- backends
+
+class _BackendEntry(NamedTuple):
+    factory: Callable
+    priority: int
+
+
+_backend_entries: dict = {}
+_backend_instances: dict = {}
+_backend_errors: dict = {}
+_current: list = [None]      # the chosen default backend instance (None until first use)
+
+
+def register_backend(name: str, factory: Callable, priority: int = 0):
+    """Make backend ``name`` available. ``factory()`` builds the backend object on first
+    use (it may raise, e.g. when its runtime is missing; the backend is then skipped).
+    The default backend is the highest-priority one whose factory succeeds.
+
+    >>> register_backend("counting", lambda: MyBackend(), priority=-1)  # doctest: +SKIP
+    """
+    _backend_entries[name] = _BackendEntry(factory, priority)
+    _backend_instances.pop(name, None)
+    _backend_errors.pop(name, None)
+    _current[0] = None
+
+
+def unregister_backend(name: str) -> None:
+    """Forget backend ``name`` (its kernels stay registered)."""
+    _backend_entries.pop(name, None)
+    _backend_instances.pop(name, None)
+    if _current[0] is not None and _current[0].name == name:
+        _current[0] = None
+
+
+def backend(name: str):
+    """The backend object named ``name``, built on first use; a clear error if it cannot start.
+
+    >>> backend("cpu").name  # doctest: +SKIP
+    'cpu'
+    """
+    be = _backend_instances.get(name)
+    if be is not None:
+        return be
+    entry = _backend_entries.get(name)
+    if entry is None:
+        raise ValueError(f"unknown backend {name!r}; registered backends: {', '.join(sorted(_backend_entries))}")
+    if name in _backend_errors:
+        raise RuntimeError(f"backend {name!r} could not start: {_backend_errors[name]}")
+    try:
+        be = entry.factory()
+    except Exception as e:  # the factory's failure is reported, and the backend skipped by default choice
+        _backend_errors[name] = f"{type(e).__name__}: {e}"
+        raise RuntimeError(f"backend {name!r} could not start: {_backend_errors[name]}") from e
+    _backend_instances[name] = be
+    return be
+
+
+def backends() -> list:
+    """Names of the registered backends that start here, highest priority first.
+
+    >>> backends()  # doctest: +SKIP
+    ['cpu']
+    """
+    out = []
+    for name, _ in sorted(_backend_entries.items(), key=lambda kv: -kv[1].priority):
+        try:
+            backend(name)
+            out.append(name)
+        except RuntimeError:
+            pass
+    return out
+
+
+def get_backend():
+    """The current default backend object (``WEBGRAD_BACKEND`` overrides the priority choice).
+
+    >>> get_backend().name  # doctest: +SKIP
+    'cpu'
+    """
+    be = _current[0]
+    if be is None:
+        forced = os.environ.get("WEBGRAD_BACKEND")
+        if forced:
+            be = backend(forced)
+        else:
+            names = backends()
+            if not names:
+                raise RuntimeError("no webgrad backend could start: " + "; ".join(
+                    f"{n}: {e}" for n, e in _backend_errors.items()))
+            be = backend(names[0])
+        _current[0] = be
+    return be
+
+
+def set_backend(name: str) -> None:
+    """Make ``name`` the default backend for new tensors.
+
+    >>> set_backend("cpu")  # doctest: +SKIP
+    """
+    _current[0] = backend(name)

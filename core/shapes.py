@@ -1,0 +1,91 @@
+"""Shape arithmetic in plain Python: broadcasting, axis normalisation, sizes."""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+Shape = tuple
+
+
+def numel(shape: Sequence[int]) -> int:
+    """Number of elements of a shape. ``numel((2, 3)) == 6``; ``numel(()) == 1``."""
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def broadcast_shapes(*shapes: Sequence[int], op: str = "broadcast") -> Shape:
+    """The numpy/PyTorch broadcast of several shapes, or a ValueError naming ``op`` and the shapes.
+
+    >>> broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(-ndim, 0):
+        size = 1
+        for s in shapes:
+            d = s[i] if -i <= len(s) else 1
+            if d != 1:
+                if size != 1 and d != size:
+                    raise ValueError(f"{op}: shapes {' and '.join(str(tuple(x)) for x in shapes)} "
+                                     f"cannot be broadcast together (dimension {i}: {size} vs {d})")
+                size = d
+        out.append(size)
+    return tuple(out)
+
+
+def normalize_axis(axis: int, ndim: int, op: str = "op") -> int:
+    """Turn a possibly negative axis into ``0 <= axis < ndim``, or raise IndexError naming ``op``."""
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"{op}: dim must be an int, got {type(axis).__name__}")
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= axis <= hi:
+        raise IndexError(f"{op}: dim {axis} is out of range for a tensor with {ndim} dimensions "
+                         f"(expected a dim in [{lo}, {hi}])")
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axes, ndim: int, op: str = "op") -> tuple:
+    """Normalise ``None`` (all axes), an int or a sequence of ints into a sorted tuple of unique axes."""
+    if axes is None:
+        return tuple(range(ndim))
+    if isinstance(axes, int):
+        axes = (axes,)
+    out = sorted({normalize_axis(a, ndim, op) for a in axes})
+    if len(out) != len(tuple(axes)):
+        raise ValueError(f"{op}: dim {tuple(axes)} names a dimension twice")
+    return tuple(out)
+
+
+def reduced_shape(shape: Sequence[int], axes: Iterable[int], keepdim: bool) -> Shape:
+    """The shape left after reducing ``axes`` (already normalised)."""
+    axes = set(axes)
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def sum_axes_for_broadcast(from_shape: Sequence[int], to_shape: Sequence[int]) -> tuple:
+    """Axes of ``from_shape`` to sum (keeping dims) so that it reduces to ``to_shape`` after
+    dropping leading dims: the inverse of broadcasting ``to_shape`` up to ``from_shape``."""
+    lead = len(from_shape) - len(to_shape)
+    return tuple(range(lead)) + tuple(i + lead for i, s in enumerate(to_shape)
+                                      if s == 1 and from_shape[i + lead] != 1)
+
+
+def infer_reshape(shape: Sequence[int], size: int, op: str = "reshape") -> Shape:
+    """Resolve one ``-1`` in a target shape against ``size`` elements, checking the total."""
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise ValueError(f"{op}: only one dimension can be -1, got {shape}")
+    known = numel(s for s in shape if s != -1)
+    if -1 in shape:
+        if known == 0 or size % known:
+            raise ValueError(f"{op}: shape {shape} is invalid for input of size {size}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    if numel(shape) != size or any(s < 0 for s in shape):
+        raise ValueError(f"{op}: shape {shape} is invalid for input of size {size}")
+    return shape

@@ -1,0 +1,396 @@
+"""The Tensor: a handle on backend data plus its place in the autograd graph.
+
+Tensor methods and operators that are ops (``x.exp()``, ``x + y``) are attached from
+the op modules' ``METHODS`` tables by ``webgrad.ops``; this file holds only what is
+the tensor's own: data access, autograd state, and movement between backends/dtypes.
+"""
+from __future__ import annotations
+
+from . import registry
+from .dtypes import DType, to_dtype
+from .engine import _mode, record_function, run_kernel
+from .host import as_host, is_array_like
+from .shapes import numel
+
+
+class Tensor:
+    """An n-dimensional array on one backend that can record its history for autograd.
+
+    >>> import webgrad as wg
+    >>> x = wg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad.tolist()
+    [[2.0, 4.0], [6.0, 8.0]]
+    """
+
+    __slots__ = ("_data", "_backend", "_dtype", "requires_grad", "grad", "grad_fn", "_out_index", "_version",
+                 "_hooks", "_modified_by", "__weakref__")
+    __array_priority__ = 1000  # numpy defers binary operators to Tensor
+
+    @classmethod
+    def _wrap(cls, data, backend) -> "Tensor":
+        t = object.__new__(cls)
+        t._data, t._backend, t._dtype = data, backend, backend.dtype_of(data)
+        t.requires_grad, t.grad, t.grad_fn, t._out_index, t._version = False, None, None, 0, 0
+        t._hooks = t._modified_by = None
+        return t
+
+    def __init__(self, data, dtype=None, requires_grad=False, backend=None):
+        src = tensor(data, dtype=dtype, backend=backend)
+        self._data, self._backend, self._dtype = src._data, src._backend, src._dtype
+        self.grad = self.grad_fn = self._hooks = self._modified_by = None
+        self._out_index = self._version = 0
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_()
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> tuple:
+        """The shape, a tuple of ints."""
+        return self._data.shape
+
+    @property
+    def dtype(self) -> DType:
+        """The element type (``webgrad.float32``, ...)."""
+        return self._dtype
+
+    @property
+    def device(self) -> str:
+        """Name of the backend holding the data (PyTorch calls it the device)."""
+        return self._backend.name
+
+    backend = device
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self._data.shape)
+
+    def dim(self) -> int:
+        """Number of dimensions (PyTorch's ``dim()``)."""
+        return len(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape, or the size of one dimension.
+
+        >>> import webgrad as wg
+        >>> wg.zeros(2, 3).size(-1)
+        3
+        """
+        if dim is None:
+            return tuple(self.shape)
+        from .shapes import normalize_axis
+        return self.shape[normalize_axis(dim, self.ndim, "size")]
+
+    def numel(self) -> int:
+        """Number of elements."""
+        return numel(self._data.shape)
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded op (user-created, or not requiring grad)."""
+        return self.grad_fn is None
+
+    @property
+    def is_floating_point(self):
+        return lambda: self._dtype.is_floating
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    __hash__ = object.__hash__
+
+    # ------------------------------------------------------------ data access
+    def tolist(self):
+        """The data as (nested) Python lists, or a Python scalar for a 0-d tensor.
+
+        >>> import webgrad as wg
+        >>> wg.tensor([1, 2]).tolist()
+        [1, 2]
+        """
+        return self._backend.to_list(self._data)
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self.numel() != 1:
+            raise ValueError(f"item: only one-element tensors can be converted to Python scalars; "
+                             f"this one has shape {tuple(self.shape)}")
+        v = self.tolist()
+        while isinstance(v, list):
+            v = v[0]
+        return v
+
+    async def data(self):
+        """Read the data back asynchronously (the only readback some browsers allow).
+
+        >>> import asyncio, webgrad as wg
+        >>> asyncio.run(wg.tensor([1.0]).data())
+        [1.0]
+        """
+        read = getattr(self._backend, "read_async", None)
+        if read is None:
+            return self.tolist()
+        return await read(self._data)
+
+    def numpy(self):
+        """A numpy array with the data (needs numpy). Fails on tensors that require grad, as in PyTorch."""
+        if self.requires_grad:
+            raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; use "
+                               "tensor.detach().numpy()")
+        return self._backend.to_numpy(self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._backend.to_numpy(self._data)
+        return a.astype(dtype) if dtype is not None else a
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"bool value of a tensor with {self.numel()} elements is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._dtype.is_floating or self.numel() != 1:
+            raise TypeError("only one-element integer tensors can be used as an index")
+        return int(self.item())
+
+    def __repr__(self):
+        extra = ""
+        if self._dtype.name not in ("float32", "int32", "bool") or (self._dtype.name == "int32" and not self.numel()):
+            extra += f", dtype={self._dtype!r}"
+        if self._backend.name != "cpu":
+            extra += f", device='{self._backend.name}'"
+        if self.grad_fn is not None:
+            extra += f", grad_fn={self.grad_fn!r}"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        if self.numel() == 0:
+            body = f"[], size={tuple(self.shape)}" if self.ndim > 1 else "[]"
+        else:
+            body = format_values(self.tolist(), self._dtype)
+        return f"tensor({body}{extra})"
+
+    # ------------------------------------------------------------ autograd
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set ``requires_grad`` in place (only leaves; only floating dtypes can require grad)."""
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError("requires_grad_: you can only change requires_grad flags of leaf tensors; use "
+                               "detach() to get a tensor that does not require grad")
+        if requires_grad and not self._dtype.is_floating:
+            raise RuntimeError(f"requires_grad_: only tensors of floating point dtype can require gradients; "
+                               f"this one is {self._dtype.name}")
+        self.requires_grad = requires_grad
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves it depends on.
+
+        >>> import webgrad as wg
+        >>> x = wg.tensor(2.0, requires_grad=True)
+        >>> (x ** 2).backward()
+        >>> x.grad.item()
+        4.0
+        """
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph)
+
+    def detach(self) -> "Tensor":
+        """The same data, cut from the graph (does not require grad)."""
+        return self._alias_detached()
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn, self.requires_grad = None, False
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` on this non-leaf tensor after backward."""
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad: can't retain_grad on a tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return
+        import weakref
+        node = self.grad_fn
+        node.retained = node.retained or {}
+        node.retained[self._out_index] = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        node = self.grad_fn
+        return bool(node is not None and node.retained and self._out_index in node.retained)
+
+    def register_hook(self, fn):
+        """Call ``fn(grad)`` when this tensor's gradient is computed; a returned tensor replaces it.
+        Returns a handle with ``remove()``.
+
+        >>> import webgrad as wg
+        >>> x = wg.tensor([1.0], requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 2)
+        >>> (x * 3).sum().backward()
+        >>> x.grad.tolist()
+        [6.0]
+        """
+        if not self.requires_grad:
+            raise RuntimeError("register_hook: cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            self._hooks = self._hooks or []
+            hooks = self._hooks
+        else:
+            node = self.grad_fn
+            node.hooks = node.hooks or {}
+            hooks = node.hooks.setdefault(self._out_index, [])
+        hooks.append(fn)
+        return _HookHandle(hooks, fn)
+
+    def _alias(self) -> "Tensor":
+        t = Tensor._wrap(self._data, self._backend)
+        t.requires_grad, t.grad_fn, t._out_index = self.requires_grad, self.grad_fn, self._out_index
+        return t
+
+    def _alias_detached(self) -> "Tensor":
+        return Tensor._wrap(self._data, self._backend)
+
+    # ------------------------------------------------------------ in-place
+    def _assign(self, new: "Tensor", op: str) -> "Tensor":
+        """Make this tensor hold ``new``'s value (in-place ops end here): checks, casts,
+        rebinds the data, bumps the version counter and takes over ``new``'s graph position."""
+        if _mode.enabled and self.requires_grad and self.grad_fn is None:
+            raise RuntimeError(f"{op}: a leaf tensor that requires grad is being used in an in-place operation; "
+                               f"wrap it in `with webgrad.no_grad():` (e.g. for a parameter update)")
+        if new.shape != self.shape:
+            if new.ndim > self.ndim or any(n not in (1, s) for n, s in zip(new.shape[::-1], self.shape[::-1])):
+                raise RuntimeError(f"{op}: the result of shape {tuple(new.shape)} cannot be written into a "
+                                   f"tensor of shape {tuple(self.shape)}")
+            new = run_kernel("Expand", new, shape=tuple(self.shape))
+        if new._dtype is not self._dtype:
+            if self._dtype.kind != new._dtype.kind and self._dtype._rank < new._dtype._rank:
+                raise RuntimeError(f"{op}: result type {new._dtype.name} can't be cast to the desired output "
+                                   f"type {self._dtype.name}")
+            new = run_kernel("Cast", new, dtype=self._dtype)
+        self._data = new._data
+        self._version += 1
+        self._modified_by = op
+        if new.requires_grad and _mode.enabled:
+            self.requires_grad, self.grad_fn, self._out_index = True, new.grad_fn, new._out_index
+        return self
+
+    # ------------------------------------------------------------ backends and dtypes
+    def to(self, *args, **kwargs) -> "Tensor":
+        """Convert dtype and/or move to another backend: ``t.to("wgpu")``, ``t.to(webgrad.float64)``,
+        ``t.to(other)`` (matches ``other``'s backend and dtype). Differentiable.
+
+        >>> import webgrad as wg
+        >>> wg.tensor([1, 2]).to(wg.float32).tolist()
+        [1.0, 2.0]
+        """
+        dtype, dest = kwargs.pop("dtype", None), kwargs.pop("device", None) or kwargs.pop("backend", None)
+        for a in args:
+            if isinstance(a, Tensor):
+                dest, dtype = a._backend.name, a._dtype
+            elif isinstance(a, str) and a in registry._backend_entries:
+                dest = a
+            else:
+                dtype = a
+        t = self
+        if dest is not None and dest != self._backend.name:
+            t = _move(t, registry.backend(dest))
+        if dtype is not None and to_dtype(dtype) is not t._dtype:
+            t = run_kernel("Cast", t, dtype=to_dtype(dtype))
+        return t
+
+    def cpu(self) -> "Tensor":
+        """This tensor on the ``cpu`` backend."""
+        return self.to("cpu")
+
+    def type(self, dtype=None):
+        return self._dtype.name if dtype is None else self.to(dtype)
+
+
+class _HookHandle:
+    def __init__(self, hooks, fn):
+        self.hooks, self.fn = hooks, fn
+
+    def remove(self):
+        if self.fn in self.hooks:
+            self.hooks.remove(self.fn)
+
+
+def _transfer(t: Tensor, dest) -> Tensor:
+    src = t._backend
+    if hasattr(dest, "from_array") and hasattr(src, "to_numpy"):
+        try:
+            return Tensor._wrap(dest.from_array(src.to_numpy(t._data), t._dtype), dest)
+        except ImportError:
+            pass
+    flat, shape, dtype = src.read(t._data)
+    return Tensor._wrap(dest.upload(flat, shape, dtype), dest)
+
+
+def _move(t: Tensor, dest) -> Tensor:
+    out = _transfer(t, dest)
+    src = t._backend
+    record_function("To", lambda dy, saved, attrs: (_move(dy, src),), [t], (out,))
+    return out
+
+
+def tensor(data, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Create a tensor from a Python scalar, nested lists, ``array.array``/buffer, a numpy array,
+    or another tensor (copied). Floats default to float32, ints to int32 (int64 input is stored
+    as int32 when exact, else refused).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1, 2], [3, 4]], dtype=wg.float32).shape
+    (2, 2)
+    """
+    be = backend if backend is not None else device
+    be = registry.get_backend() if be is None else (registry.backend(be) if isinstance(be, str) else be)
+    dt = None if dtype is None else to_dtype(dtype)
+    if isinstance(data, Tensor):
+        t = data.detach().to(be.name)
+        t = t.to(dt) if dt is not None else run_kernel("Identity", t)
+    elif is_array_like(data) and not isinstance(data, (memoryview, bytes, bytearray)):
+        t = Tensor._wrap(_from_array(be, data, dt), be)
+    else:
+        flat, shape, dt = as_host(data, dt)
+        t = Tensor._wrap(be.upload(flat, shape, dt), be)
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def _from_array(be, data, dt):
+    if hasattr(be, "from_array"):
+        return be.from_array(data, dt)
+    flat, shape, dt = as_host(data.tolist(), dt or to_dtype(data.dtype))
+    return be.upload(flat, shape, dt)
+
+
+def format_values(values, dtype: DType) -> str:
+    """PyTorch-like text for (nested) values: ``[[1., 2.],\n        [3., 4.]]``."""
+    def fmt(v):
+        if dtype.is_floating and v == v and abs(v) != float("inf"):
+            return f"{v:.4f}".rstrip("0")
+        return str(v)
+
+    def rec(v, indent):
+        if not isinstance(v, list):
+            return fmt(v)
+        if v and isinstance(v[0], list):
+            return "[" + (",\n" + " " * (indent + 1)).join(rec(x, indent + 1) for x in v) + "]"
+        return "[" + ", ".join(fmt(x) for x in v) + "]"
+    return rec(values, len("tensor("))
