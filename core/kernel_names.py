@@ -88,7 +88,8 @@ MATMUL = "MatMul"             # (a[..., m, k], b[..., k, n]) with batch broadcas
 RESHAPE = "Reshape"           # shape: tuple (fully resolved)
 TRANSPOSE = "Transpose"       # perm: tuple
 EXPAND = "Expand"             # shape: tuple (broadcast_to)
-SLICE = "Slice"               # begin, end, step: tuples, one per dim (step may be negative)
+SLICE = "Slice"               # begin, end, step: tuples, one per dim, each dim as range(begin, end, step)
+                              # (what slice.indices(n) gives; step may be negative)
 CONCAT = "Concat"             # axis: int; any number of inputs
 PAD = "Pad"                   # pads: tuple of (before, after) per dim, value: float (constant mode)
 

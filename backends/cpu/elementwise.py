@@ -8,18 +8,18 @@ from webgrad import kernel_names as K
 from .backend_dtypes import np_dtype
 from .registry import register_table
 
-_erf = np.frompyfunc(math.erf, 1, 1)
+_erf_object = np.frompyfunc(math.erf, 1, 1)
 
 
-def _same(fn):
-    """Keep the input's dtype (numpy may widen scalars or ints)."""
-    return lambda x, **attrs: np.asarray(fn(x, **attrs), dtype=x.dtype)
+def _erf(x):
+    """math.erf elementwise (exact to float64; numpy has no erf), keeping the input's float dtype."""
+    return np.asarray(_erf_object(x), dtype=np.result_type(x))
 
 
 def _gelu(x, *, approximate):
     if approximate == "tanh":
         return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + _erf(x / math.sqrt(2)).astype(x.dtype))
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
 def _softplus(x, *, beta, threshold):
@@ -44,10 +44,11 @@ UNARY = {
     K.NEG: np.negative, K.ABS: np.abs, K.EXP: np.exp, K.LOG: np.log, K.LOG1P: np.log1p, K.EXPM1: np.expm1,
     K.SQRT: np.sqrt, K.RSQRT: lambda x: 1 / np.sqrt(x), K.SQUARE: np.square, K.RECIPROCAL: lambda x: 1 / x,
     K.SIN: np.sin, K.COS: np.cos, K.TAN: np.tan, K.TANH: np.tanh, K.SIGMOID: _sigmoid,
-    K.RELU: lambda x: np.maximum(x, 0), K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
+    K.RELU: lambda x: np.maximum(x, 0),
+    K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
     K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
     K.GELU: _gelu, K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
-    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: lambda x: _erf(x).astype(x.dtype),
+    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: _erf,
     K.CLAMP: _clamp, K.IDENTITY: np.copy,
 }
 
@@ -63,11 +64,32 @@ PREDICATES = {
 }
 
 
-register_table({name: _same(fn) for name, fn in UNARY.items()})
-register_table({name: (lambda f: lambda a, b: np.asarray(f(a, b), dtype=a.dtype))(fn) for name, fn in BINARY.items()})
-register_table({name: (lambda f: lambda a, b: np.asarray(f(a, b)))(fn) for name, fn in PREDICATES.items()})
+def _quiet(fn):
+    """Run ``fn`` with numpy's floating-point warnings off: inf and nan are results here, as in PyTorch."""
+    def run(*args, **attrs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **attrs)
+    return run
+
+
+def _typed(fn, dtype_of):
+    """``fn`` with its result made an array of ``dtype_of(first input)`` (numpy widens scalars and ints)."""
+    return _quiet(lambda x, *rest, **attrs: np.asarray(fn(x, *rest, **attrs), dtype=dtype_of(x)))
+
+
+def _keep(x):
+    return x.dtype
+
+
+def _to_bool(x):
+    return np.bool_
+
+
+register_table({name: _typed(fn, _keep) for name, fn in UNARY.items()})
+register_table({name: _typed(fn, _keep) for name, fn in BINARY.items()})
+register_table({name: _typed(fn, _to_bool) for name, fn in PREDICATES.items()})
 register_table({
-    K.LOGICAL_NOT: lambda x: np.asarray(np.logical_not(x)),
-    K.CAST: lambda x, *, dtype: np.asarray(x).astype(np_dtype(dtype)),
+    K.LOGICAL_NOT: _typed(np.logical_not, _to_bool),
+    K.CAST: _quiet(lambda x, *, dtype: np.asarray(x).astype(np_dtype(dtype))),
     K.WHERE: lambda c, a, b: np.asarray(np.where(c, a, b), dtype=a.dtype),
 })

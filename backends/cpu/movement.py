@@ -14,3 +14,25 @@ def reshape(x, *, shape):
 @cpu_kernel(K.EXPAND)
 def expand(x, *, shape):
     return np.broadcast_to(x, shape)
+
+
+@cpu_kernel(K.TRANSPOSE)
+def transpose(x, *, perm):
+    return np.transpose(x, perm)
+
+
+@cpu_kernel(K.SLICE)
+def slice_(x, *, begin, end, step):
+    # per dim, the elements are Python's range(begin, end, step): end == -1 with a negative step means
+    # "through index 0", which a numpy slice spells as None
+    return x[tuple(slice(b, None if e < 0 else e, s) for b, e, s in zip(begin, end, step))]
+
+
+@cpu_kernel(K.CONCAT)
+def concat(*xs, axis):
+    return np.concatenate(xs, axis=axis)
+
+
+@cpu_kernel(K.PAD)
+def pad(x, *, pads, value):
+    return np.pad(x, pads, mode="constant", constant_values=np.asarray(value).astype(x.dtype))

@@ -1,1 +1,72 @@
-"""Gradients of the binary kernels."""
+"""Gradients of the binary kernels (the engine sums broadcast gradients back to each input's shape)."""
+from .. import kernel_names as K
+from ..registry import register_gradient
+
+
+def _ops():
+    import webgrad as wg
+    return wg
+
+
+@register_gradient(K.ADD)
+def _add(dy, saved, attrs):
+    return dy, dy
+
+
+@register_gradient(K.SUB)
+def _sub(dy, saved, attrs):
+    return dy, -dy
+
+
+@register_gradient(K.MUL, inputs_to_save=[0, 1])
+def _mul(dy, saved, attrs):
+    a, b = saved
+    return dy * b, dy * a
+
+
+@register_gradient(K.DIV, inputs_to_save=[0, 1])
+def _div(dy, saved, attrs):
+    a, b = saved
+    da = dy / b
+    return da, -da * a / b
+
+
+@register_gradient(K.POW, inputs_to_save=[0, 1], outputs_to_save=[0])
+def _pow(dy, saved, attrs):
+    wg = _ops()
+    a, b, y = saved
+    da = wg.where(b == 0, 0.0, dy * b * a ** (b - 1))
+    positive = a > 0
+    db = wg.where(positive, dy * y * wg.log(wg.where(positive, a, 1.0)), 0.0)
+    return da, db
+
+
+def _share(dy, a, b):
+    """dy split between a and b where a wins (ties: half each), as PyTorch's maximum/minimum."""
+    wins = (a > b).to(dy.dtype) + (a == b).to(dy.dtype) * 0.5
+    return dy * wins, dy * (1 - wins)
+
+
+@register_gradient(K.MAXIMUM, inputs_to_save=[0, 1])
+def _maximum(dy, saved, attrs):
+    return _share(dy, *saved)
+
+
+@register_gradient(K.MINIMUM, inputs_to_save=[0, 1])
+def _minimum(dy, saved, attrs):
+    da, db = _share(dy, *saved)
+    return db, da
+
+
+@register_gradient(K.ATAN2, inputs_to_save=[0, 1])
+def _atan2(dy, saved, attrs):
+    a, b = saved
+    scale = dy / (a * a + b * b)
+    return scale * b, -scale * a
+
+
+@register_gradient(K.WHERE, inputs_to_save=[0])
+def _where(dy, saved, attrs):
+    wg = _ops()
+    (cond,) = saved
+    return None, wg.where(cond, dy, 0.0), wg.where(cond, 0.0, dy)

@@ -1,1 +1,107 @@
-"""Gradients of the unary kernels."""
+"""Gradients of the unary kernels, written with ops (so they are differentiable again)."""
+import math
+
+from .. import kernel_names as K
+from ..registry import register_gradient
+
+
+def _ops():
+    import webgrad as wg
+    return wg
+
+
+def _rule(kernel, inputs=(), outputs=()):
+    """Register ``fn(dy, x_or_y)`` for a one-input kernel that saves one tensor (its input or its output)."""
+    def deco(fn):
+        register_gradient(kernel, lambda dy, saved, attrs: (fn(dy, *saved),), inputs_to_save=inputs,
+                          outputs_to_save=outputs)
+        return fn
+    return deco
+
+
+_IN, _OUT = [0], [0]
+
+register_gradient(K.NEG, lambda dy, saved, attrs: (-dy,))
+register_gradient(K.IDENTITY, lambda dy, saved, attrs: (dy,))
+_rule(K.ABS, _IN)(lambda dy, x: dy * x.sign())
+_rule(K.EXP, outputs=_OUT)(lambda dy, y: dy * y)
+_rule(K.LOG, _IN)(lambda dy, x: dy / x)
+_rule(K.LOG1P, _IN)(lambda dy, x: dy / (x + 1))
+_rule(K.EXPM1, outputs=_OUT)(lambda dy, y: dy * (y + 1))
+_rule(K.SQRT, outputs=_OUT)(lambda dy, y: dy * 0.5 / y)
+_rule(K.RSQRT, outputs=_OUT)(lambda dy, y: dy * -0.5 * y * y * y)
+_rule(K.SQUARE, _IN)(lambda dy, x: dy * 2 * x)
+_rule(K.RECIPROCAL, outputs=_OUT)(lambda dy, y: -dy * y * y)
+_rule(K.SIN, _IN)(lambda dy, x: dy * x.cos())
+_rule(K.COS, _IN)(lambda dy, x: -dy * x.sin())
+_rule(K.TAN, outputs=_OUT)(lambda dy, y: dy * (1 + y * y))
+_rule(K.TANH, outputs=_OUT)(lambda dy, y: dy * (1 - y * y))
+_rule(K.SIGMOID, outputs=_OUT)(lambda dy, y: dy * y * (1 - y))
+_rule(K.RELU, outputs=_OUT)(lambda dy, y: _ops().where(y > 0, dy, 0.0))
+_rule(K.ERF, _IN)(lambda dy, x: dy * (2 / math.sqrt(math.pi)) * (-x * x).exp())
+
+
+@_rule(K.SILU, _IN)
+def _silu(dy, x):
+    s = x.sigmoid()
+    return dy * s * (1 + x * (1 - s))
+
+
+def _zeros(dy, saved, attrs):
+    return (_ops().zeros_like(dy),)
+
+
+for _k in (K.SIGN, K.FLOOR, K.CEIL, K.ROUND):
+    register_gradient(_k, _zeros)
+
+
+@register_gradient(K.LEAKY_RELU, inputs_to_save=[0])
+def _leaky_relu(dy, saved, attrs):
+    (x,) = saved
+    return (_ops().where(x > 0, dy, dy * attrs["negative_slope"]),)
+
+
+@register_gradient(K.ELU, inputs_to_save=[0], outputs_to_save=[0])
+def _elu(dy, saved, attrs):
+    x, y = saved
+    return (_ops().where(x > 0, dy, dy * (y + attrs["alpha"])),)
+
+
+_SQRT_2_PI = math.sqrt(2 / math.pi)
+
+
+@register_gradient(K.GELU, inputs_to_save=[0])
+def _gelu(dy, saved, attrs):
+    (x,) = saved
+    if attrs["approximate"] == "tanh":
+        t = (_SQRT_2_PI * (x + 0.044715 * x * x * x)).tanh()
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
+    else:
+        cdf = 0.5 * (1 + (x * (1 / math.sqrt(2))).erf())
+        pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
+        d = cdf + x * pdf
+    return (dy * d,)
+
+
+@register_gradient(K.SOFTPLUS, inputs_to_save=[0])
+def _softplus(dy, saved, attrs):
+    (x,) = saved
+    bx = x * attrs["beta"]
+    return (_ops().where(bx > attrs["threshold"], dy, dy * bx.sigmoid()),)
+
+
+@register_gradient(K.CLAMP, inputs_to_save=[0])
+def _clamp(dy, saved, attrs):
+    (x,) = saved
+    lo, hi = attrs["min"], attrs["max"]
+    inside = None
+    for ok in ((x >= lo) if lo is not None else None, (x <= hi) if hi is not None else None):
+        if ok is not None:
+            inside = ok if inside is None else inside & ok
+    return (_ops().where(inside, dy, 0.0),)
+
+
+@register_gradient(K.CAST)
+def _cast(dy, saved, attrs):
+    dtype = saved.dtypes[0]
+    return (dy.to(dtype) if dtype.is_floating else None,)

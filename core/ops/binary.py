@@ -1,6 +1,357 @@
-"""binary ops."""
+"""Binary elementwise ops: arithmetic, comparisons, logic and ``where``, with numpy
+broadcasting, Python scalars on either side and PyTorch's type promotion.
+Also the in-place arithmetic methods (``add_``, ``x += y``, ...)."""
 from __future__ import annotations
 
-METHODS = {}
+from .. import kernel_names as K
+from ..dtypes import bool_, default_float
+from ..engine import run_kernel
+from ..shapes import broadcast_shapes
+from ..tensor import Tensor
+from .common import binary_operands, check_tensor, is_scalar, scalar_tensor
 
-__all__ = []
+
+def _operands(op: str, a, b, floating: bool = False):
+    """Promote ``a`` and ``b`` to one dtype (float32 at least when ``floating``) and check that they broadcast."""
+    a, b = binary_operands(op, a, b)
+    if floating and not a._dtype.is_floating:
+        a, b = run_kernel(K.CAST, a, dtype=default_float), run_kernel(K.CAST, b, dtype=default_float)
+    broadcast_shapes(a.shape, b.shape, op=op)
+    return a, b
+
+
+def _binary(kernel: str, op: str, floating: bool = False):
+    def fn(a, b):
+        return run_kernel(kernel, *_operands(op, a, b, floating))
+    return fn
+
+
+def _scaled(op: str, other, alpha):
+    if alpha == 1:
+        return other
+    if is_scalar(other):
+        return other * alpha
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{op}: expected tensors or Python numbers, got {type(other).__name__}")
+    return mul(other, alpha)
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other``, broadcasting; either side may be a Python number.
+
+    >>> import webgrad as wg
+    >>> wg.add(wg.tensor([1.0, 2.0]), 1, alpha=2).tolist()
+    [3.0, 4.0]
+    """
+    return run_kernel(K.ADD, *_operands("add", input, _scaled("add", other, alpha)))
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``, broadcasting.
+
+    >>> import webgrad as wg
+    >>> wg.sub(wg.tensor([3, 4]), 1).tolist()
+    [2, 3]
+    """
+    return run_kernel(K.SUB, *_operands("sub", input, _scaled("sub", other, alpha)))
+
+
+def mul(input, other):
+    """Elementwise product, broadcasting.
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([[1.0], [2.0]]) * wg.tensor([1.0, 10.0])).tolist()
+    [[1.0, 10.0], [2.0, 20.0]]
+    """
+    return run_kernel(K.MUL, *_operands("mul", input, other))
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division (ints give float32); ``rounding_mode`` 'floor' or 'trunc' rounds the quotient,
+    keeping integer dtypes.
+
+    >>> import webgrad as wg
+    >>> wg.div(wg.tensor([1, 7]), 2).tolist()
+    [0.5, 3.5]
+    >>> wg.div(wg.tensor([-7, 7]), 2, rounding_mode="floor").tolist()
+    [-4, 3]
+    """
+    if rounding_mode not in _ROUNDING:
+        raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    a, b = _operands("div", input, other)
+    q = run_kernel(K.DIV, *_operands("div", a, b, floating=True))
+    if rounding_mode is None:
+        return q
+    q = _ROUNDING[rounding_mode](q)
+    return q if a._dtype.is_floating else run_kernel(K.CAST, q, dtype=a._dtype)
+
+
+def _trunc(q):
+    from .unary import ceil, floor
+    return where(q < 0, ceil(q), floor(q))
+
+
+def _floor(q):
+    from .unary import floor
+    return floor(q)
+
+
+_ROUNDING = {None: None, "trunc": _trunc, "floor": _floor}
+
+
+def floor_divide(input, other):
+    """``input // other``: division rounded down (integer dtypes stay integer).
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([7, -7]) // 2).tolist()
+    [3, -4]
+    """
+    return div(input, other, rounding_mode="floor")
+
+
+def remainder(input, other):
+    """``input % other`` with the sign of ``other`` (Python's and PyTorch's ``%``).
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([7, -7]) % 3).tolist()
+    [1, 2]
+    """
+    a, b = _operands("remainder", input, other)
+    return sub(a, mul(div(a, b, rounding_mode="floor"), b))
+
+
+def pow(input, exponent):
+    """``input ** exponent``, broadcasting (int ** int stays int).
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([1.0, 2.0, 3.0]) ** 2).tolist()
+    [1.0, 4.0, 9.0]
+    >>> (2 ** wg.tensor([1.0, 3.0])).tolist()
+    [2.0, 8.0]
+    """
+    a, b = _operands("pow", input, exponent)
+    if is_scalar(exponent) and exponent < 0 and a._dtype.kind in "ib":
+        raise ValueError(f"pow: integers to negative integer powers are not allowed (got {a._dtype.name} ** "
+                         f"{exponent}); use a float base")
+    return run_kernel(K.POW, a, b)
+
+
+maximum = _binary(K.MAXIMUM, "maximum")
+maximum.__name__ = "maximum"
+maximum.__doc__ = """Elementwise maximum, broadcasting (ties share the gradient half and half).
+
+    >>> import webgrad as wg
+    >>> wg.maximum(wg.tensor([1.0, 5.0]), 3).tolist()
+    [3.0, 5.0]
+    """
+
+minimum = _binary(K.MINIMUM, "minimum")
+minimum.__name__ = "minimum"
+minimum.__doc__ = """Elementwise minimum, broadcasting.
+
+    >>> import webgrad as wg
+    >>> wg.minimum(wg.tensor([1.0, 5.0]), 3).tolist()
+    [1.0, 3.0]
+    """
+
+atan2 = _binary(K.ATAN2, "atan2", floating=True)
+atan2.__name__ = "atan2"
+atan2.__doc__ = """The angle of the point (``other``, ``input``): ``atan(input / other)`` in the right quadrant.
+
+    >>> import webgrad as wg
+    >>> round(wg.atan2(wg.tensor(1.0), wg.tensor(-1.0)).item(), 4)
+    2.3562
+    """
+
+
+def _predicate(kernel: str, op: str, doc: str):
+    fn = _binary(kernel, op)
+    fn.__name__, fn.__doc__ = op, doc
+    return fn
+
+
+eq = _predicate(K.EQUAL, "eq", """``input == other`` elementwise, as a bool tensor.
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([1, 2]) == 2).tolist()
+    [False, True]
+    """)
+ne = _predicate(K.NOT_EQUAL, "ne", """``input != other`` elementwise, as a bool tensor.
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([1, 2]) != 2).tolist()
+    [True, False]
+    """)
+lt = _predicate(K.LESS, "lt", """``input < other`` elementwise, as a bool tensor.
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([1, 2]) < 2).tolist()
+    [True, False]
+    """)
+le = _predicate(K.LESS_EQUAL, "le", """``input <= other`` elementwise, as a bool tensor.
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([1, 2]) <= 2).tolist()
+    [True, True]
+    """)
+gt = _predicate(K.GREATER, "gt", """``input > other`` elementwise, as a bool tensor.
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([1, 2]) > 1.5).tolist()
+    [False, True]
+    """)
+ge = _predicate(K.GREATER_EQUAL, "ge", """``input >= other`` elementwise, as a bool tensor.
+
+    >>> import webgrad as wg
+    >>> (wg.tensor([1, 2]) >= 2).tolist()
+    [False, True]
+    """)
+logical_and = _predicate(K.LOGICAL_AND, "logical_and", """Elementwise logical AND (nonzero is true), as bool.
+
+    >>> import webgrad as wg
+    >>> wg.logical_and(wg.tensor([True, True]), wg.tensor([True, False])).tolist()
+    [True, False]
+    """)
+logical_or = _predicate(K.LOGICAL_OR, "logical_or", """Elementwise logical OR (nonzero is true), as bool.
+
+    >>> import webgrad as wg
+    >>> wg.logical_or(wg.tensor([0, 0]), wg.tensor([0, 3])).tolist()
+    [False, True]
+    """)
+logical_xor = _predicate(K.LOGICAL_XOR, "logical_xor", """Elementwise logical XOR (nonzero is true), as bool.
+
+    >>> import webgrad as wg
+    >>> wg.logical_xor(wg.tensor([True, True]), wg.tensor([True, False])).tolist()
+    [False, True]
+    """)
+
+
+def where(condition, input, other):
+    """Pick ``input`` where ``condition`` is true, else ``other`` (either may be a Python number), broadcasting.
+
+    >>> import webgrad as wg
+    >>> x = wg.tensor([-1.0, 2.0])
+    >>> wg.where(x > 0, x, 0.0).tolist()
+    [0.0, 2.0]
+    """
+    check_tensor("where", condition, "condition")
+    if condition._dtype is not bool_:
+        raise TypeError(f"where: condition must be a bool tensor, got {condition._dtype.name}")
+    if is_scalar(input) and is_scalar(other):
+        input = scalar_tensor(input, _scalar_pair_dtype(input, other), condition._backend)
+    a, b = binary_operands("where", input, other)
+    broadcast_shapes(condition.shape, a.shape, b.shape, op="where")
+    return run_kernel(K.WHERE, condition, a, b)
+
+
+def _scalar_pair_dtype(a, b):
+    from ..dtypes import promote, scalar_dtype
+    return promote(scalar_dtype(a), scalar_dtype(b))
+
+
+# ---------------------------------------------------------------- bool operators
+
+
+def _bool_only(name: str, fn):
+    def op(a, b):
+        for t in (a, b):
+            if isinstance(t, Tensor) and t._dtype is not bool_:
+                raise TypeError(f"{name}: webgrad supports this operator on bool tensors only, got "
+                                f"{t._dtype.name} (use logical_and/logical_or/logical_xor)")
+        return fn(a, b)
+    return op
+
+
+# ---------------------------------------------------------------- in-place
+
+
+def inplace(self: Tensor, name: str, fn, *args, **kwargs) -> Tensor:
+    """Compute ``fn(self, *args, **kwargs)`` out of place and write it into ``self`` (op ``name``).
+
+    The computation reads an alias of ``self``, so the value it saves for backward is the old one
+    and this very op does not trip the version check."""
+    src = self._alias() if self.grad_fn is not None else self
+    args = [src if a is self else a for a in args]
+    return self._assign(fn(src, *args, **kwargs), name)
+
+
+def add_(self, other, *, alpha=1):
+    """In-place ``self += alpha * other``.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1.0, 2.0]).add_(1).tolist()
+    [2.0, 3.0]
+    """
+    return inplace(self, "add_", add, other, alpha=alpha)
+
+
+def sub_(self, other, *, alpha=1):
+    """In-place ``self -= alpha * other``.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1.0, 2.0]).sub_(1).tolist()
+    [0.0, 1.0]
+    """
+    return inplace(self, "sub_", sub, other, alpha=alpha)
+
+
+def mul_(self, other):
+    """In-place ``self *= other``.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1.0, 2.0]).mul_(3).tolist()
+    [3.0, 6.0]
+    """
+    return inplace(self, "mul_", mul, other)
+
+
+def div_(self, other, *, rounding_mode=None):
+    """In-place ``self /= other`` (an int tensor refuses a float result, as in PyTorch).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1.0, 2.0]).div_(2).tolist()
+    [0.5, 1.0]
+    """
+    return inplace(self, "div_", div, other, rounding_mode=rounding_mode)
+
+
+def pow_(self, exponent):
+    """In-place ``self **= exponent``.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([2.0, 3.0]).pow_(2).tolist()
+    [4.0, 9.0]
+    """
+    return inplace(self, "pow_", pow, exponent)
+
+
+def _reflected(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _equality(fn):
+    """``==``/``!=`` give NotImplemented for non-numbers, so Python falls back to identity (``t == None``)."""
+    return lambda self, other: fn(self, other) if isinstance(other, Tensor) or is_scalar(other) else NotImplemented
+
+
+METHODS = {
+    "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div, "divide": div,
+    "true_divide": div, "floor_divide": floor_divide, "remainder": remainder, "pow": pow,
+    "maximum": maximum, "minimum": minimum, "atan2": atan2, "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt,
+    "ge": ge, "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
+    "where": lambda self, condition, other: where(condition, self, other),
+    "__add__": add, "__radd__": _reflected(add), "__sub__": sub, "__rsub__": _reflected(sub),
+    "__mul__": mul, "__rmul__": _reflected(mul), "__truediv__": div, "__rtruediv__": _reflected(div),
+    "__floordiv__": floor_divide, "__rfloordiv__": _reflected(floor_divide),
+    "__mod__": remainder, "__rmod__": _reflected(remainder),
+    "__pow__": pow, "__rpow__": _reflected(pow),
+    "__eq__": _equality(eq), "__ne__": _equality(ne), "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
+    "__and__": _bool_only("__and__", logical_and), "__rand__": _bool_only("__rand__", logical_and),
+    "__or__": _bool_only("__or__", logical_or), "__ror__": _bool_only("__ror__", logical_or),
+    "__xor__": _bool_only("__xor__", logical_xor), "__rxor__": _bool_only("__rxor__", logical_xor),
+    "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "pow_": pow_,
+    "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_, "__ipow__": pow_,
+}
+
+__all__ = ["add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "minimum", "atan2",
+           "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "where"]

@@ -2,6 +2,8 @@
 right backend with PyTorch's weak scalar typing, and checking arguments."""
 from __future__ import annotations
 
+import numbers
+
 from ..dtypes import promote, promote_scalar, scalar_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor
@@ -10,7 +12,12 @@ _SCALARS = (bool, int, float)
 
 
 def is_scalar(x) -> bool:
-    return isinstance(x, _SCALARS)
+    return isinstance(x, numbers.Number)
+
+
+def python_scalar(x):
+    """A Python bool/int/float for any number (numpy scalars included)."""
+    return x if isinstance(x, _SCALARS) else x.item()
 
 
 def check_tensor(op: str, x, name: str = "input") -> Tensor:
@@ -31,9 +38,11 @@ def binary_operands(op: str, a, b, dtype=None):
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         dt = dtype or (a._dtype if a._dtype is b._dtype else promote(a._dtype, b._dtype))
     elif isinstance(a, Tensor) and is_scalar(b):
+        b = python_scalar(b)
         dt = dtype or promote_scalar(a._dtype, b)
         b = scalar_tensor(b, dt, a._backend)
     elif isinstance(b, Tensor) and is_scalar(a):
+        a = python_scalar(a)
         dt = dtype or promote_scalar(b._dtype, a)
         a = scalar_tensor(a, dt, b._backend)
     else:

@@ -1,6 +1,569 @@
-"""movement ops."""
+"""Movement ops: reshaping, transposing, broadcasting, slicing, joining, repeating and padding.
+
+Each is one of six kernels (Reshape, Transpose, Expand, Slice, Concat, Pad) or a composition of
+them; ops that would not change anything return their input (PyTorch returns a view there).
+"""
 from __future__ import annotations
 
-METHODS = {}
+import operator
 
-__all__ = []
+from .. import kernel_names as K
+from ..dtypes import int32
+from ..engine import run_kernel
+from ..shapes import infer_reshape, normalize_axes, normalize_axis, numel
+from ..tensor import Tensor, tensor
+from . import indexing
+from .common import check_tensor, scalar_tensor
+from .creation import arange
+
+
+def _sizes(args, op) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all give ``(2, 3)``."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    try:
+        return tuple(operator.index(a) for a in args)
+    except TypeError:
+        raise TypeError(f"{op}: sizes must be ints, got {tuple(args)}") from None
+
+
+def _fresh(y, x):
+    """``y``, or a copy when it is ``x`` itself: for ops that copy in PyTorch, so that an in-place op
+    on the result leaves the input alone."""
+    return run_kernel(K.IDENTITY, x) if y is x else y
+
+
+def _dims(dims, ndim, op) -> tuple:
+    """Normalise an int or a sequence of dims, keeping their order and refusing repeats."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    out = tuple(normalize_axis(d, ndim, op) for d in dims)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: dims {dims} name a dimension twice")
+    return out
+
+
+# ---------------------------------------------------------------- reshaping
+
+
+def _reshape(x, shape, op):
+    check_tensor(op, x)
+    shape = infer_reshape(shape, x.numel(), op)
+    return x if shape == x.shape else run_kernel(K.RESHAPE, x, shape=shape)
+
+
+def reshape(x, *shape) -> Tensor:
+    """The same elements (row-major) in a new shape; one size may be -1.
+
+    >>> import webgrad as wg
+    >>> wg.arange(6).reshape(2, -1).tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    return _reshape(x, _sizes(shape, "reshape"), "reshape")
+
+
+def view(x, *shape) -> Tensor:
+    """``reshape`` (webgrad tensors are values, so every reshape is a valid view).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(4).view(2, 2).shape
+    (2, 2)
+    """
+    return _reshape(x, _sizes(shape, "view"), "view")
+
+
+def flatten(x, start_dim=0, end_dim=-1) -> Tensor:
+    """Merge dims ``start_dim..end_dim`` into one (a 0-d tensor becomes 1-d).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 3, 4).flatten(1).shape
+    (2, 12)
+    """
+    check_tensor("flatten", x)
+    if x.ndim == 0:
+        return _reshape(x, (1,), "flatten")
+    s, e = normalize_axis(start_dim, x.ndim, "flatten"), normalize_axis(end_dim, x.ndim, "flatten")
+    if s > e:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+    return _reshape(x, x.shape[:s] + (numel(x.shape[s:e + 1]),) + x.shape[e + 1:], "flatten")
+
+
+def unflatten(x, dim, sizes) -> Tensor:
+    """Split dim ``dim`` into ``sizes`` (one may be -1).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 12).unflatten(1, (3, -1)).shape
+    (2, 3, 4)
+    """
+    check_tensor("unflatten", x)
+    d = normalize_axis(dim, x.ndim, "unflatten")
+    sizes = infer_reshape(_sizes((sizes,), "unflatten"), x.shape[d], "unflatten")
+    return _reshape(x, x.shape[:d] + sizes + x.shape[d + 1:], "unflatten")
+
+
+def squeeze(x, dim=None) -> Tensor:
+    """Drop dims of size 1 (all of them, or those among ``dim``, an int or a tuple).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(1, 2, 1).squeeze().shape, wg.zeros(1, 2, 1).squeeze(0).shape
+    ((2,), (2, 1))
+    """
+    check_tensor("squeeze", x)
+    dims = normalize_axes(dim, x.ndim, "squeeze")
+    return _reshape(x, tuple(s for i, s in enumerate(x.shape) if not (i in dims and s == 1)), "squeeze")
+
+
+def unsqueeze(x, dim) -> Tensor:
+    """Insert a dim of size 1 at ``dim`` (in ``[-ndim - 1, ndim]``).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 3).unsqueeze(-1).shape
+    (2, 3, 1)
+    """
+    check_tensor("unsqueeze", x)
+    d = normalize_axis(dim, x.ndim + 1, "unsqueeze")
+    return _reshape(x, x.shape[:d] + (1,) + x.shape[d:], "unsqueeze")
+
+
+# ---------------------------------------------------------------- transposing
+
+
+def _transpose(x, perm):
+    perm = tuple(perm)
+    return x if perm == tuple(range(x.ndim)) else run_kernel(K.TRANSPOSE, x, perm=perm)
+
+
+def permute(x, *dims) -> Tensor:
+    """Reorder the dims: output dim ``i`` is input dim ``dims[i]``.
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 3, 4).permute(2, 0, 1).shape
+    (4, 2, 3)
+    """
+    check_tensor("permute", x)
+    dims = _dims(_sizes(dims, "permute"), x.ndim, "permute")
+    if len(dims) != x.ndim:
+        raise ValueError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {tuple(x.shape)}")
+    return _transpose(x, dims)
+
+
+def transpose(x, dim0, dim1) -> Tensor:
+    """Swap two dims.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1, 2, 3]]).transpose(0, 1).tolist()
+    [[1], [2], [3]]
+    """
+    check_tensor("transpose", x)
+    if x.ndim == 0:
+        normalize_axis(dim0, 0, "transpose"), normalize_axis(dim1, 0, "transpose")
+        return x
+    perm = list(range(x.ndim))
+    a, b = normalize_axis(dim0, x.ndim, "transpose"), normalize_axis(dim1, x.ndim, "transpose")
+    perm[a], perm[b] = b, a
+    return _transpose(x, perm)
+
+
+def movedim(x, source, destination) -> Tensor:
+    """Move dims ``source`` to positions ``destination`` (ints or tuples), keeping the others' order.
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 3, 4).movedim(0, -1).shape
+    (3, 4, 2)
+    """
+    check_tensor("movedim", x)
+    src, dst = _dims(source, x.ndim, "movedim"), _dims(destination, x.ndim, "movedim")
+    if len(src) != len(dst):
+        raise ValueError(f"movedim: source {source} and destination {destination} differ in length")
+    rest = iter(d for d in range(x.ndim) if d not in src)
+    where = dict(zip(dst, src))
+    return _transpose(x, [where[i] if i in where else next(rest) for i in range(x.ndim)])
+
+
+def _T(x):
+    return _transpose(x, range(x.ndim)[::-1])
+
+
+def _mT(x):
+    if x.ndim < 2:
+        raise ValueError(f"mT: needs a tensor with at least 2 dims, got shape {tuple(x.shape)}")
+    return transpose(x, -2, -1)
+
+
+# ---------------------------------------------------------------- broadcasting and copies
+
+
+def expand(x, *sizes) -> Tensor:
+    """Broadcast to ``sizes`` (new dims go in front; -1 keeps a dim's size).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1], [2]]).expand(-1, 3).tolist()
+    [[1, 1, 1], [2, 2, 2]]
+    """
+    check_tensor("expand", x)
+    sizes = _sizes(sizes, "expand")
+    lead = len(sizes) - x.ndim
+    if lead < 0:
+        raise ValueError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+                         f"number of dimensions in the tensor ({x.ndim}); tensor shape {tuple(x.shape)}")
+    out = list(sizes)
+    for i, s in enumerate(sizes):
+        have = x.shape[i - lead] if i >= lead else None
+        if s == -1 and have is not None:
+            out[i] = have
+        elif s < 0 and have is None:
+            raise ValueError(f"expand: the expanded size of the tensor ({s}) isn't allowed in a leading, "
+                             f"non-existing dimension {i}; tensor shape {tuple(x.shape)}")
+        elif s < 0 or (have is not None and have not in (1, s)):
+            raise ValueError(f"expand: the expanded size of the tensor ({s}) must match the existing size "
+                             f"({have}) at non-singleton dimension {i}. Target sizes: {tuple(sizes)}. "
+                             f"Tensor sizes: {tuple(x.shape)}")
+    out = tuple(out)
+    return x if out == x.shape else run_kernel(K.EXPAND, x, shape=out)
+
+
+def broadcast_to(x, shape) -> Tensor:
+    """``expand`` to ``shape``.
+
+    >>> import webgrad as wg
+    >>> wg.broadcast_to(wg.tensor([1, 2]), (2, 2)).tolist()
+    [[1, 2], [1, 2]]
+    """
+    return expand(x, tuple(shape))
+
+
+def expand_as(x, other) -> Tensor:
+    """``expand`` to ``other``'s shape.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1]).expand_as(wg.zeros(3)).tolist()
+    [1, 1, 1]
+    """
+    return expand(x, tuple(other.shape))
+
+
+def contiguous(x) -> Tensor:
+    """``x`` itself: webgrad has no strided views to make contiguous.
+
+    >>> import webgrad as wg
+    >>> t = wg.zeros(2); t.contiguous() is t
+    True
+    """
+    return x
+
+
+def clone(x) -> Tensor:
+    """A copy of ``x`` (differentiable, unlike ``detach``).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1.0]).clone().tolist()
+    [1.0]
+    """
+    return run_kernel(K.IDENTITY, check_tensor("clone", x))
+
+
+# ---------------------------------------------------------------- slicing
+
+
+def _slice(x, begin, end, step):
+    """Kernel Slice with per-dim (begin, end, step) as Python's ``range`` takes them."""
+    if all(b == 0 and e == n and s == 1 for b, e, s, n in zip(begin, end, step, x.shape)):
+        return x
+    return run_kernel(K.SLICE, x, begin=tuple(begin), end=tuple(end), step=tuple(step))
+
+
+def _slice_dim(x, d, start, stop, step=1):
+    begin, end, steps = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    begin[d], end[d], steps[d] = start, stop, step
+    return _slice(x, begin, end, steps)
+
+
+def narrow(x, dim, start, length) -> Tensor:
+    """Elements ``start .. start + length`` of dim ``dim``.
+
+    >>> import webgrad as wg
+    >>> wg.arange(5).narrow(0, 1, 3).tolist()
+    [1, 2, 3]
+    """
+    check_tensor("narrow", x)
+    d = normalize_axis(dim, x.ndim, "narrow")
+    n = x.shape[d]
+    start = start + n if start < 0 else start
+    if not (0 <= start <= n and 0 <= length <= n - start):
+        raise IndexError(f"narrow: start {start} and length {length} are out of range for dim {dim} of size {n}")
+    return _slice_dim(x, d, start, start + length)
+
+
+def split(x, split_size_or_sections, dim=0) -> tuple:
+    """Pieces of ``x`` along ``dim``: of ``split_size`` each (the last may be smaller), or of the
+    given section sizes.
+
+    >>> import webgrad as wg
+    >>> [t.tolist() for t in wg.arange(5).split(2)]
+    [[0, 1], [2, 3], [4]]
+    """
+    check_tensor("split", x)
+    d = normalize_axis(dim, x.ndim, "split")
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and not (size == 0 and n == 0):
+            raise ValueError(f"split: split_size must be positive, got {size}")
+        sections = [min(size, n - i) for i in range(0, n, size)] if n else [0]
+    else:
+        sections = list(split_size_or_sections)
+        if sum(sections) != n or any(s < 0 for s in sections):
+            raise ValueError(f"split: sections {tuple(sections)} do not sum to {n}, the size of dim {dim} "
+                             f"of shape {tuple(x.shape)}")
+    out, start = [], 0
+    for s in sections:
+        out.append(_slice_dim(x, d, start, start + s))
+        start += s
+    return tuple(out)
+
+
+def chunk(x, chunks, dim=0) -> tuple:
+    """Split into ``chunks`` pieces of ``ceil(n / chunks)`` (maybe fewer pieces, as in PyTorch).
+
+    >>> import webgrad as wg
+    >>> [t.tolist() for t in wg.arange(5).chunk(2)]
+    [[0, 1, 2], [3, 4]]
+    """
+    check_tensor("chunk", x)
+    if not isinstance(chunks, int) or chunks <= 0:
+        raise ValueError(f"chunk: chunks must be a positive int, got {chunks!r}")
+    n = x.shape[normalize_axis(dim, x.ndim, "chunk")]
+    return split(x, max(1, -(-n // chunks)), dim)
+
+
+def flip(x, dims) -> Tensor:
+    """Reverse the order of elements along ``dims`` (an int or a tuple).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1, 2], [3, 4]]).flip(1).tolist()
+    [[2, 1], [4, 3]]
+    """
+    check_tensor("flip", x)
+    dims = _dims(dims, x.ndim, "flip")
+    begin = [n - 1 if i in dims else 0 for i, n in enumerate(x.shape)]
+    end = [-1 if i in dims else n for i, n in enumerate(x.shape)]
+    step = [-1 if i in dims else 1 for i in range(x.ndim)]
+    return _fresh(_slice(x, begin, end, step), x)
+
+
+def roll(x, shifts, dims=None) -> Tensor:
+    """Shift elements cyclically by ``shifts`` along ``dims`` (the flattened tensor when None).
+
+    >>> import webgrad as wg
+    >>> wg.arange(5).roll(2).tolist()
+    [3, 4, 0, 1, 2]
+    """
+    check_tensor("roll", x)
+    if dims is None:
+        return _reshape(roll(flatten(x), shifts, 0), x.shape, "roll")
+    y = x
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ValueError(f"roll: got {len(shifts)} shifts {shifts} for {len(dims)} dims {dims}")
+    for s, dim in zip(shifts, dims):
+        d = normalize_axis(dim, y.ndim, "roll")
+        n = y.shape[d]
+        k = s % n if n else 0
+        if k:
+            y = cat([_slice_dim(y, d, n - k, n), _slice_dim(y, d, 0, n - k)], d)
+    return _fresh(y, x)
+
+
+# ---------------------------------------------------------------- joining and repeating
+
+
+def _check_same_backend(op, tensors):
+    be = tensors[0]._backend
+    if any(t._backend is not be for t in tensors):
+        got = ", ".join(f"{t._backend.name} {tuple(t.shape)}" for t in tensors)
+        raise RuntimeError(f"{op}: tensors live on different backends ({got}); move them to one backend first, "
+                           f"e.g. t.to({be.name!r})")
+
+
+def cat(tensors, dim=0) -> Tensor:
+    """Join tensors along an existing dim (1-d empty tensors are skipped, as in PyTorch).
+
+    >>> import webgrad as wg
+    >>> wg.cat([wg.tensor([1, 2]), wg.tensor([3])]).tolist()
+    [1, 2, 3]
+    """
+    tensors = [check_tensor("cat", t, "each tensor") for t in tensors]
+    if not tensors:
+        raise ValueError("cat: expected a non-empty list of tensors")
+    kept = [t for t in tensors if t.shape != (0,)] or tensors[:1]
+    first = kept[0]
+    if first.ndim == 0:
+        raise ValueError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
+    d = normalize_axis(dim, first.ndim, "cat")
+    shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
+    for t in kept:
+        if t.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != d):
+            raise ValueError(f"cat: sizes of tensors must match except in dimension {d}; got shapes {shapes}")
+        if t._dtype is not first._dtype:
+            raise TypeError(f"cat: tensors must have one dtype, got "
+                            f"{', '.join(t.dtype.name for t in tensors)} (shapes {shapes}); cast with .to() first")
+    _check_same_backend("cat", kept)
+    return clone(kept[0]) if len(kept) == 1 else run_kernel(K.CONCAT, *kept, axis=d)
+
+
+def stack(tensors, dim=0) -> Tensor:
+    """Join tensors of one shape along a new dim.
+
+    >>> import webgrad as wg
+    >>> wg.stack([wg.tensor([1, 2]), wg.tensor([3, 4])], 1).tolist()
+    [[1, 3], [2, 4]]
+    """
+    tensors = [check_tensor("stack", t, "each tensor") for t in tensors]
+    if not tensors:
+        raise ValueError("stack: expected a non-empty list of tensors")
+    if any(t.shape != tensors[0].shape for t in tensors):
+        raise ValueError(f"stack: expects each tensor to be equal size, got shapes "
+                         f"{', '.join(str(tuple(t.shape)) for t in tensors)}")
+    d = normalize_axis(dim, tensors[0].ndim + 1, "stack")
+    return cat([unsqueeze(t, d) for t in tensors], d)
+
+
+def repeat(x, *sizes) -> Tensor:
+    """Tile ``x`` ``sizes[i]`` times along dim ``i`` (PyTorch's ``repeat``; extra sizes add leading dims).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1, 2]).repeat(2, 2).tolist()
+    [[1, 2, 1, 2], [1, 2, 1, 2]]
+    """
+    check_tensor("repeat", x)
+    sizes = _sizes(sizes, "repeat")
+    if len(sizes) < x.ndim or any(s < 0 for s in sizes):
+        raise ValueError(f"repeat: number of repeat dims {sizes} can not be smaller than number of tensor "
+                         f"dims {x.ndim} and must be non-negative")
+    shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
+    y = _reshape(x, [p for n in shape for p in (1, n)], "repeat")
+    y = expand(y, [p for r, n in zip(sizes, shape) for p in (r, n)])
+    return _fresh(_reshape(y, tuple(r * n for r, n in zip(sizes, shape)), "repeat"), x)
+
+
+def tile(x, dims) -> Tensor:
+    """``repeat``, with ``dims`` padded with leading 1s to ``x.ndim``.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1, 2]]).tile((2,)).tolist()
+    [[1, 2, 1, 2]]
+    """
+    dims = _sizes((dims,) if isinstance(dims, int) else (tuple(dims),), "tile")
+    return repeat(x, (1,) * (x.ndim - len(dims)) + dims)
+
+
+# ---------------------------------------------------------------- padding
+
+
+def _pad_constant(x, pads, value):
+    """Pad with (lo, hi) per dim; negative amounts crop."""
+    x = _slice(x, [max(0, -lo) for lo, _ in pads], [n - max(0, -hi) for n, (_, hi) in zip(x.shape, pads)],
+               [1] * x.ndim)
+    pads = tuple((max(0, lo), max(0, hi)) for lo, hi in pads)
+    return x if not any(lo or hi for lo, hi in pads) else run_kernel(K.PAD, x, pads=pads, value=value)
+
+
+def _reflect(i, n):
+    period = 2 * n - 2
+    j = i % period if period else 0
+    return j if j < n else period - j
+
+
+_PAD_INDEX = {
+    "reflect": _reflect,
+    "replicate": lambda i, n: min(max(i, 0), n - 1),
+    "circular": lambda i, n: i % n,
+}
+
+
+def pad(x, pad, mode="constant", value=0.0) -> Tensor:
+    """Pad ``x`` as ``torch.nn.functional.pad``: ``pad`` lists (before, after) amounts starting
+    from the last dim; ``mode`` is 'constant' (with ``value``; negative amounts crop), 'reflect',
+    'replicate' or 'circular'.
+
+    >>> import webgrad as wg
+    >>> wg.pad(wg.tensor([1, 2, 3]), (1, 2)).tolist()
+    [0, 1, 2, 3, 0, 0]
+    >>> wg.pad(wg.tensor([1, 2, 3]), (2, 1), mode="reflect").tolist()
+    [3, 2, 1, 2, 3, 2]
+    """
+    check_tensor("pad", x)
+    pad = tuple(pad)
+    if len(pad) % 2 or len(pad) > 2 * x.ndim:
+        raise ValueError(f"pad: padding length {len(pad)} must be even and at most twice the number of dims "
+                         f"of the input of shape {tuple(x.shape)}")
+    k = len(pad) // 2
+    pads = [(0, 0)] * (x.ndim - k) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(k))]
+    if mode == "constant":
+        return _fresh(_pad_constant(x, pads, value), x)
+    fn = _PAD_INDEX.get(mode)
+    if fn is None:
+        raise ValueError(f"pad: unknown mode {mode!r}; expected 'constant', {', '.join(map(repr, _PAD_INDEX))}")
+    y = x
+    for d in range(x.ndim - k, x.ndim):
+        lo, hi = pads[d]
+        n = x.shape[d]
+        limit = {"reflect": n - 1, "circular": n}.get(mode, float("inf") if n else 0)
+        if lo < 0 or hi < 0 or (lo or hi) and max(lo, hi) > limit:
+            raise ValueError(f"pad: {mode} padding ({lo}, {hi}) is invalid for dim {d} of size {n} in input of "
+                             f"shape {tuple(x.shape)} (each amount must be in [0, {limit}])")
+        if lo or hi:
+            index = [fn(i, n) for i in range(-lo, n + hi)]
+            y = indexing.index_select(y, d, tensor(index, dtype=int32, backend=x._backend))
+    return _fresh(y, x)
+
+
+# ---------------------------------------------------------------- triangles
+
+
+def _triangle(x, diagonal, kernel, op):
+    check_tensor(op, x)
+    if x.ndim < 2:
+        raise ValueError(f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}")
+    n, m = x.shape[-2:]
+    be = x._backend
+    offset = run_kernel(K.SUB, arange(m, backend=be), run_kernel(K.RESHAPE, arange(n, backend=be), shape=(n, 1)))
+    mask = run_kernel(kernel, offset, scalar_tensor(int(diagonal), int32, be))
+    return run_kernel(K.WHERE, mask, x, scalar_tensor(0, x.dtype, be))
+
+
+def tril(x, diagonal=0) -> Tensor:
+    """The lower triangle of the last two dims (elements with ``col - row <= diagonal``); zeros elsewhere.
+
+    >>> import webgrad as wg
+    >>> wg.ones(2, 2).tril().tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    return _triangle(x, diagonal, K.LESS_EQUAL, "tril")
+
+
+def triu(x, diagonal=0) -> Tensor:
+    """The upper triangle of the last two dims (elements with ``col - row >= diagonal``); zeros elsewhere.
+
+    >>> import webgrad as wg
+    >>> wg.ones(2, 2).triu(1).tolist()
+    [[0.0, 1.0], [0.0, 0.0]]
+    """
+    return _triangle(x, diagonal, K.GREATER_EQUAL, "triu")
+
+
+concat = cat
+swapaxes = swapdims = transpose
+
+METHODS = {
+    "reshape": reshape, "view": view, "flatten": flatten, "unflatten": unflatten, "squeeze": squeeze,
+    "unsqueeze": unsqueeze, "permute": permute, "transpose": transpose, "swapaxes": swapaxes,
+    "swapdims": swapdims, "movedim": movedim, "T": property(_T), "mT": property(_mT), "expand": expand,
+    "expand_as": expand_as, "broadcast_to": broadcast_to, "contiguous": contiguous, "clone": clone,
+    "narrow": narrow, "split": split, "chunk": chunk, "flip": flip, "roll": roll, "repeat": repeat,
+    "tile": tile, "tril": tril, "triu": triu,
+}
+
+__all__ = ["reshape", "view", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes",
+           "swapdims", "movedim", "expand", "expand_as", "broadcast_to", "contiguous", "clone", "narrow", "split",
+           "chunk", "flip", "roll", "cat", "concat", "stack", "repeat", "tile", "pad", "tril", "triu"]

@@ -1,6 +1,359 @@
-"""reduce ops."""
+"""Reduction ops: sums, products, extrema, arg-extrema, logic, moments, norms, cumulative sums.
+
+Every reduction takes ``dim`` as None (all dims), an int or a tuple of ints (negative
+allowed) and ``keepdim``; integer and bool sums and products give int32 (PyTorch's int64).
+The kernels are Sum, Prod, Max, Min, All, Any, ArgMax, ArgMin and Cumsum; mean, var, std,
+logsumexp, norm and amax/amin are compositions of them and elementwise kernels.
+"""
 from __future__ import annotations
 
-METHODS = {}
+import math
+from collections import namedtuple
 
-__all__ = []
+from .. import kernel_names as K
+from ..dtypes import default_float, int32, to_dtype
+from ..engine import run_kernel
+from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
+from ..tensor import Tensor
+from . import binary
+from .common import check_tensor, scalar_tensor
+
+_max_result = namedtuple("max", ["values", "indices"])
+_min_result = namedtuple("min", ["values", "indices"])
+
+
+# ---------------------------------------------------------------- helpers
+
+def _axes(x, dim, op) -> tuple:
+    """Normalised reduction axes; None or () means every dim; a 0-d tensor has none."""
+    check_tensor(op, x)
+    if isinstance(dim, (tuple, list)) and not dim:
+        dim = None
+    axes = normalize_axes(dim, x.ndim, op)
+    return axes if x.ndim else ()
+
+
+def _cast(x, dtype):
+    return x if x._dtype is dtype else run_kernel(K.CAST, x, dtype=dtype)
+
+
+def _accumulating(x, dtype):
+    """The dtype sums and products run in: ``dtype`` if given, else int32 for ints and bools."""
+    if dtype is not None:
+        return _cast(x, to_dtype(dtype))
+    return x if x._dtype.is_floating else _cast(x, int32)
+
+
+def _count(x, axes) -> int:
+    return numel(x.shape[a] for a in axes)
+
+
+def _nonempty(x, axes, op):
+    if not x.numel() and not axes:
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           f"Specify the reduction dim with the 'dim' argument.")
+    for a in axes:
+        if x.shape[a] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {a} to have non-zero size "
+                             f"(input shape {tuple(x.shape)})")
+
+
+def _float_only(x, op, what):
+    if not x._dtype.is_floating:
+        raise TypeError(f"{op}(): {what}. Got: {x._dtype.name}")
+
+
+def _scalar(value, like):
+    return scalar_tensor(value, like._dtype, like._backend)
+
+
+def _squeeze(x, axes, t, keepdim):
+    """``t`` (reduced with keepdim) reshaped to the shape the reduction asked for."""
+    return t if keepdim else run_kernel(K.RESHAPE, t, shape=reduced_shape(x.shape, axes, False))
+
+
+# ---------------------------------------------------------------- sums and products
+
+def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (torch.sum)
+    """Sum over ``dim`` (all dims by default). Ints and bools sum to int32.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(0).tolist()
+    [4.0, 6.0]
+    >>> wg.tensor([True, True, False]).sum().item()
+    2
+    """
+    axes = _axes(x, dim, "sum")
+    return run_kernel(K.SUM, _accumulating(x, dtype), axes=axes, keepdim=bool(keepdim))
+
+
+def mean(x, dim=None, keepdim=False, *, dtype=None):
+    """Mean over ``dim`` (all dims by default); floating tensors only, as in PyTorch.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(1).tolist()
+    [1.5, 3.5]
+    """
+    axes = _axes(x, dim, "mean")
+    x = _cast(x, to_dtype(dtype)) if dtype is not None else x
+    _float_only(x, "mean", "could not infer output dtype. Input dtype must be either a floating point or "
+                           "complex dtype")
+    return _mean(x, axes, bool(keepdim))
+
+
+def _mean(x, axes, keepdim):
+    s = run_kernel(K.SUM, x, axes=axes, keepdim=keepdim)
+    return run_kernel(K.DIV, s, _scalar(float(_count(x, axes)), s))
+
+
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    """Product over ``dim`` (all dims by default). Ints and bools multiply in int32.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1).tolist()
+    [2.0, 12.0]
+    """
+    axes = _axes(x, dim, "prod")
+    return run_kernel(K.PROD, _accumulating(x, dtype), axes=axes, keepdim=bool(keepdim))
+
+
+def cumsum(x, dim, *, dtype=None):
+    """Cumulative sum along ``dim``. Ints and bools accumulate in int32.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1, 2, 3]).cumsum(0).tolist()
+    [1, 3, 6]
+    """
+    check_tensor("cumsum", x)
+    axis = normalize_axis(dim, x.ndim, "cumsum")
+    x = _accumulating(x, dtype)
+    if x.ndim:
+        return run_kernel(K.CUMSUM, x, axis=axis)
+    return run_kernel(K.RESHAPE, run_kernel(K.CUMSUM, run_kernel(K.RESHAPE, x, shape=(1,)), axis=0), shape=())
+
+
+# ---------------------------------------------------------------- extrema
+
+def amax(x, dim=(), keepdim=False):
+    """Largest value over ``dim`` (an int or tuple; all dims by default). Its gradient is split
+    evenly among tied maxima.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1.0, 5.0], [3.0, 4.0]]).amax(1).tolist()
+    [5.0, 4.0]
+    """
+    axes = _axes(x, dim, "amax")
+    _nonempty(x, axes, "amax")
+    return run_kernel(K.MAX, x, axes=axes, keepdim=bool(keepdim))
+
+
+def amin(x, dim=(), keepdim=False):
+    """Smallest value over ``dim`` (an int or tuple; all dims by default).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1.0, 5.0], [3.0, 4.0]]).amin(0).tolist()
+    [1.0, 4.0]
+    """
+    axes = _axes(x, dim, "amin")
+    _nonempty(x, axes, "amin")
+    return run_kernel(K.MIN, x, axes=axes, keepdim=bool(keepdim))
+
+
+def _arg_extreme(kernel, op, x, dim, keepdim):
+    check_tensor(op, x)
+    axis = None if dim is None else normalize_axis(dim, x.ndim, op)
+    if axis is not None and x.ndim:
+        _nonempty(x, (axis,), op)
+        return run_kernel(kernel, x, axis=axis, keepdim=bool(keepdim))
+    flat = run_kernel(K.RESHAPE, x, shape=(x.numel(),))     # dim=None: the flattened tensor
+    _nonempty(flat, (0,), op)
+    i = run_kernel(kernel, flat, axis=0, keepdim=False)
+    return run_kernel(K.RESHAPE, i, shape=(1,) * x.ndim) if keepdim else i
+
+
+def argmax(x, dim=None, keepdim=False):
+    """Index of the largest value along ``dim`` (of the flattened tensor when ``dim`` is None);
+    the first one among ties. int32.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1.0, 5.0], [7.0, 4.0]]).argmax().item()
+    2
+    """
+    return _arg_extreme(K.ARGMAX, "argmax", x, dim, keepdim)
+
+
+def argmin(x, dim=None, keepdim=False):
+    """Index of the smallest value along ``dim`` (of the flattened tensor when ``dim`` is None);
+    the first one among ties. int32.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1.0, 5.0], [7.0, 0.0]]).argmin(1).tolist()
+    [0, 1]
+    """
+    return _arg_extreme(K.ARGMIN, "argmin", x, dim, keepdim)
+
+
+def _extreme(op, x, dim, keepdim, reduce_fn, arg_fn, result, pairwise):
+    if isinstance(dim, Tensor):
+        return getattr(binary, pairwise)(x, dim)
+    if dim is None:
+        check_tensor(op, x)
+        _nonempty(x, (), op)
+        return reduce_fn(x)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{op}(): dim must be an int (use a{op} for several dims), got {dim!r}")
+    return result(reduce_fn(x, dim, keepdim), arg_fn(x, dim, keepdim))
+
+
+def max(x, dim=None, keepdim=False):  # noqa: A001  (torch.max)
+    """The largest value; with an int ``dim``, a ``(values, indices)`` named tuple along it;
+    with a tensor, the elementwise maximum.
+
+    >>> import webgrad as wg
+    >>> x = wg.tensor([[1.0, 5.0], [7.0, 4.0]])
+    >>> x.max().item(), x.max(1).values.tolist(), x.max(1).indices.tolist()
+    (7.0, [5.0, 7.0], [1, 0])
+    """
+    return _extreme("max", x, dim, keepdim, amax, argmax, _max_result, "maximum")
+
+
+def min(x, dim=None, keepdim=False):  # noqa: A001  (torch.min)
+    """The smallest value; with an int ``dim``, a ``(values, indices)`` named tuple along it;
+    with a tensor, the elementwise minimum.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1.0, 5.0], [7.0, 4.0]]).min(0).values.tolist()
+    [1.0, 4.0]
+    """
+    return _extreme("min", x, dim, keepdim, amin, argmin, _min_result, "minimum")
+
+
+# ---------------------------------------------------------------- logic
+
+def all(x, dim=None, keepdim=False):  # noqa: A001  (torch.all)
+    """Whether every element over ``dim`` is nonzero (bool).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1, 0], [1, 1]]).all(1).tolist()
+    [False, True]
+    """
+    return run_kernel(K.ALL, x, axes=_axes(x, dim, "all"), keepdim=bool(keepdim))
+
+
+def any(x, dim=None, keepdim=False):  # noqa: A001  (torch.any)
+    """Whether some element over ``dim`` is nonzero (bool).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1, 0], [0, 0]]).any(1).tolist()
+    [True, False]
+    """
+    return run_kernel(K.ANY, x, axes=_axes(x, dim, "any"), keepdim=bool(keepdim))
+
+
+# ---------------------------------------------------------------- moments, logsumexp, norms
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over ``dim`` with Bessel's ``correction`` (1 by default; ``unbiased=False`` means 0).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1.0, 2.0, 3.0, 4.0]).var().item()
+    1.6666666269302368
+    >>> wg.tensor([1.0, 2.0, 3.0, 4.0]).var(correction=0).item()
+    1.25
+    """
+    return _var(x, dim, unbiased, keepdim, correction, "var")
+
+
+def _var(x, dim, unbiased, keepdim, correction, op):
+    if isinstance(dim, bool):             # torch's var(input, unbiased)
+        dim, unbiased = None, dim
+    axes = _axes(x, dim, op)
+    _float_only(x, op, "std and var only support floating point dtypes")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    elif unbiased is not None:
+        raise ValueError(f"{op}(): pass either correction= or unbiased=, not both")
+    centered = run_kernel(K.SUB, x, _mean(x, axes, True))
+    sq = run_kernel(K.SUM, run_kernel(K.MUL, centered, centered), axes=axes, keepdim=bool(keepdim))
+    dof = _count(x, axes) - correction
+    return run_kernel(K.DIV, sq, _scalar(float(dof if dof > 0 else 0), sq))
+
+
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation over ``dim``: ``sqrt(var(...))``, same arguments as ``var``.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1.0, 3.0]).std(correction=0).item()
+    1.0
+    """
+    return run_kernel(K.SQRT, _var(x, dim, unbiased, keepdim, correction, "std"))
+
+
+def logsumexp(x, dim, keepdim=False):
+    """``log(sum(exp(x), dim))`` computed stably (the max is subtracted first). Ints become float32.
+
+    >>> import webgrad as wg
+    >>> round(wg.tensor([1000.0, 1000.0]).logsumexp(0).item(), 2)
+    1000.69
+    """
+    axes = _axes(x, dim, "logsumexp")
+    x = x if x._dtype.is_floating else _cast(x, default_float)
+    if not _count(x, axes):     # log(0) = -inf over an empty reduction
+        return run_kernel(K.FILL, backend=x._backend, shape=reduced_shape(x.shape, axes, keepdim),
+                          value=-math.inf, dtype=x._dtype)
+    m = run_kernel(K.MAX, x.detach(), axes=axes, keepdim=True)
+    finite = run_kernel(K.LESS, run_kernel(K.ABS, m), _scalar(math.inf, m))
+    m = run_kernel(K.WHERE, finite, m, _scalar(0.0, m))
+    s = run_kernel(K.SUM, run_kernel(K.EXP, run_kernel(K.SUB, x, m)), axes=axes, keepdim=True)
+    return _squeeze(x, axes, run_kernel(K.ADD, run_kernel(K.LOG, s), m), keepdim)
+
+
+
+def _abs_power_sum(x, p, axes, keepdim):
+    a = run_kernel(K.ABS, x)
+    s = run_kernel(K.SUM, run_kernel(K.POW, a, _scalar(float(p), a)), axes=axes, keepdim=keepdim)
+    return run_kernel(K.POW, s, _scalar(1.0 / p, s))
+
+
+_NORMS = {
+    2: lambda x, axes, keepdim: run_kernel(K.SQRT, run_kernel(K.SUM, run_kernel(K.MUL, x, x), axes=axes,
+                                                              keepdim=keepdim)),
+    1: lambda x, axes, keepdim: run_kernel(K.SUM, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
+    math.inf: lambda x, axes, keepdim: run_kernel(K.MAX, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
+    -math.inf: lambda x, axes, keepdim: run_kernel(K.MIN, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
+    0: lambda x, axes, keepdim: run_kernel(K.SUM, run_kernel(K.CAST, run_kernel(K.NOT_EQUAL, x, _scalar(0, x)),
+                                                             dtype=x._dtype), axes=axes, keepdim=keepdim),
+}
+
+
+def norm(x, p=2, dim=None, keepdim=False, *, dtype=None):
+    """Vector norm over ``dim`` (all elements by default): ``p`` = 2 (default), 1, inf, -inf, 0,
+    any other number, or 'fro' (the 2-norm of the elements). Ints become float32.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([3.0, 4.0]).norm().item()
+    5.0
+    >>> wg.tensor([[3.0, -4.0]]).norm(1, dim=1).tolist()
+    [7.0]
+    """
+    axes = _axes(x, dim, "norm")
+    x = _cast(x, to_dtype(dtype)) if dtype is not None else x
+    x = x if x._dtype.is_floating else _cast(x, default_float)
+    if p == "fro":
+        p = 2
+    if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ValueError(f"norm: p must be a number or 'fro', got {p!r} ('nuc' and matrix norms are not "
+                         f"supported)")
+    if p in (math.inf, -math.inf):
+        _nonempty(x, axes, "norm")
+    rule = _NORMS.get(p)
+    return rule(x, axes, bool(keepdim)) if rule else _abs_power_sum(x, p, axes, bool(keepdim))
+
+
+METHODS = {
+    "sum": sum, "mean": mean, "prod": prod, "cumsum": cumsum, "amax": amax, "amin": amin, "argmax": argmax,
+    "argmin": argmin, "max": max, "min": min, "all": all, "any": any, "var": var, "std": std,
+    "logsumexp": logsumexp, "norm": norm,
+}
+
+__all__ = list(METHODS)

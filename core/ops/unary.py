@@ -1,6 +1,252 @@
-"""unary ops."""
+"""Unary elementwise ops: math, activations, rounding, ``clamp``, ``logical_not`` and dtype casts,
+plus the in-place ``clamp_``, ``zero_``, ``fill_`` and ``copy_``.
+
+Float math on integer or bool input works on a float32 copy, as in PyTorch
+(``wg.exp(wg.tensor([1]))`` is float32); ops such as ``abs``, ``relu`` or ``floor`` keep the dtype.
+"""
 from __future__ import annotations
 
-METHODS = {}
+from .. import kernel_names as K
+from ..dtypes import bool_, default_float, float32, float64, int32, promote, promote_scalar
+from ..engine import run_kernel
+from ..tensor import Tensor
+from .common import check_tensor, is_scalar
 
-__all__ = []
+
+def _input(op: str, x, floating: bool) -> Tensor:
+    check_tensor(op, x)
+    if floating and not x._dtype.is_floating:
+        return run_kernel(K.CAST, x, dtype=default_float)
+    return x
+
+
+def _numeric(op: str, x) -> Tensor:
+    check_tensor(op, x)
+    if x._dtype is bool_:
+        raise TypeError(f"{op}: not supported for bool tensors (use logical_not, or cast with .int() first)")
+    return x
+
+
+def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, result: str):
+    """Make the op ``name`` running ``kernel`` (on a float32 copy of non-float input when ``floating``)."""
+    def op(input):
+        return run_kernel(kernel, _input(name, input, floating) if floating else _numeric(name, input))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"""{summary}
+
+    >>> import webgrad as wg
+    >>> wg.{name}(wg.tensor({example})).tolist()
+    {result}
+    """
+    return op
+
+
+# name: (kernel, float math?, summary, example input, example output)
+_TABLE = {
+    "neg": (K.NEG, False, "``-input`` elementwise.", "[1, -2]", "[-1, 2]"),
+    "abs": (K.ABS, False, "Absolute value.", "[-1.5, 2.0]", "[1.5, 2.0]"),
+    "exp": (K.EXP, True, "``e ** input``.", "[0.0]", "[1.0]"),
+    "log": (K.LOG, True, "Natural logarithm.", "[1.0]", "[0.0]"),
+    "log1p": (K.LOG1P, True, "``log(1 + input)``, accurate near 0.", "[0.0]", "[0.0]"),
+    "expm1": (K.EXPM1, True, "``exp(input) - 1``, accurate near 0.", "[0.0]", "[0.0]"),
+    "sqrt": (K.SQRT, True, "Square root.", "[4.0, 9]", "[2.0, 3.0]"),
+    "rsqrt": (K.RSQRT, True, "``1 / sqrt(input)``.", "[4.0]", "[0.5]"),
+    "square": (K.SQUARE, False, "``input * input``.", "[3, -2]", "[9, 4]"),
+    "reciprocal": (K.RECIPROCAL, True, "``1 / input`` (float32 for integer input).", "[2, 4]", "[0.5, 0.25]"),
+    "sin": (K.SIN, True, "Sine (radians).", "[0.0]", "[0.0]"),
+    "cos": (K.COS, True, "Cosine (radians).", "[0.0]", "[1.0]"),
+    "tan": (K.TAN, True, "Tangent (radians).", "[0.0]", "[0.0]"),
+    "tanh": (K.TANH, True, "Hyperbolic tangent.", "[0.0]", "[0.0]"),
+    "sigmoid": (K.SIGMOID, True, "The logistic function ``1 / (1 + exp(-input))``, computed stably.",
+                "[0.0]", "[0.5]"),
+    "relu": (K.RELU, False, "``max(input, 0)`` (keeps the dtype).", "[-1, 2]", "[0, 2]"),
+    "silu": (K.SILU, True, "``input * sigmoid(input)`` (a.k.a. swish).", "[0.0]", "[0.0]"),
+    "sign": (K.SIGN, False, "-1, 0 or 1 by the sign of each element.", "[-2.0, 0.0, 3.0]", "[-1.0, 0.0, 1.0]"),
+    "floor": (K.FLOOR, False, "Round down.", "[1.5, -1.5]", "[1.0, -2.0]"),
+    "ceil": (K.CEIL, False, "Round up.", "[1.5, -1.5]", "[2.0, -1.0]"),
+    "erf": (K.ERF, True, "The error function.", "[0.0]", "[0.0]"),
+}
+
+for _name, _row in _TABLE.items():
+    globals()[_name] = _unary(_name, *_row)
+
+
+def round(input, *, decimals=0):
+    """Round half to even (as numpy and PyTorch), optionally to ``decimals`` decimal places.
+
+    >>> import webgrad as wg
+    >>> wg.round(wg.tensor([0.5, 1.5, 2.5])).tolist()
+    [0.0, 2.0, 2.0]
+    >>> wg.round(wg.tensor([1.2345]), decimals=2).tolist()
+    [1.2300000190734863]
+    """
+    x = _numeric("round", input)
+    if decimals == 0:
+        return run_kernel(K.ROUND, x)
+    scale = 10.0 ** decimals
+    return run_kernel(K.ROUND, x * scale) / scale
+
+
+def leaky_relu(input, negative_slope=0.01):
+    """``input`` where positive, else ``negative_slope * input``.
+
+    >>> import webgrad as wg
+    >>> wg.leaky_relu(wg.tensor([-1.0, 2.0]), 0.5).tolist()
+    [-0.5, 2.0]
+    """
+    return run_kernel(K.LEAKY_RELU, _input("leaky_relu", input, True), negative_slope=float(negative_slope))
+
+
+def elu(input, alpha=1.0):
+    """``input`` where positive, else ``alpha * (exp(input) - 1)``.
+
+    >>> import webgrad as wg
+    >>> wg.elu(wg.tensor([0.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    return run_kernel(K.ELU, _input("elu", input, True), alpha=float(alpha))
+
+
+def gelu(input, approximate="none"):
+    """Gaussian error linear unit ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula.
+
+    >>> import webgrad as wg
+    >>> wg.gelu(wg.tensor([0.0])).tolist()
+    [0.0]
+    """
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return run_kernel(K.GELU, _input("gelu", input, True), approximate=approximate)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * input)) / beta``, and ``input`` itself where ``beta * input > threshold``.
+
+    >>> import webgrad as wg
+    >>> wg.softplus(wg.tensor([0.0, 30.0])).tolist()
+    [0.6931471824645996, 30.0]
+    """
+    return run_kernel(K.SOFTPLUS, _input("softplus", input, True), beta=float(beta), threshold=float(threshold))
+
+
+def clamp(input, min=None, max=None):
+    """Limit values to [``min``, ``max``] (either may be None, a number, or a tensor).
+
+    >>> import webgrad as wg
+    >>> wg.clamp(wg.tensor([-2.0, 0.5, 3.0]), -1, 1).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+    x = _numeric("clamp", input)
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of min and max must be given")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .binary import maximum, minimum
+        x = x if min is None else maximum(x, min)
+        return x if max is None else minimum(x, max)
+    dt = x._dtype
+    for bound in (min, max):
+        if bound is not None:
+            if not is_scalar(bound):
+                raise TypeError(f"clamp: min and max must be numbers, tensors or None, got {type(bound).__name__}")
+            dt = promote(dt, promote_scalar(x._dtype, bound))
+    if dt is not x._dtype:
+        x = run_kernel(K.CAST, x, dtype=dt)
+    kind = float if dt.is_floating else int
+    return run_kernel(K.CLAMP, x, min=None if min is None else kind(min), max=None if max is None else kind(max))
+
+
+clip = clamp
+
+
+def logical_not(input):
+    """Elementwise NOT (nonzero is true), as a bool tensor.
+
+    >>> import webgrad as wg
+    >>> wg.logical_not(wg.tensor([0, 2])).tolist()
+    [True, False]
+    """
+    return run_kernel(K.LOGICAL_NOT, check_tensor("logical_not", input))
+
+
+def _invert(self):
+    if self._dtype is not bool_:
+        raise TypeError(f"__invert__: webgrad supports ~ on bool tensors only, got {self._dtype.name} "
+                        f"(use logical_not)")
+    return logical_not(self)
+
+
+def _cast_method(dtype):
+    def method(self):
+        return self.to(dtype)
+    method.__doc__ = f"This tensor as {dtype.name} (itself when it already is)."
+    return method
+
+
+# ---------------------------------------------------------------- in-place
+
+
+def clamp_(self, min=None, max=None):
+    """In-place ``clamp``.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([-2.0, 2.0]).clamp_(-1, 1).tolist()
+    [-1.0, 1.0]
+    """
+    from .binary import inplace
+    return inplace(self, "clamp_", clamp, min, max)
+
+
+def fill_(self, value):
+    """Set every element to ``value`` (a number or a one-element tensor, which stays differentiable).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2).fill_(3).tolist()
+    [3.0, 3.0]
+    """
+    return _fill(self, value, "fill_")
+
+
+def _fill(self, value, op):
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise ValueError(f"{op}: value must be a number or a one-element tensor, got shape {tuple(value.shape)}")
+        new = run_kernel(K.RESHAPE, value.to(self._dtype), shape=())
+    elif is_scalar(value):
+        new = run_kernel(K.FILL, backend=self._backend, shape=tuple(self.shape), value=value, dtype=self._dtype)
+    else:
+        raise TypeError(f"{op}: value must be a number or a tensor, got {type(value).__name__}")
+    return self._assign(new, op)
+
+
+def zero_(self):
+    """Set every element to zero (e.g. ``x.grad.zero_()``).
+
+    >>> import webgrad as wg
+    >>> wg.ones(2).zero_().tolist()
+    [0.0, 0.0]
+    """
+    return _fill(self, 0, "zero_")
+
+
+def copy_(self, src):
+    """Copy ``src``'s values into this tensor (broadcasting; cast to this tensor's dtype and backend).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 2).copy_(wg.tensor([1, 2])).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    """
+    check_tensor("copy_", src, "src")
+    return self._assign(src.to(self._backend.name).to(self._dtype), "copy_")
+
+
+METHODS = {name: globals()[name] for name in _TABLE}
+METHODS.update({
+    "round": round, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "softplus": softplus, "clamp": clamp,
+    "clip": clamp, "logical_not": logical_not, "negative": METHODS["neg"], "absolute": METHODS["abs"],
+    "__neg__": METHODS["neg"], "__abs__": METHODS["abs"], "__invert__": _invert,
+    "float": _cast_method(float32), "double": _cast_method(float64), "int": _cast_method(int32),
+    "long": _cast_method(int32), "bool": _cast_method(bool_),
+    "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_,
+})
+
+__all__ = list(_TABLE) + ["round", "leaky_relu", "elu", "gelu", "softplus", "clamp", "clip", "logical_not"]
