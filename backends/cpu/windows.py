@@ -1,1 +1,41 @@
-"""cpu windows kernels."""
+"""cpu windows kernels: Im2Col (torch ``unfold``) and Col2Im (torch ``fold``).
+
+Im2Col is one strided view of the zero-padded input, copied into the column layout;
+Col2Im adds each kernel offset's slab back into the padded image (a loop over the
+kh*kw offsets, never over pixels) and crops the padding.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from webgrad import kernel_names as K
+
+from .registry import cpu_kernel
+
+
+def _out_size(size, k, s, p, d):
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+@cpu_kernel(K.IM2COL)
+def im2col(x, *, kernel_size, stride, padding, dilation):
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    n, c, h, w = x.shape
+    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
+    s0, s1, s2, s3 = xp.strides
+    win = as_strided(xp, (n, c, kh, kw, oh, ow), (s0, s1, dh * s2, dw * s3, sh * s2, sw * s3), writeable=False)
+    return np.ascontiguousarray(win).reshape(n, c * kh * kw, oh * ow)
+
+
+@cpu_kernel(K.COL2IM)
+def col2im(cols, *, output_size, kernel_size, stride, padding, dilation):
+    (h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw) = output_size, kernel_size, stride, padding, dilation
+    n = cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    blocks = cols.reshape(n, c, kh, kw, oh, ow)
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw] += blocks[:, :, i, j]
+    return out[:, :, ph:ph + h, pw:pw + w].copy()

@@ -1,1 +1,29 @@
-"""Functional neural-network ops (PyTorch's torch.nn.functional)."""
+"""Functional neural-network ops (PyTorch's ``torch.nn.functional``), composed from webgrad's ops
+and the two window kernels (Im2Col, Col2Im). ``METHODS`` lists the Tensor methods it adds.
+
+>>> import webgrad as wg
+>>> import webgrad.nn.functional as F
+>>> F.softmax(wg.tensor([1.0, 1.0]), dim=0).tolist()
+[0.5, 0.5]
+"""
+from ...tensor import Tensor
+from . import activation as _activation, conv as _conv, dropout as _dropout, interpolate as _interpolate, \
+    linear as _linear, loss as _loss, normalization as _normalization, pooling as _pooling, sparse as _sparse
+from .activation import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .interpolate import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+
+METHODS = {"softmax": _activation.softmax, "log_softmax": _activation.log_softmax}
+
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+__all__ = [name for m in (_activation, _conv, _dropout, _interpolate, _linear, _loss, _normalization, _pooling,
+                          _sparse) for name in m.__all__]
+from ..attention import scaled_dot_product_attention  # noqa: E402,F401  (nn/attention.py)

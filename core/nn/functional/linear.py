@@ -1,0 +1,24 @@
+"""The affine map of a fully connected layer."""
+from __future__ import annotations
+
+from ...ops.common import check_tensor
+
+
+def linear(input, weight, bias=None):
+    """x @ weight.T + bias, with weight [out_features, in_features] (or [in_features]).
+
+    >>> import webgrad as wg
+    >>> linear(wg.ones(2, 3), wg.ones(4, 3), wg.zeros(4)).shape
+    (2, 4)
+    """
+    check_tensor("linear", input)
+    check_tensor("linear", weight, "weight")
+    if weight.ndim not in (1, 2) or input.ndim < 1 or input.shape[-1] != weight.shape[-1]:
+        raise ValueError(f"linear: input of shape {tuple(input.shape)} does not match weight of shape "
+                         f"{tuple(weight.shape)} (expected input[..., {weight.shape[-1]}] and weight "
+                         f"[out_features, in_features])")
+    y = input @ (weight.transpose(0, 1) if weight.ndim == 2 else weight)
+    return y if bias is None else y + bias
+
+
+__all__ = ["linear"]

@@ -1,0 +1,81 @@
+"""Layer and batch normalisation, composed from reductions and arithmetic."""
+from __future__ import annotations
+
+from ...engine import no_grad
+from ...ops.common import check_tensor
+
+
+def _normalize(x, dims, eps):
+    mean = x.mean(dims, keepdim=True)
+    centred = x - mean
+    var = (centred * centred).mean(dims, keepdim=True)
+    return centred * (var + eps).rsqrt(), mean, var
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing dims ``normalized_shape`` (biased variance), then scale and shift.
+
+    >>> import webgrad as wg
+    >>> layer_norm(wg.tensor([[1.0, 3.0]]), (2,)).round(decimals=3).tolist()
+    [[-1.0, 1.0]]
+    """
+    check_tensor("layer_norm", input)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
+        raise ValueError(f"layer_norm: normalized_shape {shape} does not match the trailing dims of the input "
+                         f"of shape {tuple(input.shape)}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.shape) != shape:
+            raise ValueError(f"layer_norm: {name} must have shape {shape}, got {tuple(p.shape)}")
+    y, _, _ = _normalize(input, tuple(range(input.ndim - k, input.ndim)), eps)
+    y = y if weight is None else y * weight
+    return y if bias is None else y + bias
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalise [N, C, ...] per channel C: with batch statistics when ``training`` (then the running
+    statistics are updated in place, the variance unbiased, as in PyTorch), else with the running ones.
+
+    >>> import webgrad as wg
+    >>> rm, rv = wg.zeros(1), wg.ones(1)
+    >>> batch_norm(wg.tensor([[1.0], [3.0]]), rm, rv, training=True).round(decimals=3).tolist()
+    [[-1.0], [1.0]]
+    >>> round(rm.item(), 3), round(rv.item(), 3)
+    (0.2, 1.1)
+    """
+    check_tensor("batch_norm", input)
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected an input of shape [N, C, ...], got {tuple(input.shape)}")
+    c = input.shape[1]
+    for name, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if p is not None and tuple(p.shape) != (c,):
+            raise ValueError(f"batch_norm: {name} must have shape ({c},) for input {tuple(input.shape)}, got "
+                             f"{tuple(p.shape)}")
+    bshape = (1, c) + (1,) * (input.ndim - 2)
+    dims = (0,) + tuple(range(2, input.ndim))
+    if training:
+        count = input.numel() // c
+        if count <= 1:
+            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, got input of "
+                             f"shape {tuple(input.shape)}")
+        y, mean, var = _normalize(input, dims, eps)
+        _update_running(running_mean, mean, momentum)
+        _update_running(running_var, var * (count / (count - 1)), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: running_mean and running_var are needed when not training")
+        y = (input - running_mean.reshape(bshape)) * (running_var.reshape(bshape) + eps).rsqrt()
+    y = y if weight is None else y * weight.reshape(bshape)
+    return y if bias is None else y + bias.reshape(bshape)
+
+
+def _update_running(stat, batch_value, momentum):
+    if stat is not None:
+        with no_grad():
+            new = stat * (1.0 - momentum) + batch_value.detach().reshape(stat.shape) * momentum
+            stat._assign(new, "batch_norm")
+
+
+__all__ = ["layer_norm", "batch_norm"]

@@ -1,0 +1,151 @@
+"""Losses of webgrad.nn.functional against PyTorch (and numpy formulas where cheap), with
+finite-difference gradients, a second-order check for cross_entropy, and bad-input errors."""
+import numpy as np
+import pytest
+
+import webgrad as wg
+import webgrad.nn.functional as F
+from opinfo import OpCase, gradgradcheck, op_tests
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+pytestmark = pytest.mark.filterwarnings("ignore:reduction. .mean. divides")
+
+rng = np.random.default_rng(1)
+
+
+def rn(*shape):
+    return rng.standard_normal(shape)
+
+
+def tref(fn, **kw):
+    """A reference calling PyTorch on the numpy inputs (integer arrays as int64 class indices)."""
+    def ref(*arrays):
+        ts = [torch.from_numpy(np.ascontiguousarray(a.astype(np.int64) if a.dtype.kind == "i" else a))
+              for a in arrays]
+        return fn(*ts, **kw).numpy()
+    return ref
+
+
+def probs(*shape):
+    e = np.exp(rn(*shape))
+    return e / e.sum(1, keepdims=True)
+
+
+X, Y = rn(3, 4), rn(3, 4)
+TARGET = np.array([1, 0, 3], dtype=np.int32)
+IGNORED = np.array([1, -100, 3], dtype=np.int32)
+WEIGHT = rng.uniform(0.5, 2.0, 4)
+P = rng.uniform(0.05, 0.95, (3, 4))
+Q = rng.uniform(0.0, 1.0, (3, 4))
+
+CASES = [
+    OpCase("mse_loss", F.mse_loss, lambda a, b: ((a - b) ** 2).mean(), [X, Y]),
+    OpCase("mse_loss_sum_broadcast", lambda a, b: F.mse_loss(a, b, reduction="sum"),
+           lambda a, b: ((a - b) ** 2).sum(), [X, rn(4)]),
+    OpCase("mse_loss_big", lambda a, b: F.mse_loss(a, b, reduction="none"), lambda a, b: (a - b) ** 2,
+           [rn(40, 30), rn(40, 30)], grad=False),
+    OpCase("mse_loss_scalar", F.mse_loss, lambda a, b: (a - b) ** 2, [np.array(1.5), np.array(-0.5)]),
+    OpCase("l1_loss", F.l1_loss, lambda a, b: np.abs(a - b).mean(), [X, Y]),
+    OpCase("l1_loss_none", lambda a, b: F.l1_loss(a, b, reduction="none"), lambda a, b: np.abs(a - b), [X, Y]),
+    OpCase("smooth_l1_loss", lambda a, b: F.smooth_l1_loss(a, b, beta=0.7),
+           tref(TF.smooth_l1_loss, beta=0.7), [X, Y]),
+    OpCase("smooth_l1_loss_beta0", lambda a, b: F.smooth_l1_loss(a, b, reduction="sum", beta=0.0),
+           tref(TF.smooth_l1_loss, reduction="sum", beta=0.0), [X, Y]),
+    OpCase("huber_loss", lambda a, b: F.huber_loss(a, b, reduction="sum", delta=0.7),
+           tref(TF.huber_loss, reduction="sum", delta=0.7), [X, Y]),
+    OpCase("cross_entropy", F.cross_entropy, tref(TF.cross_entropy), [X, TARGET]),
+    OpCase("cross_entropy_big", F.cross_entropy, tref(TF.cross_entropy),
+           [rn(100, 12), rng.integers(0, 12, 100).astype(np.int32)], grad=False),
+    OpCase("cross_entropy_weight_ignore", lambda x, t, w: F.cross_entropy(x, t, weight=w),
+           lambda x, t, w: tref(TF.cross_entropy, weight=torch.from_numpy(w))(x, t), [X, IGNORED, WEIGHT]),
+    OpCase("cross_entropy_smoothing", lambda x, t, w: F.cross_entropy(x, t, w, label_smoothing=0.2),
+           lambda x, t, w: tref(TF.cross_entropy, weight=torch.from_numpy(w), label_smoothing=0.2)(x, t),
+           [X, IGNORED, WEIGHT]),
+    OpCase("cross_entropy_none_ignore_index", lambda x, t: F.cross_entropy(x, t, ignore_index=3, reduction="none"),
+           tref(TF.cross_entropy, ignore_index=3, reduction="none"), [X, TARGET]),
+    OpCase("cross_entropy_nd", lambda x, t: F.cross_entropy(x, t, reduction="sum", label_smoothing=0.1),
+           tref(TF.cross_entropy, reduction="sum", label_smoothing=0.1),
+           [rn(2, 3, 2, 2), rng.integers(0, 3, (2, 2, 2)).astype(np.int32)]),
+    OpCase("cross_entropy_unbatched", F.cross_entropy, tref(TF.cross_entropy), [rn(4), np.array(2, np.int32)]),
+    OpCase("cross_entropy_probs", lambda x, p: F.cross_entropy(x, p, label_smoothing=0.1),
+           tref(TF.cross_entropy, label_smoothing=0.1), [X, probs(3, 4)]),
+    OpCase("cross_entropy_probs_weight_nd", lambda x, p, w: F.cross_entropy(x, p, w[:3], reduction="none"),
+           lambda x, p, w: tref(TF.cross_entropy, weight=torch.from_numpy(w[:3]), reduction="none")(x, p),
+           [rn(2, 3, 2), probs(2, 3, 2), WEIGHT]),
+    OpCase("nll_loss", lambda x, t, w: F.nll_loss(x, t, w), lambda x, t, w: tref(
+        TF.nll_loss, weight=torch.from_numpy(w))(x, t), [X, IGNORED, WEIGHT]),
+    OpCase("nll_loss_sum", lambda x, t: F.nll_loss(x, t, reduction="sum"),
+           lambda x, t: -x[np.arange(3), t].sum(), [X, TARGET]),
+    OpCase("binary_cross_entropy", F.binary_cross_entropy,
+           lambda p, q: -(q * np.log(p) + (1 - q) * np.log(1 - p)).mean(), [P, Q]),
+    OpCase("binary_cross_entropy_weight", lambda p, q, w: F.binary_cross_entropy(p, q, w, reduction="none"),
+           lambda p, q, w: tref(TF.binary_cross_entropy, weight=torch.from_numpy(w), reduction="none")(p, q),
+           [P, Q, WEIGHT]),
+    OpCase("binary_cross_entropy_with_logits", F.binary_cross_entropy_with_logits,
+           tref(TF.binary_cross_entropy_with_logits), [X * 3, Q]),
+    OpCase("binary_cross_entropy_with_logits_pos_weight",
+           lambda x, q, w, pw: F.binary_cross_entropy_with_logits(x, q, w, reduction="sum", pos_weight=pw),
+           lambda x, q, w, pw: tref(TF.binary_cross_entropy_with_logits, weight=torch.from_numpy(w),
+                                    pos_weight=torch.from_numpy(pw), reduction="sum")(x, q),
+           [X * 3, Q, WEIGHT, WEIGHT[::-1].copy()]),
+    OpCase("kl_div", F.kl_div, lambda lp, q: (q * (np.log(q) - lp)).mean(), [X, Q]),
+    OpCase("kl_div_batchmean_zero_target", lambda lp, q: F.kl_div(lp, q, reduction="batchmean"),
+           tref(TF.kl_div, reduction="batchmean"), [X, np.where(Q < 0.3, 0.0, Q)], grad=False),
+    OpCase("kl_div_log_target", lambda lp, lq: F.kl_div(lp, lq, reduction="sum", log_target=True),
+           tref(TF.kl_div, reduction="sum", log_target=True), [X, Y]),
+]
+
+globals().update(op_tests(CASES))
+
+
+def test_binary_cross_entropy_clamps_log_at_minus_100():
+    got = F.binary_cross_entropy(wg.tensor([0.0, 1.0]), wg.tensor([1.0, 0.0]), reduction="none")
+    assert got.tolist() == [100.0, 100.0]
+
+
+def test_binary_cross_entropy_with_logits_is_stable():
+    got = F.binary_cross_entropy_with_logits(wg.tensor([-200.0, 200.0]), wg.tensor([1.0, 0.0]), reduction="none")
+    np.testing.assert_allclose(got.numpy(), [200.0, 200.0])
+
+
+def test_cross_entropy_all_ignored_is_nan_like_torch():
+    t = np.array([-100, -100], np.int32)
+    got = F.cross_entropy(wg.tensor(X[:2]), wg.tensor(t)).item()
+    want = TF.cross_entropy(torch.tensor(X[:2]), torch.tensor(t).long()).item()
+    assert np.isnan(got) and np.isnan(want)
+
+
+SECOND_ORDER = {
+    "cross_entropy": (lambda x: F.cross_entropy(x, wg.tensor(TARGET)), [X]),
+    "cross_entropy_probs_smoothing": (lambda x, p: F.cross_entropy(x, p, label_smoothing=0.1), [X, probs(3, 4)]),
+    "binary_cross_entropy_with_logits": (F.binary_cross_entropy_with_logits, [X, Q]),
+    "smooth_l1_loss": (lambda a, b: F.smooth_l1_loss(a, b, beta=0.7), [X, Y]),
+}
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER)
+def test_second_order(name):
+    fn, arrays = SECOND_ORDER[name]
+    gradgradcheck(fn, *arrays, what=name)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: F.mse_loss(wg.ones(2), wg.ones(2), reduction="avg"), "mse_loss: reduction must be one of"),
+    (lambda: F.cross_entropy(wg.ones(2, 3), wg.ones(2, 3), reduction="batchmean"), "cross_entropy: reduction"),
+    (lambda: F.kl_div(wg.ones(2), wg.ones(2), reduction="max"), "kl_div: reduction"),
+    (lambda: F.cross_entropy(wg.ones(2, 3), wg.tensor([[0, 1]])), r"cross_entropy: target must be class indices "
+                                                                   r"\(int32 of shape \(2,\)\).*int32 \(1, 2\)"),
+    (lambda: F.cross_entropy(wg.ones(2, 3), wg.tensor([0.0, 1.0])), r"cross_entropy: .*got float32 \(2,\)"),
+    (lambda: F.cross_entropy(wg.ones(2, 3), wg.ones(2, 4)), r"cross_entropy: .*input's shape \(2, 3\)"),
+    (lambda: F.cross_entropy(wg.ones(2, 3), wg.tensor([0, 1]), weight=wg.ones(2)), r"cross_entropy: weight must"),
+    (lambda: F.cross_entropy(wg.ones(2, 3), wg.tensor([0, 1]), label_smoothing=1.5), "cross_entropy: label_smoo"),
+    (lambda: F.nll_loss(wg.ones(2, 3), wg.tensor([0])), "nll_loss: class-index target"),
+    (lambda: F.binary_cross_entropy(wg.ones(2), wg.ones(3)), "binary_cross_entropy: target of shape"),
+    (lambda: F.binary_cross_entropy_with_logits(wg.ones(2), wg.ones(2, 1)), "binary_cross_entropy_with_logits"),
+    (lambda: F.smooth_l1_loss(wg.ones(2), wg.ones(2), beta=-1.0), "smooth_l1_loss: beta"),
+    (lambda: F.l1_loss(wg.ones(2), [1.0, 2.0]), "l1_loss: target must be a Tensor"),
+])
+def test_bad_arguments(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
