@@ -9,8 +9,11 @@ from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mod
 from .shapes import sum_axes_for_broadcast
 
 
-def _fit(g, shape, name):
-    """Sum a gradient that came back in a broadcast shape down to its input's ``shape``."""
+def _fit(g, shape, dtype, name):
+    """Sum a gradient that came back in a broadcast shape down to its input's ``shape``, and
+    cast it to the input's ``dtype`` (as PyTorch's engine does)."""
+    if g._dtype is not dtype:
+        g = run_kernel(K.CAST, g, dtype=dtype)
     if g.shape == shape:
         return g
     gs = tuple(g.shape)
@@ -103,12 +106,12 @@ def _step(node, grads, pending, leaves, deps, ready, retain_graph, capture):
                                f"{len(node.next)} inputs")
         if not retain_graph and node.saved:
             node.saved = None
-    for edge, g, shape in zip(node.next, in_grads, node.shapes):
+    for edge, g, shape, dtype in zip(node.next, in_grads, node.shapes, node.dtypes):
         if edge is None:
             continue
         target, idx = edge
         if g is not None:
-            g = _fit(g, shape, node.name)
+            g = _fit(g, shape, dtype, node.name)
         if idx < 0:
             if g is not None:
                 _collect_leaf(leaves, target, g)
@@ -162,9 +165,10 @@ def _as_list(x):
     return [x] if isinstance(x, Tensor) else list(x)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate into the leaves' ``.grad`` the gradients of ``tensors`` (PyTorch's
-    ``torch.autograd.backward``). ``Tensor.backward`` calls this.
+    ``torch.autograd.backward``); given ``inputs``, only into those tensors' ``.grad``.
+    ``Tensor.backward`` calls this.
 
     >>> import webgrad as wg
     >>> x = wg.tensor([1.0, 2.0], requires_grad=True)
@@ -176,7 +180,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     grad_tensors = _root_grads(tensors, grad_tensors, "backward")
     if retain_graph is None:
         retain_graph = create_graph
-    _run_backward(tensors, grad_tensors, retain_graph, create_graph)
+    if inputs is None:
+        return _run_backward(tensors, grad_tensors, retain_graph, create_graph)
+    inputs = _as_list(inputs)
+    grads = grad(tensors, inputs, grad_tensors, retain_graph, create_graph, allow_unused=True)
+    for t, g in zip(inputs, grads):
+        if g is not None:
+            t.grad = _accumulate(t.grad, g, create_graph)
 
 
 def _root_grads(outputs, grads, who):
@@ -194,6 +204,8 @@ def _root_grads(outputs, grads, who):
         elif not isinstance(g, Tensor):
             from .tensor import tensor
             g = tensor(g, dtype=t.dtype, backend=t._backend)
+        elif g._dtype is not t._dtype:
+            g = run_kernel(K.CAST, g, dtype=t._dtype)
         out.append(g)
     return out
 

@@ -60,6 +60,11 @@ class set_grad_enabled:
 class _GradModeContext:
     mode = True
 
+    def __new__(cls, fn=None):
+        """``no_grad()`` makes a context manager; ``@no_grad`` (bare, as in PyTorch) decorates ``fn``."""
+        self = super().__new__(cls)
+        return self if fn is None else self(fn)
+
     def __enter__(self):
         self.prev = _mode.enabled
         _mode.enabled = self.mode

@@ -6,6 +6,8 @@ the tensor's own: data access, autograd state, and movement between backends/dty
 """
 from __future__ import annotations
 
+import math
+
 from . import registry
 from .dtypes import DType, to_dtype
 from .engine import _mode, record_function, run_kernel
@@ -88,6 +90,7 @@ class Tensor:
         return numel(self._data.shape)
 
     def element_size(self) -> int:
+        """Bytes per element."""
         return self._dtype.itemsize
 
     @property
@@ -95,9 +98,9 @@ class Tensor:
         """True for tensors not produced by a recorded op (user-created, or not requiring grad)."""
         return self.grad_fn is None
 
-    @property
-    def is_floating_point(self):
-        return lambda: self._dtype.is_floating
+    def is_floating_point(self) -> bool:
+        """True for float32 and float64 tensors."""
+        return self._dtype.is_floating
 
     def __len__(self):
         if not self.shape:
@@ -208,7 +211,7 @@ class Tensor:
         4.0
         """
         from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph)
+        backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
     def detach(self) -> "Tensor":
         """The same data, cut from the graph (does not require grad)."""
@@ -381,16 +384,34 @@ def _from_array(be, data, dt):
 
 
 def format_values(values, dtype: DType) -> str:
-    """PyTorch-like text for (nested) values: ``[[1., 2.],\n        [3., 4.]]``."""
-    def fmt(v):
-        if dtype.is_floating and v == v and abs(v) != float("inf"):
-            return f"{v:.4f}".rstrip("0")
-        return str(v)
+    """PyTorch-like text for (nested) values, padded to one width: ``[[ 1.,  2.],\n        [10., 20.]]``.
+    Floats print as ``1.`` when all are whole, else with 4 decimals (scientific when the range is wide)."""
+    flat, depth, level = [], 0, values
+    while isinstance(level, list):
+        depth, level = depth + 1, level[0] if level else None
+    stack = [values]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(v)
+        else:
+            flat.append(v)
+    fmt, shown = str, flat
+    if dtype.is_floating:
+        shown = [v for v in flat if math.isfinite(v)]
+        big = max(map(abs, shown), default=0.0)
+        small = min((abs(v) for v in shown if v), default=0.0)
+        if big < 1e8 and all(v == int(v) for v in shown):
+            fmt = lambda v: f"{v:.0f}." if math.isfinite(v) else str(v)  # noqa: E731
+        elif big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3)):
+            fmt = lambda v: f"{v:.4e}"  # noqa: E731
+        else:
+            fmt = lambda v: f"{v:.4f}"  # noqa: E731
+    width = max((len(fmt(v)) for v in shown), default=0)
 
-    def rec(v, indent):
+    def rec(v, d):
         if not isinstance(v, list):
-            return fmt(v)
-        if v and isinstance(v[0], list):
-            return "[" + (",\n" + " " * (indent + 1)).join(rec(x, indent + 1) for x in v) + "]"
-        return "[" + ", ".join(fmt(x) for x in v) + "]"
-    return rec(values, len("tensor("))
+            return fmt(v).rjust(width)
+        sep = "," + "\n" * (depth - d - 1) + " " * (len("tensor(") + d + 1) if depth - d > 1 else ", "
+        return "[" + sep.join(rec(x, d + 1) for x in v) + "]"
+    return rec(values, 0)

@@ -270,7 +270,7 @@ def inplace(self: Tensor, name: str, fn, *args, **kwargs) -> Tensor:
 
     The computation reads an alias of ``self``, so the value it saves for backward is the old one
     and this very op does not trip the version check."""
-    src = self._alias() if self.grad_fn is not None else self
+    src = self if self.requires_grad and self.grad_fn is None else self._alias()
     args = [src if a is self else a for a in args]
     return self._assign(fn(src, *args, **kwargs), name)
 

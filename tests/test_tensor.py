@@ -1,0 +1,254 @@
+"""Tensor construction, data access, metadata and repr (PyTorch's behaviour where it has one)."""
+import array
+import asyncio
+
+import numpy as np
+import pytest
+
+import webgrad as wg
+
+
+# ---------------------------------------------------------------- construction
+
+@pytest.mark.parametrize("data, dtype, shape", [
+    (2.5, wg.float32, ()),
+    (3, wg.int32, ()),
+    (True, wg.bool, ()),
+    ([1.0, 2.0], wg.float32, (2,)),
+    ([1, 2, 3], wg.int32, (3,)),
+    ([True, False], wg.bool, (2,)),
+    ([1, 2.5], wg.float32, (2,)),
+    ([[1, 2], [3, 4]], wg.int32, (2, 2)),
+    ((1.0, (2.0,)[0]), wg.float32, (2,)),
+    ([[[1.0]], [[2.0]]], wg.float32, (2, 1, 1)),
+    ([], wg.float32, (0,)),
+    ([[], []], wg.float32, (2, 0)),
+])
+def test_from_python(data, dtype, shape, backend):
+    t = wg.tensor(data)
+    assert t.dtype is dtype and t.shape == shape and t.device == backend
+    assert t.tolist() == (data if not isinstance(data, tuple) else list(data))
+
+
+def test_dtype_argument_converts():
+    assert wg.tensor([1, 2], dtype=wg.float32).tolist() == [1.0, 2.0]
+    assert wg.tensor([1.7, -1.7], dtype=wg.int32).tolist() == [1, -1]   # truncation, as torch
+    assert wg.tensor([0, 2], dtype=wg.bool).tolist() == [False, True]
+    assert wg.tensor([1.0], dtype="float64").dtype is wg.float64
+
+
+def test_ragged_refused():
+    with pytest.raises(ValueError, match="ragged"):
+        wg.tensor([[1, 2], [3]])
+    with pytest.raises(ValueError, match="ragged"):
+        wg.tensor([[1, 2], 3])
+
+
+def test_non_numbers_refused():
+    with pytest.raises(TypeError, match="tensor"):
+        wg.tensor(["a", "b"])
+
+
+def test_python_int_overflow_refused():
+    with pytest.raises(OverflowError, match="int32"):
+        wg.tensor([1, 2 ** 40])
+
+
+@pytest.mark.parametrize("code, dtype", [("f", wg.float32), ("d", wg.float64), ("i", wg.int32),
+                                         ("q", wg.int32), ("b", wg.int32)])
+def test_from_array_array(code, dtype):
+    t = wg.tensor(array.array(code, [1, 2, 3]))
+    assert t.dtype is dtype and t.shape == (3,) and t.tolist() == [1, 2, 3]
+
+
+def test_from_memoryview_keeps_shape():
+    buf = memoryview(np.arange(6, dtype=np.float32).reshape(2, 3))
+    t = wg.tensor(buf)
+    assert t.shape == (2, 3) and t.dtype is wg.float32
+    assert t.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_from_bytes_is_uint8_data():
+    t = wg.tensor(b"\x01\x02\xff")
+    assert t.tolist() == [1, 2, 255] and t.dtype is wg.int32
+
+
+@pytest.mark.parametrize("np_dtype, dtype", [
+    (np.float32, wg.float32), (np.float64, wg.float64), (np.int32, wg.int32), (np.bool_, wg.bool),
+    (np.int64, wg.int32), (np.int16, wg.int32), (np.uint8, wg.int32), (np.float16, wg.float32),
+])
+def test_from_numpy(np_dtype, dtype, backend):
+    a = np.array([[0, 1, 1], [1, 0, 1]]).astype(np_dtype)
+    t = wg.tensor(a)
+    assert t.dtype is dtype and t.shape == (2, 3) and t.device == backend
+    np.testing.assert_array_equal(t.numpy(), a)
+
+
+def test_from_numpy_copies():
+    a = np.array([1.0, 2.0], dtype=np.float32)
+    t = wg.tensor(a)
+    a[0] = 100.0
+    assert t.tolist() == [1.0, 2.0]
+
+
+def test_from_numpy_non_contiguous_and_scalars():
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)[:, ::2].T
+    np.testing.assert_array_equal(wg.tensor(a).numpy(), a)
+    assert wg.tensor(np.float64(2.5)).dtype is wg.float64
+    assert wg.tensor(np.int64(3)).dtype is wg.int32 and wg.tensor(np.int64(3)).item() == 3
+    assert wg.tensor([np.float32(1.5), np.float32(2.0)]).tolist() == [1.5, 2.0]
+
+
+def test_numpy_int64_overflow_refused():
+    with pytest.raises(OverflowError, match="int32"):
+        wg.tensor(np.array([0, 2 ** 40], dtype=np.int64))
+
+
+def test_numpy_complex_refused():
+    with pytest.raises(TypeError, match="dtype"):
+        wg.tensor(np.array([1 + 2j]))
+
+
+def test_tensor_of_tensor_copies_and_detaches():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    y = wg.tensor(x)
+    assert not y.requires_grad and y.is_leaf and y.tolist() == [1.0, 2.0]
+    assert wg.tensor(x, dtype=wg.float64).dtype is wg.float64
+
+
+def test_constructor_class():
+    t = wg.Tensor([1.0, 2.0], requires_grad=True)
+    assert isinstance(t, wg.Tensor) and t.requires_grad and t.is_leaf and t.tolist() == [1.0, 2.0]
+
+
+# ---------------------------------------------------------------- data access
+
+def test_tolist_and_item():
+    assert wg.tensor(2.5).tolist() == 2.5
+    assert wg.tensor([[1, 2]]).tolist() == [[1, 2]]
+    assert wg.tensor([[7.0]]).item() == 7.0
+    assert isinstance(wg.tensor(3).item(), int) and isinstance(wg.tensor(True).item(), bool)
+
+
+def test_item_on_many_elements_refused():
+    with pytest.raises(ValueError, match="one-element"):
+        wg.tensor([1.0, 2.0]).item()
+
+
+def test_numpy_and_asarray():
+    t = wg.tensor([[1.0, 2.0]])
+    a = t.numpy()
+    assert isinstance(a, np.ndarray) and a.dtype == np.float32 and a.shape == (1, 2)
+    b = np.asarray(t)
+    assert b.dtype == np.float32 and b.tolist() == [[1.0, 2.0]]
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+    assert np.asarray(wg.tensor(3)).shape == ()
+
+
+def test_numpy_refused_when_requires_grad():
+    t = wg.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"detach\(\)\.numpy\(\)"):
+        t.numpy()
+    assert t.detach().numpy().tolist() == [1.0]
+
+
+def test_async_data():
+    t = wg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert asyncio.run(t.data()) == [[1.0, 2.0], [3.0, 4.0]]
+
+
+# ---------------------------------------------------------------- metadata and Python protocols
+
+def test_metadata():
+    t = wg.zeros(2, 3, 4)
+    assert t.shape == (2, 3, 4) and t.ndim == 3 and t.dim() == 3
+    assert t.size() == (2, 3, 4) and t.size(1) == 3 and t.size(-1) == 4
+    assert t.numel() == 24 and len(t) == 2
+    assert t.dtype is wg.float32 and t.is_floating_point() and t.element_size() == 4
+    assert wg.tensor(1.0).numel() == 1 and wg.zeros(0, 3).numel() == 0
+    with pytest.raises(IndexError, match="size"):
+        t.size(3)
+
+
+def test_len_and_iter_of_scalar_refused():
+    with pytest.raises(TypeError, match="0-d"):
+        len(wg.tensor(1.0))
+    with pytest.raises(TypeError, match="0-d"):
+        iter(wg.tensor(1.0))
+
+
+def test_iter_yields_rows():
+    rows = list(wg.tensor([[1, 2], [3, 4]]))
+    assert [r.tolist() for r in rows] == [[1, 2], [3, 4]]
+
+
+def test_scalar_conversions():
+    assert bool(wg.tensor([1.0])) is True and bool(wg.tensor(0)) is False
+    assert float(wg.tensor(2)) == 2.0 and int(wg.tensor(2.9)) == 2
+    assert [10, 20, 30][wg.tensor(1)] == 20
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(wg.tensor([1.0, 2.0]))
+    with pytest.raises(TypeError, match="index"):
+        [1, 2][wg.tensor(1.0)]
+
+
+def test_hashable_by_identity():
+    a, b = wg.tensor(1.0), wg.tensor(1.0)
+    assert len({a, b, a}) == 2
+
+
+def test_to_dtype():
+    t = wg.tensor([1.5, -2.5])
+    assert t.to(wg.int32).tolist() == [1, -2]
+    assert t.to(wg.float64).dtype is wg.float64
+    assert t.to("float64").dtype is wg.float64
+    assert t.to(dtype=wg.bool).tolist() == [True, True]
+    assert t.to(wg.float32) is t
+    assert t.to(wg.tensor([1], dtype=wg.float64)).dtype is wg.float64
+    assert t.type() == "float32" and t.type(wg.float64).dtype is wg.float64
+    with pytest.raises(TypeError, match="unknown dtype"):
+        t.to("complex64")
+
+
+def test_to_dtype_is_differentiable():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    y = x.to(wg.float64)
+    assert y.requires_grad and y.grad_fn is not None
+    y.backward(wg.tensor([1.0, 3.0], dtype=wg.float64))
+    assert x.grad.dtype is wg.float32 and x.grad.tolist() == [1.0, 3.0]
+
+
+def test_to_int_cuts_the_graph():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    assert not x.to(wg.int32).requires_grad
+
+
+def test_to_same_backend_is_identity(backend):
+    t = wg.tensor([1.0])
+    assert t.to(backend) is t and t.device == backend and t.cpu().device == "cpu"
+
+
+# ---------------------------------------------------------------- repr, like PyTorch's
+
+@pytest.mark.parametrize("make, text", [
+    (lambda: wg.tensor([1.0, 2.0], requires_grad=True), "tensor([1., 2.], requires_grad=True)"),
+    (lambda: wg.tensor(3.0), "tensor(3.)"),
+    (lambda: wg.tensor([1.5, 2.25]), "tensor([1.5000, 2.2500])"),
+    (lambda: wg.tensor([1.0, 10.0]), "tensor([ 1., 10.])"),
+    (lambda: wg.tensor([[1.0, 2.0], [3.0, 4.0]]), "tensor([[1., 2.],\n        [3., 4.]])"),
+    (lambda: wg.tensor([1e-5, 1.0]), "tensor([1.0000e-05, 1.0000e+00])"),
+    (lambda: wg.tensor([1, -20]), "tensor([  1, -20])"),
+    (lambda: wg.tensor([True, False]), "tensor([ True, False])"),
+    (lambda: wg.tensor([1.0, 2.0], dtype=wg.float64), "tensor([1., 2.], dtype=webgrad.float64)"),
+    (lambda: wg.zeros(0, 3), "tensor([], size=(0, 3))"),
+    (lambda: wg.tensor([float("nan"), 1.0, float("inf")]), "tensor([nan, 1., inf])"),
+])
+def test_repr(make, text):
+    assert repr(make()) == text
+
+
+def test_repr_matches_torch():
+    torch = pytest.importorskip("torch")
+    for v in ([1.5, 2.25], [[1.0, 2.0], [30.0, 4.0]], [[[1.0, 2.0]], [[3.0, 40.0]]], [1e-5, 1.0], 3.5, -0.0,
+              [1e9, 1.0], [True, False], [0.1, 0.25, 123.5]):
+        assert repr(wg.tensor(v)) == repr(torch.tensor(v)), v
