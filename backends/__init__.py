@@ -1,7 +1,11 @@
-"""Backends: each registers itself with a priority; none is imported until first use.
+"""Backends: each registers itself with a priority; none is started until first use.
 
 ``cpu`` (numpy) is always registered; it starts only where numpy imports.
+``wgpu`` (WebGPU through wgpu-py) is registered off emscripten; its priority is above
+``cpu`` only on a real GPU adapter, asked for when a default backend is first chosen.
 """
+import sys
+
 from webgrad.registry import register_backend
 
 
@@ -11,3 +15,9 @@ def _cpu():
 
 
 register_backend("cpu", _cpu, priority=0)
+
+
+if sys.platform != "emscripten":
+    from .gpu import register_native
+
+    register_native()

@@ -143,14 +143,17 @@ _backend_errors: dict = {}
 _current: list = [None]      # the chosen default backend instance (None until first use)
 
 
-def register_backend(name: str, factory: Callable, priority: int = 0):
+def register_backend(name: str, factory: Callable, priority=0):
     """Make backend ``name`` available. ``factory()`` builds the backend object on first
     use (it may raise, e.g. when its runtime is missing; the backend is then skipped).
-    The default backend is the highest-priority one whose factory succeeds.
+    The default backend is the highest-priority one whose factory succeeds. ``priority`` may be
+    a function returning the int, called once when a default is first chosen (e.g. to ask
+    whether a GPU adapter is real hardware without doing so at import time).
 
     >>> register_backend("counting", lambda: MyBackend(), priority=-1)  # doctest: +SKIP
     """
     _backend_entries[name] = _BackendEntry(factory, priority)
+    _priorities.pop(name, None)
     _backend_instances.pop(name, None)
     _backend_errors.pop(name, None)
     _current[0] = None
@@ -187,6 +190,17 @@ def backend(name: str):
     return be
 
 
+_priorities: dict = {}
+
+
+def backend_priority(name: str) -> int:
+    """The priority backend ``name`` was registered with (resolving a callable once)."""
+    if name not in _priorities:
+        p = _backend_entries[name].priority
+        _priorities[name] = int(p() if callable(p) else p)
+    return _priorities[name]
+
+
 def backends() -> list:
     """Names of the registered backends that start here, highest priority first.
 
@@ -194,7 +208,7 @@ def backends() -> list:
     ['cpu']
     """
     out = []
-    for name, _ in sorted(_backend_entries.items(), key=lambda kv: -kv[1].priority):
+    for name in sorted(_backend_entries, key=lambda n: -backend_priority(n)):
         try:
             backend(name)
             out.append(name)
@@ -215,13 +229,19 @@ def get_backend():
         if forced:
             be = backend(forced)
         else:
-            names = backends()
-            if not names:
-                raise RuntimeError("no webgrad backend could start: " + "; ".join(
-                    f"{n}: {e}" for n, e in _backend_errors.items()))
-            be = backend(names[0])
+            be = _first_that_starts()
         _current[0] = be
     return be
+
+
+def _first_that_starts():
+    for name in sorted(_backend_entries, key=lambda n: -backend_priority(n)):
+        try:
+            return backend(name)
+        except RuntimeError:
+            continue
+    raise RuntimeError("no webgrad backend could start: " + "; ".join(
+        f"{n}: {e}" for n, e in _backend_errors.items()))
 
 
 def set_backend(name: str) -> None:

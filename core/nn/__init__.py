@@ -1,2 +1,13 @@
-"""Neural-network building blocks: ``webgrad.nn.functional`` (and, later, modules)."""
+"""Neural-network building blocks (PyTorch's ``torch.nn``): ``Module``, ``Parameter``, the layers,
+loss modules, ``init``, ``utils`` and ``functional``.
+
+>>> import webgrad as wg
+>>> net = wg.nn.Sequential(wg.nn.Linear(4, 8), wg.nn.ReLU(), wg.nn.Linear(8, 3))
+>>> net(wg.ones(2, 4)).shape
+(2, 3)
+"""
 from . import functional  # noqa: F401
+from . import init, utils  # noqa: F401
+from .layers import *  # noqa: F401,F403
+from .module import Module
+from .parameter import Parameter

@@ -1,0 +1,284 @@
+"""Elementwise kernels: one templated shader (``kernels/elementwise.wgsl``), one WGSL expression per kernel.
+
+Inputs are read whole, as a splat, or through (offset, strides) over the output shape, so the
+same shader also broadcasts, transposes, expands and slices. Without strided inputs and with
+a size divisible by 4 it runs on ``vec4`` items. Creation kernels (fill, arange, random) are
+elementwise maps with no inputs.
+"""
+from __future__ import annotations
+
+from webgrad import kernel_names as K
+from webgrad.dtypes import bool_, float32, int32
+
+from .program import WGSL_TYPES, Program, kernel_source
+
+WG = 64
+_NAMES = ("x0", "x1", "x2")
+
+# kernel -> WGSL expression of x0 (its type T0; F its float type), p0/p1 the float params
+FLOAT_UNARY = {
+    K.NEG: "-x0", K.ABS: "abs(x0)", K.EXP: "exp(x0)", K.LOG: "log(x0)", K.LOG1P: "log1p_(x0)",
+    K.EXPM1: "expm1_(x0)", K.SQRT: "sqrt(x0)", K.RSQRT: "T0(1.0) / sqrt(x0)", K.SQUARE: "x0 * x0",
+    K.RECIPROCAL: "T0(1.0) / x0", K.SIN: "sin(x0)", K.COS: "cos(x0)", K.TAN: "tan(x0)", K.TANH: "tanh_(x0)",
+    K.SIGMOID: "sigmoid_(x0)", K.RELU: "max(x0, T0(0.0))",
+    K.LEAKY_RELU: "select(x0 * p0, x0, x0 > T0(0.0))",
+    K.ELU: "select(p0 * expm1_(min(x0, T0(0.0))), x0, x0 > T0(0.0))",
+    K.SILU: "x0 * sigmoid_(x0)", K.SOFTPLUS: "select(softplus_(x0 * p0) / p0, x0, x0 * p0 > T0(p1))",
+    K.SIGN: "sign(x0)", K.FLOOR: "floor(x0)", K.CEIL: "ceil(x0)", K.ROUND: "round(x0)", K.ERF: "erf_(x0)",
+    K.CLAMP: "min(max(x0, T0(p0)), T0(p1))", K.IDENTITY: "x0",
+}
+GELU = {"none": "T0(0.5) * x0 * (T0(1.0) + erf_(x0 * T0(0.7071067811865476)))",
+        "tanh": "T0(0.5) * x0 * (T0(1.0) + tanh_(T0(0.7978845608028654) * (x0 + T0(0.044715) * x0 * x0 * x0)))"}
+INT_UNARY = {
+    K.NEG: "-x0", K.ABS: "abs(x0)", K.SQUARE: "x0 * x0", K.RELU: "max(x0, T0(0))",
+    K.SIGN: "select(select(T0(0), T0(1), x0 > T0(0)), T0(-1), x0 < T0(0))",
+    K.FLOOR: "x0", K.CEIL: "x0", K.ROUND: "x0", K.IDENTITY: "x0",
+    K.CLAMP: "min(max(x0, T0(p0)), T0(p1))",
+}
+FLOAT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.DIV: "x0 / x1", K.POW: "pow_(x0, x1)",
+                K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)", K.ATAN2: "atan2(x0, x1)"}
+INT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)",
+              K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "T0(round(pow_(F(x0), F(x1))))"}
+BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)"}
+PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "x0 != x1", K.LESS: "x0 < x1", K.LESS_EQUAL: "x0 <= x1",
+              K.GREATER: "x0 > x1", K.GREATER_EQUAL: "x0 >= x1",
+              K.LOGICAL_AND: "(x0 != T0(0)) & (x1 != T1(0))", K.LOGICAL_OR: "(x0 != T0(0)) | (x1 != T1(0))",
+              K.LOGICAL_XOR: "(x0 != T0(0)) != (x1 != T1(0))"}
+_HELPERS = ("expm1_", "log1p_", "tanh_", "sigmoid_", "erf_", "softplus_", "pow_")
+_INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
+
+
+def _as_bool(expr):
+    return f"select(O(0), O(1), {expr})"
+
+
+class View:
+    """An input read through an element offset and per-output-dimension strides (0 = broadcast)."""
+
+    __slots__ = ("array", "offset", "strides")
+
+    def __init__(self, array, offset, strides):
+        self.array, self.offset, self.strides = array, offset, tuple(strides)
+
+
+def contiguous_strides(shape):
+    """Row-major element strides.
+
+    >>> contiguous_strides((2, 3, 4))
+    (12, 4, 1)
+    """
+    out, acc = [], 1
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= d
+    return tuple(reversed(out))
+
+
+def broadcast_view(a, out_shape) -> View:
+    """``a`` broadcast to ``out_shape`` as a strided view."""
+    lead = len(out_shape) - len(a.shape)
+    st = contiguous_strides(a.shape)
+    return View(a, 0, [0] * lead + [0 if d == 1 else s for d, s in zip(a.shape, st)])
+
+
+def _ty(dtype, vec):
+    t = WGSL_TYPES[dtype.name]
+    return f"vec4<{t}>" if vec else t
+
+
+def elementwise(be, label, expr, inputs, out_shape, out_dtype, params=(0.0, 0.0), qparams=(0, 0, 0, 0),
+                extra="", vec4=True):
+    """Record ``out = expr(x0, x1, ...)`` over ``out_shape`` and return the output GpuArray.
+    ``inputs`` are GpuArrays (broadcast as needed) or Views."""
+    out = be.alloc(tuple(out_shape), out_dtype)
+    n = out.size
+    if n == 0:
+        return out
+    modes, views = [], []
+    for a in inputs:
+        if isinstance(a, View):
+            views.append(a)
+            modes.append("s")
+        elif a.size == n:
+            views.append(View(a, 0, ()))
+            modes.append("f")
+        elif a.size == 1:
+            views.append(View(a, 0, ()))
+            modes.append("1")
+        else:
+            views.append(broadcast_view(a, out_shape))
+            modes.append("s")
+    rank = len(out_shape) if "s" in modes else 0
+    vec = vec4 and "s" not in modes and n % 4 == 0
+    dtypes = tuple(v.array.dtype.name for v in views)
+    helpers = any(h in expr for h in _HELPERS)
+    key = ("ew", label, expr, dtypes, out_dtype.name, tuple(modes), vec, rank)
+
+    def build():
+        names = _NAMES[:len(views)]
+        uni = [("n", "u32", 1), ("p", "f32", 2), ("q", "i32", 4)]
+        if rank:
+            uni.append(("shape", "u32", rank))
+        aliases = [f"alias T{k} = {_ty(v.array.dtype, vec)};" for k, v in enumerate(views)]
+        aliases += [f"alias O = {_ty(out_dtype, vec)};", f"alias F = {'vec4<f32>' if vec else 'f32'};"]
+        loads = []
+        for k, (m, v) in enumerate(zip(modes, views)):
+            if m == "f":
+                loads.append(f"    let x{k} = in{k}[i];")
+            elif m == "1":
+                loads.append(f"    let x{k} = T{k}(in{k}[0]);")
+            else:
+                uni += [(f"o{k}", "i32", 1), (f"s{k}", "i32", rank)]
+                loads.append(f"    var j{k}: i32 = ii(U_o{k});")
+        if rank:
+            loads.append("    var rem = i;")
+            loads.append(f"    for (var d = {rank - 1}; d >= 0; d--) {{")
+            loads.append("        let sz = ui(U_shape + u32(d)); let c = i32(rem % sz); rem = rem / sz;")
+            loads += [f"        j{k} += c * ii(U_s{k} + u32(d));" for k, m in enumerate(modes) if m == "s"]
+            loads.append("    }")
+        loads += [f"    let x{k} = in{k}[j{k}];" for k, m in enumerate(modes) if m == "s"]
+        args = ", ".join(["i: u32"] + [f"x{k}: T{k}" for k in range(len(views))])
+        call = ", ".join(["i"] + list(names))
+        ins = [(f"in{k}", _ty(v.array.dtype, vec and m == "f")) for k, (m, v) in enumerate(zip(modes, views))]
+        return Program(f"{label}", "elementwise", inputs=ins, outputs=[("out", _ty(out_dtype, vec))], uniforms=uni,
+                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": (kernel_source("helpers") if helpers else "") + extra,
+                                    "ARGS": args, "CALL": call, "LOADS": "\n".join(loads), "EXPR": expr})
+
+    items = n // 4 if vec else n
+    uniforms = [items, float(params[0]), float(params[1])] + [int(q) for q in qparams]
+    uniforms += list(out_shape) if rank else []
+    for m, v in zip(modes, views):
+        if m == "s":
+            uniforms += [v.offset] + list(v.strides)
+    be.run(key, build, [v.array for v in views], [out], uniforms, -(-items // WG))
+    return out
+
+
+# ---------------------------------------------------------------- kernel functions
+
+def _unary_expr(name, dtype):
+    table = FLOAT_UNARY if dtype.is_floating else INT_UNARY
+    expr = table.get(name)
+    if expr is None:
+        raise NotImplementedError(f"kernel {name!r} on backend 'wgpu': no WGSL form for dtype {dtype.name}")
+    return expr
+
+
+def unary(name):
+    def fn(be, x, **attrs):
+        if name == K.GELU:
+            expr = GELU[attrs["approximate"]]
+        else:
+            expr = _unary_expr(name, x.dtype if x.dtype is not bool_ else int32)
+        if x.dtype is bool_ and name not in (K.IDENTITY, K.CLAMP, K.FLOOR, K.CEIL, K.ROUND, K.ABS, K.RELU):
+            raise NotImplementedError(f"kernel {name!r} on backend 'wgpu' does not take bool input")
+        params = (attrs.get("negative_slope", attrs.get("alpha", attrs.get("beta", 0.0))), attrs.get("threshold", 0.0))
+        if name == K.CLAMP:
+            lo, hi = attrs.get("min"), attrs.get("max")
+            big = float("inf") if x.dtype.is_floating else _INT_LIMIT
+            params = (-big if lo is None else lo, big if hi is None else hi)
+        return elementwise(be, name, expr, [x], x.shape, x.dtype, params=params)
+    return fn
+
+
+def binary(name):
+    pred = name in PREDICATES
+
+    def fn(be, a, b):
+        shape = _broadcast(a.shape, b.shape)
+        if pred:
+            return elementwise(be, name, _as_bool(PREDICATES[name]), [a, b], shape, bool_)
+        table = FLOAT_BINARY if a.dtype.is_floating else INT_BINARY if a.dtype is int32 else BOOL_BINARY
+        if name not in table:
+            raise NotImplementedError(f"kernel {name!r} on backend 'wgpu' does not take {a.dtype.name} input")
+        return elementwise(be, name, table[name], [a, b], shape, a.dtype)
+    return fn
+
+
+def _broadcast(*shapes):
+    rank = max(len(s) for s in shapes)
+    out = []
+    for dims in zip(*[(1,) * (rank - len(s)) + tuple(s) for s in shapes]):
+        big = max(dims)
+        out.append(0 if 0 in dims and big <= 1 else big)
+    return tuple(out)
+
+
+def where(be, c, a, b):
+    return elementwise(be, K.WHERE, "select(x2, x1, x0 != T0(0))", [c, a, b], _broadcast(c.shape, a.shape, b.shape),
+                       a.dtype)
+
+
+def logical_not(be, x):
+    return elementwise(be, K.LOGICAL_NOT, _as_bool("x0 == T0(0)"), [x], x.shape, bool_)
+
+
+def cast(be, x, *, dtype):
+    be._check_dtype(dtype)
+    expr = _as_bool("x0 != T0(0)") if dtype is bool_ else "O(x0)"
+    return elementwise(be, K.CAST, expr, [x], x.shape, dtype)
+
+
+SMALL_FILL = 256          # fills up to this size are uploaded (queue write, no dispatch)
+
+
+def fill(be, *, shape, value, dtype):
+    be._check_dtype(dtype)
+    n = 1
+    for d in shape:
+        n *= d
+    if n <= SMALL_FILL:
+        return be.upload([value] * n, tuple(shape), dtype)
+    if dtype is bool_:
+        value = float(bool(value))
+    if dtype is int32:
+        return elementwise(be, K.FILL, "O(q0)", [], shape, dtype, qparams=(int(value), 0, 0, 0))
+    return elementwise(be, K.FILL, "O(p0)", [], shape, dtype, params=(value, 0.0))
+
+
+def arange(be, *, start, step, size, dtype):
+    be._check_dtype(dtype)
+    if dtype.is_floating:
+        return elementwise(be, K.ARANGE, "O(p0 + p1 * f32(i))", [], (size,), dtype, params=(start, step), vec4=False)
+    return elementwise(be, K.ARANGE, "O(q0 + q1 * i32(i))", [], (size,), dtype, qparams=(start, step, 0, 0),
+                       vec4=False)
+
+
+_HASH = ("fn pcg_(v: u32) -> u32 { let s = v * 747796405u + 2891336453u; "
+         "let w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u; return (w >> 22u) ^ w; }\n"
+         "fn rand_(i: u32, q0: i32, q1: i32) -> u32 { return pcg_(i ^ pcg_(bitcast<u32>(q0) ^ pcg_(bitcast<u32>(q1) + 0x9e3779b9u))); }\n"
+         "fn unit_(h: u32) -> f32 { return f32(h >> 8u) * (1.0 / 16777216.0); }\n"
+         "fn mulhi_(a: u32, b: u32) -> u32 { let ll = (a & 0xffffu) * (b & 0xffffu); let hl = (a >> 16u) * (b & 0xffffu);\n"
+         "  let lh = (a & 0xffffu) * (b >> 16u); let hh = (a >> 16u) * (b >> 16u);\n"
+         "  let cross = (ll >> 16u) + (hl & 0xffffu) + lh; return hh + (hl >> 16u) + (cross >> 16u); }\n")
+RANDOM = {
+    K.RANDOM_UNIFORM: "O(p0 + (p1 - p0) * unit_(rand_(i, q0, q1)))",
+    K.RANDOM_NORMAL: "O(p0 + p1 * sqrt(-2.0 * log(1.0 - unit_(rand_(2u * i, q0, q1)))) * "
+                     "cos(6.283185307179586 * unit_(rand_(2u * i + 1u, q0, q1))))",
+    K.RANDOM_INT: "O(q2 + bitcast<i32>(mulhi_(rand_(i, q0, q1), bitcast<u32>(q3 - q2))))",
+}
+
+
+def random(name):
+    """Counter-based: value i is a PCG hash of (seed, i), so a seed repeats on this backend."""
+    def fn(be, *, shape, seed, dtype=int32, **attrs):
+        be._check_dtype(dtype)
+        seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        q = [_i32(seed & 0xFFFFFFFF), _i32(seed >> 32), 0, 0]
+        p = (0.0, 0.0)
+        if name == K.RANDOM_INT:
+            q[2:] = attrs["low"], attrs["high"]
+        else:
+            p = (attrs["low"], attrs["high"]) if name == K.RANDOM_UNIFORM else (attrs["mean"], attrs["std"])
+        return elementwise(be, name, RANDOM[name], [], shape, dtype, params=p, qparams=q, extra=_HASH, vec4=False)
+    return fn
+
+
+def _i32(v):
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+KERNELS = {**{n: unary(n) for n in (set(FLOAT_UNARY) | {K.GELU})},
+           **{n: binary(n) for n in (set(FLOAT_BINARY) | set(PREDICATES))},
+           K.WHERE: where, K.LOGICAL_NOT: logical_not, K.CAST: cast, K.FILL: fill, K.ARANGE: arange,
+           **{n: random(n) for n in (K.RANDOM_UNIFORM, K.RANDOM_NORMAL, K.RANDOM_INT)}}

@@ -1,0 +1,178 @@
+"""The native device: the WebGPU device interface (``webgrad.backends.gpu.device``) on wgpu-py.
+
+It asks for limits that browsers also grant (8 storage buffers per shader stage), so the
+kernels that run here also run under ``navigator.gpu``, and turns wgpu validation errors
+into :class:`GpuError`\\ s that name the kernel that failed.
+"""
+from __future__ import annotations
+
+import wgpu
+
+from .device import GpuError
+
+_STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+_UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+_STAGING = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+_COMPUTE = wgpu.ShaderStage.COMPUTE
+
+# limits every WebGPU implementation grants by default, except the buffer sizes, which we
+# raise to what the adapter allows (browsers grant those on request too)
+LIMITS = {"max-storage-buffers-per-shader-stage": 8, "max-compute-workgroup-storage-size": 16384,
+          "max-compute-invocations-per-workgroup": 256, "max-compute-workgroups-per-dimension": 65535}
+_RAISED = ("max-storage-buffer-binding-size", "max-buffer-size")
+_CPU_VENDORS = ("llvmpipe", "lavapipe", "swiftshader", "softpipe")
+
+
+class NativeDevice:
+    """A wgpu-py adapter and device behind the small interface the GPU backend needs.
+
+    >>> dev = NativeDevice()                       # doctest: +SKIP
+    >>> dev.is_cpu                                  # doctest: +SKIP
+    True
+    """
+
+    name = "wgpu"
+
+    def __init__(self, power_preference: str = "high-performance"):
+        adapter = wgpu.gpu.request_adapter_sync(power_preference=power_preference)
+        if adapter is None:
+            raise RuntimeError("wgpu: no WebGPU adapter found (install a Vulkan/Metal/D3D12 driver, or "
+                               "Debian's mesa-vulkan-drivers for a CPU adapter)")
+        limits = dict(LIMITS)
+        for k in _RAISED:
+            limits[k] = adapter.limits[k]
+        self.adapter, self.info = adapter, dict(adapter.info)
+        self.device = adapter.request_device_sync(required_limits=limits)
+        self.limits = {k: self.device.limits[k] for k in list(LIMITS) + list(_RAISED)}
+        self.queue = self.device.queue
+        self._encoder = self._pass = None
+        self._layouts = {}
+
+    @property
+    def is_cpu(self) -> bool:
+        """True on a software adapter (lavapipe, SwiftShader): available but not preferred."""
+        return _is_cpu(self.info)
+
+    @staticmethod
+    def probe_is_cpu(power_preference: str = "high-performance") -> bool:
+        """Whether the adapter wgpu would give is a software one (no device is created)."""
+        adapter = wgpu.gpu.request_adapter_sync(power_preference=power_preference)
+        return adapter is None or _is_cpu(dict(adapter.info))
+
+    # ------------------------------------------------------------ buffers
+    def create_buffer(self, size: int):
+        return self.device.create_buffer(size=size, usage=_STORAGE)
+
+    def create_uniform_buffer(self, size: int):
+        return self.device.create_buffer(size=size, usage=_UNIFORM)
+
+    def write_buffer(self, buf, offset: int, data) -> None:
+        self.queue.write_buffer(buf, offset, data)
+
+    def destroy_buffer(self, buf) -> None:
+        buf.destroy()
+
+    # ------------------------------------------------------------ pipelines and bind groups
+    def _layout(self, n_read: int, n_write: int):
+        key = (n_read, n_write)
+        lay = self._layouts.get(key)
+        if lay is None:
+            entries = [{"binding": i, "visibility": _COMPUTE,
+                        "buffer": {"type": wgpu.BufferBindingType.read_only_storage}} for i in range(n_read)]
+            entries += [{"binding": n_read + i, "visibility": _COMPUTE,
+                         "buffer": {"type": wgpu.BufferBindingType.storage}} for i in range(n_write)]
+            entries.append({"binding": n_read + n_write, "visibility": _COMPUTE,
+                            "buffer": {"type": wgpu.BufferBindingType.uniform, "has_dynamic_offset": True}})
+            bgl = self.device.create_bind_group_layout(entries=entries)
+            lay = (bgl, self.device.create_pipeline_layout(bind_group_layouts=[bgl]))
+            self._layouts[key] = lay
+        return lay
+
+    def create_pipeline(self, code: str, entry: str, n_read: int, n_write: int, label: str):
+        """A compute pipeline whose bindings are: n_read read-only storage buffers, n_write
+        read-write ones, then one uniform buffer with a dynamic offset."""
+        bgl, layout = self._layout(n_read, n_write)
+        try:
+            module = self.device.create_shader_module(code=code, label=label)
+            pipe = self.device.create_compute_pipeline(layout=layout, compute={"module": module, "entry_point": entry},
+                                                       label=label)
+        except wgpu.GPUError as e:
+            raise GpuError(f"wgpu: kernel {label!r} failed to compile: {e}") from None
+        return (pipe, bgl)
+
+    def create_bind_group(self, pipeline, buffers, uniform, uniform_size: int):
+        """Bind ``buffers`` (list of (buffer, byte size)) then the uniform buffer window."""
+        entries = [{"binding": i, "resource": {"buffer": b, "offset": 0, "size": s}} for i, (b, s) in enumerate(buffers)]
+        entries.append({"binding": len(buffers), "resource": {"buffer": uniform, "offset": 0, "size": uniform_size}})
+        return self.device.create_bind_group(layout=pipeline[1], entries=entries)
+
+    # ------------------------------------------------------------ recording and submission
+    def dispatch(self, pipeline, bind_group, uniform_offset: int, x: int, y: int, z: int) -> None:
+        """Record one dispatch into the open compute pass (opened on demand)."""
+        p = self._pass
+        if p is None:
+            self._encoder = self.device.create_command_encoder()
+            p = self._pass = self._encoder.begin_compute_pass()
+        p.set_pipeline(pipeline[0])
+        p.set_bind_group(0, bind_group, [uniform_offset])
+        p.dispatch_workgroups(x, y, z)
+
+    def submit(self, copies=()) -> None:
+        """End the open pass, append buffer copies (src, src_offset, dst, dst_offset, size), submit."""
+        enc = self._encoder
+        if self._pass is not None:
+            self._pass.end()
+        elif copies:
+            enc = self.device.create_command_encoder()
+        self._encoder = self._pass = None
+        if enc is None:
+            return
+        for c in copies:
+            enc.copy_buffer_to_buffer(*c)
+        self.queue.submit([enc.finish()])
+
+    def discard(self) -> None:
+        """Drop the open pass after an error (its commands are not submitted)."""
+        self._encoder = self._pass = None
+
+    def validate(self, records) -> None:
+        """Encode ``records`` (label, pipeline, bind group, offset, x, y, z) one by one without
+        submitting, raising a GpuError that names the first one wgpu rejects."""
+        for label, pipe, bg, off, x, y, z in records:
+            enc = self.device.create_command_encoder()
+            p = enc.begin_compute_pass()
+            try:
+                p.set_pipeline(pipe[0])
+                p.set_bind_group(0, bg, [off])
+                p.dispatch_workgroups(x, y, z)
+                p.end()
+                enc.finish()
+            except wgpu.GPUError as e:
+                raise GpuError(f"wgpu: kernel {label!r} was rejected by WebGPU validation: {e}") from None
+
+    # ------------------------------------------------------------ readback
+    def create_staging_buffer(self, size: int):
+        return self.device.create_buffer(size=size, usage=_STAGING)
+
+    def read_staging(self, staging, size: int) -> bytes:
+        staging.map_sync(wgpu.MapMode.READ, 0, size)
+        try:
+            return bytes(staging.read_mapped(0, size, copy=False))
+        finally:
+            staging.unmap()
+
+    async def read_staging_async(self, staging, size: int) -> bytes:
+        await staging.map_async(wgpu.MapMode.READ, 0, size)
+        try:
+            return bytes(staging.read_mapped(0, size, copy=False))
+        finally:
+            staging.unmap()
+
+    def errors(self):
+        """The exception types of this runtime that mean a validation/device error."""
+        return (wgpu.GPUError,)
+
+
+def _is_cpu(info) -> bool:
+    text = " ".join(str(info.get(k, "")) for k in ("vendor", "device", "description")).lower()
+    return info.get("adapter_type") == "CPU" or any(v in text for v in _CPU_VENDORS)

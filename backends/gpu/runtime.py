@@ -1,0 +1,339 @@
+"""The WebGPU backend logic, independent of the runtime (wgpu-py or the browser).
+
+* ``GpuArray``: native data, a handle on a pooled buffer (``storage``) plus shape and dtype.
+  Reshape makes another handle on the same storage; the buffer returns to the pool when the
+  last handle is garbage collected, and only after the commands using it were submitted.
+* Pipeline cache: programs are keyed by (kernel, ranks, dtypes, variant); shapes travel in
+  uniforms, so one pipeline serves every shape of a rank.
+* Lazy batching: kernels record dispatches into the device's open compute pass; uniforms
+  go into one arena written just before submit. Nothing is submitted until a readback or
+  ``BATCH_LIMIT`` dispatches.
+* Readback: ``to_list``/``read``/``to_numpy`` (sync) and ``read_async``.
+"""
+from __future__ import annotations
+
+import array
+import gc
+import weakref
+
+from webgrad.dtypes import DTYPES, DType, bool_, float32, int32
+
+from .device import GpuError
+from .program import UNIFORM_SLOT, Program
+
+BATCH_LIMIT = 512                   # dispatches per submit
+MIN_BUFFER = 16
+MAX_GROUPS = 65535
+_CODES = {"float32": "f", "int32": "i", "bool": "I"}
+
+
+def size_class(nbytes: int) -> int:
+    """The pool bucket of a request: the next power of two, at least 16 bytes.
+
+    >>> size_class(20), size_class(16), size_class(0)
+    (32, 16, 16)
+    """
+    return max(MIN_BUFFER, 1 << max(0, nbytes - 1).bit_length())
+
+
+def split_groups(groups: int):
+    """(x, y) workgroup counts for a flat count, split over y beyond 65535 per dimension.
+
+    >>> split_groups(70000)
+    (35000, 2)
+    """
+    if groups <= MAX_GROUPS:
+        return groups, 1
+    y = -(-groups // MAX_GROUPS)
+    return -(-groups // y), y
+
+
+class Storage:
+    """One pooled buffer; returned to its backend's pool when no GpuArray refers to it."""
+
+    __slots__ = ("buffer", "size", "__weakref__")
+
+    def __init__(self, backend, buffer, size):
+        self.buffer, self.size = buffer, size
+        weakref.finalize(self, backend._release, buffer, size)
+
+
+class GpuArray:
+    """A tensor's data on the GPU: a storage buffer, a shape tuple and a dtype (contiguous, row-major).
+
+    >>> import webgrad as wg  # doctest: +SKIP
+    >>> wg.ones(2, 3, backend="wgpu")._data.shape  # doctest: +SKIP
+    (2, 3)
+    """
+
+    __slots__ = ("storage", "shape", "dtype", "__weakref__")
+
+    def __init__(self, storage: Storage, shape: tuple, dtype: DType):
+        self.storage, self.shape, self.dtype = storage, shape, dtype
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * 4
+
+    def __repr__(self):
+        return f"GpuArray(shape={self.shape}, dtype={self.dtype.name})"
+
+
+class GpuBackend:
+    """The backend object for a WebGPU device (``wgpu`` natively, ``webgpu`` in the browser)."""
+
+    def __init__(self, device, name: str | None = None):
+        self.device, self.name = device, name or device.name
+        self.pipelines: dict = {}
+        self.submits = 0
+        self._pool: dict = {}            # size class -> [buffer]
+        self._staging: dict = {}         # size class -> [mapped-read buffer]
+        self._pending: list = []         # (buffer, size) released while commands may still use them
+        self._bind_groups: dict = {}
+        self._records: list = []         # (label, pipeline, bind group, uniform offset, x, y, z)
+        self._uniforms = bytearray(UNIFORM_SLOT * BATCH_LIMIT)
+        self._uniform_buffer = device.create_uniform_buffer(len(self._uniforms))
+        self.in_use = self.pooled = 0
+
+    # ------------------------------------------------------------ buffers
+    def alloc(self, shape: tuple, dtype: DType) -> GpuArray:
+        """A new (uninitialised) array from the pool."""
+        n = 4
+        for d in shape:
+            n *= d
+        size = size_class(n)
+        free = self._pool.get(size)
+        if free:
+            buf = free.pop()
+            self.pooled -= size
+        else:
+            buf = self.device.create_buffer(size)
+        self.in_use += size
+        return GpuArray(Storage(self, buf, size), tuple(shape), dtype)
+
+    def _release(self, buf, size) -> None:
+        if self._records:
+            self._pending.append((buf, size))
+        else:
+            self._to_pool(buf, size)
+
+    def _to_pool(self, buf, size) -> None:
+        self._pool.setdefault(size, []).append(buf)
+        self.in_use -= size
+        self.pooled += size
+
+    def empty_pool(self) -> None:
+        """Destroy every pooled buffer (frees GPU memory; the pool refills on demand)."""
+        self.flush()
+        for bufs in self._pool.values():
+            for b in bufs:
+                self.device.destroy_buffer(b)
+        self._pool.clear()
+        self._bind_groups.clear()
+        self.pooled = 0
+
+    # ------------------------------------------------------------ pipelines and dispatch
+    def pipeline(self, key, build):
+        """The compiled pipeline for ``key``; ``build()`` makes its Program on a miss."""
+        entry = self.pipelines.get(key)
+        if entry is None:
+            prog: Program = build()
+            entry = self.pipelines[key] = (prog, self.device.create_pipeline(
+                prog.code, prog.entry, prog.n_read, prog.n_write, prog.label))
+        return entry
+
+    def run(self, key, build, reads, writes, uniforms, groups) -> None:
+        """Record one dispatch of the program ``key`` over ``groups`` workgroups -- a flat count
+        (split over y beyond 65535) or an (x, y, z) tuple -- reading ``reads`` and writing
+        ``writes`` (GpuArrays), with the flat ``uniforms`` words."""
+        prog, pipe = self.pipeline(key, build)
+        if isinstance(groups, tuple):
+            (x, y), z = groups[:2], groups[2]
+            if max(groups) > MAX_GROUPS:
+                raise GpuError(f"{prog.label}: dispatch {groups} exceeds {MAX_GROUPS} workgroups per dimension")
+        else:
+            (x, y), z = split_groups(groups), 1
+        if x * y * z <= 0:
+            return
+        n = len(self._records)
+        offset = n * UNIFORM_SLOT
+        prog.pack(self._uniforms, offset, uniforms)
+        stores = [a.storage for a in reads] + [a.storage for a in writes]
+        bkey = (prog.n_read, prog.n_write) + tuple(id(s.buffer) for s in stores)
+        bg = self._bind_groups.get(bkey)
+        if bg is None:
+            if len(self._bind_groups) > 4096:
+                self._bind_groups.clear()
+            bg = self._bind_groups[bkey] = self.device.create_bind_group(
+                pipe, [(s.buffer, s.size) for s in stores], self._uniform_buffer, UNIFORM_SLOT)
+        self.device.dispatch(pipe, bg, offset, x, y, z)
+        # the record keeps the storages alive until submit: they return to the pool only after it
+        self._records.append((prog.label, pipe, bg, offset, x, y, z, stores))
+        if n + 1 >= BATCH_LIMIT:
+            self.flush()
+
+    def flush(self, copies=()) -> None:
+        """Submit everything recorded (plus ``copies``), then recycle the buffers released meanwhile."""
+        records = self._records
+        if not records and not copies:
+            return
+        if records:
+            self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:len(records) * UNIFORM_SLOT])
+        self._records = []
+        try:
+            self.device.submit(copies)
+        except self.device.errors() as e:
+            self.device.discard()
+            self.device.validate([r[:7] for r in records])
+            names = sorted({r[0] for r in records})
+            raise GpuError(f"{self.name}: a batch of kernels ({', '.join(names)}) failed: {e}") from None
+        finally:
+            pending, self._pending = self._pending, []
+            for buf, size in pending:
+                self._to_pool(buf, size)
+        self.submits += 1
+
+    # ------------------------------------------------------------ host transfer
+    def _check_dtype(self, dtype: DType) -> DType:
+        if dtype.name not in _CODES:
+            raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
+                            f"(WebGPU has no 64-bit floats); use float32, e.g. t.to(webgrad.float32)")
+        return dtype
+
+    def dtype_of(self, a: GpuArray) -> DType:
+        return a.dtype
+
+    def upload_bytes(self, data, shape, dtype: DType) -> GpuArray:
+        out = self.alloc(tuple(shape), self._check_dtype(dtype))
+        if len(data):
+            self.device.write_buffer(out.storage.buffer, 0, data)
+        return out
+
+    def upload(self, flat, shape, dtype: DType) -> GpuArray:
+        """Native data from a flat sequence of Python numbers."""
+        self._check_dtype(dtype)
+        code = _CODES[dtype.name]
+        values = array.array(code, [int(bool(v)) for v in flat] if dtype is bool_ else flat)
+        return self.upload_bytes(values.tobytes(), shape, dtype)
+
+    def from_array(self, obj, dtype: DType | None = None) -> GpuArray:
+        """Native data from a numpy array (or anything numpy can read)."""
+        import numpy as np
+        a = np.asarray(obj)
+        if dtype is None:
+            kind = a.dtype.kind
+            if kind == "f" and a.dtype.itemsize > 4:
+                self._check_dtype(DTYPES["float64"])
+            dtype = {"f": float32, "i": int32, "u": int32, "b": bool_}.get(kind)
+            if dtype is None:
+                raise TypeError(f"tensor: unsupported numpy dtype {a.dtype} on backend {self.name!r}")
+        self._check_dtype(dtype)
+        host = {"float32": np.float32, "int32": np.int32, "bool": np.uint32}[dtype.name]
+        return self.upload_bytes(np.ascontiguousarray(a, dtype=host).tobytes(), a.shape, dtype)
+
+    def read_bytes(self, a: GpuArray) -> bytes:
+        """The array's bytes, submitting pending work first (sync readback)."""
+        n = a.nbytes
+        if n == 0:
+            self.flush()
+            return b""
+        staging, size = self._staging_buffer(n)
+        self.flush([(a.storage.buffer, 0, staging, 0, n)])
+        try:
+            return self.device.read_staging(staging, n)
+        finally:
+            self._staging.setdefault(size, []).append(staging)
+
+    async def read_bytes_async(self, a: GpuArray) -> bytes:
+        n = a.nbytes
+        if n == 0:
+            self.flush()
+            return b""
+        staging, size = self._staging_buffer(n)
+        self.flush([(a.storage.buffer, 0, staging, 0, n)])
+        try:
+            return await self.device.read_staging_async(staging, n)
+        finally:
+            self._staging.setdefault(size, []).append(staging)
+
+    def _staging_buffer(self, n):
+        size = size_class(n)
+        free = self._staging.get(size)
+        return (free.pop() if free else self.device.create_staging_buffer(size)), size
+
+    def _flat(self, a: GpuArray, data: bytes):
+        values = array.array(_CODES[a.dtype.name])
+        values.frombytes(data)
+        return [bool(v) for v in values] if a.dtype is bool_ else values
+
+    def read(self, a: GpuArray):
+        """(flat values, shape, dtype) on the host."""
+        flat = self._flat(a, self.read_bytes(a))
+        return (memoryview(flat) if isinstance(flat, array.array) else flat), a.shape, a.dtype
+
+    def to_list(self, a: GpuArray):
+        flat = self._flat(a, self.read_bytes(a))
+        return nest(flat if isinstance(flat, list) else flat.tolist(), a.shape)
+
+    async def read_async(self, a: GpuArray):
+        """The data as (nested) Python lists, read back without blocking (``await t.data()``)."""
+        flat = self._flat(a, await self.read_bytes_async(a))
+        return nest(flat if isinstance(flat, list) else flat.tolist(), a.shape)
+
+    def to_numpy(self, a: GpuArray):
+        import numpy as np
+        host = {"float32": np.float32, "int32": np.int32, "bool": np.uint32}[a.dtype.name]
+        out = np.frombuffer(self.read_bytes(a), dtype=host).reshape(a.shape)
+        return out.astype(np.bool_) if a.dtype is bool_ else out.copy()
+
+    def nbytes(self, a: GpuArray) -> int:
+        return a.nbytes
+
+    def memory(self) -> dict:
+        """Live tensors, the bytes their data holds, and the GPU bytes in use / pooled
+        (submits pending work first, so released buffers count as pooled)."""
+        from webgrad.engine import SavedTensor
+        from webgrad.tensor import Tensor
+        self.flush()
+        arrays, tensors = {}, 0
+        for o in gc.get_objects():
+            if isinstance(o, Tensor) and o._backend is self:
+                tensors += 1
+                arrays[id(o._data.storage)] = o._data
+            elif isinstance(o, SavedTensor) and o.backend is self:
+                arrays[id(o.data.storage)] = o.data
+        return {"tensors": tensors, "bytes": sum(a.nbytes for a in arrays.values()),
+                "in_use": self.in_use, "pooled": self.pooled}
+
+    def info(self) -> dict:
+        """The adapter's description and the limits this device asked for."""
+        return {"adapter": dict(self.device.info), "limits": dict(self.device.limits), "cpu": self.device.is_cpu}
+
+
+def nest(flat, shape):
+    """Nested lists of ``shape`` from a flat list (a scalar for shape ()).
+
+    >>> nest([1, 2, 3, 4], (2, 2))
+    [[1, 2], [3, 4]]
+    """
+    if not shape:
+        return flat[0]
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+
+    def rec(off, d):
+        if d == len(shape) - 1:
+            return list(flat[off:off + shape[d]])
+        return [rec(off + i * strides[d], d + 1) for i in range(shape[d])]
+    return rec(0, 0)
+
+
+__all__ = ["GpuArray", "GpuBackend", "GpuError", "nest", "size_class", "split_groups"]

@@ -1,0 +1,40 @@
+"""Im2Col and Col2Im (torch's unfold/fold on [N, C, H, W]): conv2d is im2col + matmul, and its
+gradients are matmuls + col2im. Col2Im gathers per image element, so it needs no atomics."""
+from __future__ import annotations
+
+from webgrad import kernel_names as K
+
+from .elementwise import WG
+from .program import WGSL_TYPES, Program
+
+
+def _out_size(size, k, s, p, d):
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def _run(be, name, body, src, out, geometry):
+    t = WGSL_TYPES[src.dtype.name]
+    if out.size:
+        be.run((body, t), lambda: Program(name, body, inputs=[("in0", t)], outputs=[("out", t)], wg=WG,
+                                          uniforms=[("total", "u32", 1), ("g", "i32", 13)], subs={"T": t}),
+               [src], [out], [out.size, *geometry], -(-out.size // WG))
+    return out
+
+
+def im2col(be, x, *, kernel_size, stride, padding, dilation):
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    n, c, h, w = x.shape
+    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    out = be.alloc((n, c * kh * kw, oh * ow), x.dtype)
+    return _run(be, K.IM2COL, "im2col", x, out, (c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow))
+
+
+def col2im(be, cols, *, output_size, kernel_size, stride, padding, dilation):
+    (h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw) = output_size, kernel_size, stride, padding, dilation
+    n, c = cols.shape[0], cols.shape[1] // (kh * kw)
+    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    out = be.alloc((n, c, h, w), cols.dtype)
+    return _run(be, K.COL2IM, "col2im", cols, out, (c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow))
+
+
+KERNELS = {K.IM2COL: im2col, K.COL2IM: col2im}

@@ -1,0 +1,138 @@
+"""Weight initialisation in place (PyTorch's ``torch.nn.init``), drawn from webgrad's seeded
+generator on the tensor's own backend."""
+from __future__ import annotations
+
+import math
+
+from ..engine import no_grad
+from ..ops import creation
+
+_GAINS = {"linear": 1.0, "identity": 1.0, "sigmoid": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
+          "conv_transpose1d": 1.0, "conv_transpose2d": 1.0, "conv_transpose3d": 1.0,
+          "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
+
+
+def calculate_gain(nonlinearity: str, param=None) -> float:
+    """The recommended gain for a nonlinearity (``leaky_relu`` takes its slope as ``param``).
+
+    >>> round(calculate_gain("relu"), 4)
+    1.4142
+    """
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity not in _GAINS:
+        raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}; "
+                         f"expected one of {', '.join(sorted(_GAINS))}, leaky_relu")
+    return _GAINS[nonlinearity]
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    """(fan_in, fan_out) of a weight: dims 1 and 0 times the receptive field size."""
+    if tensor.ndim < 2:
+        raise ValueError(f"fan in and fan out can not be computed for a tensor with fewer than 2 dimensions "
+                         f"(got shape {tuple(tensor.shape)})")
+    receptive = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _fan(tensor, mode):
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"kaiming init: mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _fill(tensor, new, op):
+    with no_grad():
+        return tensor._assign(new, op)
+
+
+def uniform_(tensor, a: float = 0.0, b: float = 1.0):
+    """Fill with values drawn uniformly from [a, b).
+
+    >>> import webgrad as wg
+    >>> w = uniform_(wg.empty(100), -1, 1); -1 <= w.min().item() and w.max().item() < 1
+    True
+    """
+    r = creation.rand(*tensor.shape, dtype=tensor.dtype, backend=tensor._backend)
+    return _fill(tensor, r * (b - a) + a, "uniform_")
+
+
+def normal_(tensor, mean: float = 0.0, std: float = 1.0):
+    """Fill with values from N(mean, std²).
+
+    >>> import webgrad as wg
+    >>> normal_(wg.empty(2, 3)).shape
+    (2, 3)
+    """
+    r = creation.randn(*tensor.shape, dtype=tensor.dtype, backend=tensor._backend)
+    return _fill(tensor, r * std + mean, "normal_")
+
+
+def constant_(tensor, val: float):
+    """Fill with ``val``.
+
+    >>> import webgrad as wg
+    >>> constant_(wg.empty(2), 0.5).tolist()
+    [0.5, 0.5]
+    """
+    return _fill(tensor, creation.full_like(tensor, val), "constant_")
+
+
+def zeros_(tensor):
+    """Fill with zeros."""
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    """Fill with ones."""
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(tensor, gain: float = 1.0):
+    """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).
+
+    >>> import webgrad as wg
+    >>> xavier_uniform_(wg.empty(3, 5)).abs().max().item() <= (6 / 8) ** 0.5
+    True
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    a = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -a, a)
+
+
+def xavier_normal_(tensor, gain: float = 1.0):
+    """Glorot normal: N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+
+
+def kaiming_uniform_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"):
+    """He uniform: U(-b, b) with b = gain * sqrt(3 / fan). ``a=sqrt(5)`` is PyTorch's Linear/Conv default.
+
+    >>> import webgrad as wg
+    >>> kaiming_uniform_(wg.empty(4, 16), a=5 ** 0.5).abs().max().item() <= 0.25
+    True
+    """
+    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"):
+    """He normal: N(0, std²) with std = gain / sqrt(fan)."""
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
+
+
+def default_init_(weight, bias=None, fan_in=None):
+    """PyTorch's default for Linear/Conv: kaiming_uniform_(a=sqrt(5)) on the weight and
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) on the bias."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in = _calculate_fan_in_and_fan_out(weight)[0] if fan_in is None else fan_in
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        uniform_(bias, -bound, bound)
+
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
+           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]

@@ -1,0 +1,16 @@
+"""The layers of ``webgrad.nn`` (each file a family, all exported from ``webgrad.nn``)."""
+from .activation import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from . import activation, container, conv, dropout, linear, loss, normalization, pooling, shape, sparse, transformer
+
+__all__ = [n for m in (activation, container, conv, dropout, linear, loss, normalization, pooling, shape, sparse,
+                       transformer) for n in m.__all__]

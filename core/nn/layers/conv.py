@@ -1,0 +1,101 @@
+"""Convolutions: Conv1d, Conv2d, ConvTranspose2d (weights laid out as in PyTorch)."""
+from __future__ import annotations
+
+from .. import functional as F
+from .. import init
+from ...ops.creation import empty
+from ..functional._utils import ntuple
+from ..module import Module
+from ..parameter import Parameter
+
+
+class _ConvNd(Module):
+    """Shared by the convolutions: hyper-parameters, weight/bias, PyTorch's default init."""
+
+    dims = 2
+    transposed = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", output_padding=0, dtype=None, device=None):
+        super().__init__()
+        name, n = type(self).__name__, self.dims
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
+                             f"divisible by groups ({groups})")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"{name}: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = ntuple(kernel_size, n, name, "kernel_size")
+        self.stride, self.dilation = ntuple(stride, n, name, "stride"), ntuple(dilation, n, name, "dilation")
+        self.padding = padding if isinstance(padding, str) else ntuple(padding, n, name, "padding")
+        self.output_padding = ntuple(output_padding, n, name, "output_padding")
+        self.padding_mode = padding_mode
+        shape = ((in_channels, out_channels // groups) if self.transposed else
+                 (out_channels, in_channels // groups)) + self.kernel_size
+        self.weight = Parameter(empty(*shape, dtype=dtype, device=device))
+        self.bias = Parameter(empty(out_channels, dtype=dtype, device=device)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.default_init_(self.weight, self.bias)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding not in ((0,) * self.dims, "valid"):
+            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
+        if self.dilation != (1,) * self.dims:
+            s += f", dilation={self.dilation}"
+        if self.transposed and self.output_padding != (0,) * self.dims:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        return s + (", bias=False" if self.bias is None else "")
+
+
+class Conv1d(_ConvNd):
+    """1-d convolution over [N, C, L] (or [C, L]).
+
+    >>> import webgrad as wg
+    >>> Conv1d(2, 3, 3, padding=1)(wg.ones(1, 2, 5)).shape
+    (1, 3, 5)
+    """
+
+    dims = 1
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    """2-d convolution over [N, C, H, W] (or [C, H, W]).
+
+    >>> import webgrad as wg
+    >>> Conv2d(1, 4, 3)(wg.ones(2, 1, 8, 8)).shape
+    (2, 4, 6, 6)
+    """
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """Transposed 2-d convolution (the gradient of Conv2d w.r.t. its input); weight [in, out/groups, kh, kw].
+
+    >>> import webgrad as wg
+    >>> ConvTranspose2d(4, 1, 3, stride=2)(wg.ones(1, 4, 3, 3)).shape
+    (1, 1, 7, 7)
+    """
+
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", dtype=None, device=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, output_padding, dtype, device)
+
+    def forward(self, input):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
+
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]

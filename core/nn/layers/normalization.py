@@ -1,0 +1,133 @@
+"""Normalisation layers: BatchNorm1d/2d, LayerNorm, GroupNorm."""
+from __future__ import annotations
+
+from .. import functional as F
+from .. import init
+from ...dtypes import int32
+from ...ops.creation import ones, zeros
+from ..module import Module
+from ..parameter import Parameter
+
+
+class _BatchNorm(Module):
+    """Per-channel normalisation of [N, C, ...] with learned scale/shift and running statistics."""
+
+    ranks = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None,
+                 device=None):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine else None
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", zeros((), dtype=int32, device=device))
+        else:
+            self.running_mean = self.running_var = self.num_batches_tracked = None
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            init.zeros_(self.running_mean)
+            init.ones_(self.running_var)
+            self.num_batches_tracked = zeros((), dtype=int32, device=self.running_mean.device)
+
+    def forward(self, input):
+        if input.ndim not in self.ranks:
+            raise ValueError(f"{type(self).__name__}: expected a {' or '.join(f'{r}D' for r in self.ranks)} input, "
+                             f"got shape {tuple(input.shape)}")
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked = self.num_batches_tracked + 1
+            if self.momentum is None:
+                momentum = 1.0 / self.num_batches_tracked.item()
+        use_batch = self.training or not self.track_running_stats
+        return F.batch_norm(input, self.running_mean if not self.training or self.track_running_stats else None,
+                            self.running_var if not self.training or self.track_running_stats else None,
+                            self.weight, self.bias, use_batch, momentum, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of [N, C] or [N, C, L].
+
+    >>> import webgrad as wg
+    >>> BatchNorm1d(3)(wg.randn(4, 3)).shape
+    (4, 3)
+    """
+
+    ranks = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of [N, C, H, W].
+
+    >>> import webgrad as wg
+    >>> BatchNorm2d(2)(wg.randn(4, 2, 3, 3)).shape
+    (4, 2, 3, 3)
+    """
+
+    ranks = (4,)
+
+
+class LayerNorm(Module):
+    """Normalise over the trailing ``normalized_shape`` dimensions, then scale and shift.
+
+    >>> import webgrad as wg
+    >>> LayerNorm(4)(wg.randn(2, 4)).shape
+    (2, 4)
+    """
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None, device=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
+        self.bias = Parameter(zeros(*shape, dtype=dtype, device=device)) if elementwise_affine and bias else None
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class GroupNorm(Module):
+    """Normalise [N, C, ...] over groups of ``C / num_groups`` channels (and all spatial positions),
+    then scale and shift per channel.
+
+    >>> import webgrad as wg
+    >>> GroupNorm(2, 4)(wg.randn(3, 4, 5)).shape
+    (3, 4, 5)
+    """
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None, device=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        self.weight = Parameter(ones(num_channels, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine else None
+
+    def forward(self, input):
+        if input.ndim < 2 or input.shape[1] != self.num_channels:
+            raise ValueError(f"GroupNorm: expected an input [N, {self.num_channels}, ...], got {tuple(input.shape)}")
+        n = input.shape[0]
+        grouped = input.reshape(n, self.num_groups, -1)
+        y = F.layer_norm(grouped, (grouped.shape[-1],), eps=self.eps).reshape(input.shape)
+        if not self.affine:
+            return y
+        bshape = (1, self.num_channels) + (1,) * (input.ndim - 2)
+        return y * self.weight.reshape(bshape) + self.bias.reshape(bshape)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]

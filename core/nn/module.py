@@ -1,0 +1,410 @@
+"""``Module``: the base class of every layer and model (PyTorch's ``torch.nn.Module``).
+
+A module owns parameters, buffers and child modules, registered by assigning them as
+attributes; everything else (traversal, ``state_dict``, ``to``, ``train``/``eval``)
+walks those three dicts.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from ..engine import no_grad
+from ..tensor import Tensor
+from .parameter import Parameter
+
+
+class _Handle:
+    """What ``register_forward_hook`` returns: ``remove()`` takes the hook away."""
+
+    def __init__(self, hooks: dict, key: int):
+        self.hooks, self.key = hooks, key
+
+    def remove(self):
+        self.hooks.pop(self.key, None)
+
+
+class Module:
+    """Base class for layers and models: subclass it, assign layers and ``Parameter``\\ s
+    in ``__init__``, and write ``forward``.
+
+    >>> import webgrad as wg
+    >>> class TwoLayer(wg.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc1, self.fc2 = wg.nn.Linear(4, 8), wg.nn.Linear(8, 2)
+    ...     def forward(self, x):
+    ...         return self.fc2(self.fc1(x).relu())
+    >>> m = TwoLayer()
+    >>> m(wg.ones(3, 4)).shape, len(list(m.parameters()))
+    ((3, 2), 4)
+    """
+
+    training: bool
+    _hook_id = 0
+
+    def __init__(self):
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"], d["_buffers"], d["_modules"] = OrderedDict(), OrderedDict(), OrderedDict()
+        d["_non_persistent"] = set()
+        d["_forward_hooks"], d["_forward_pre_hooks"] = OrderedDict(), OrderedDict()
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} is missing the required forward() method")
+
+    def __call__(self, *args, **kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            new = hook(self, args)
+            if new is not None:
+                args = new if isinstance(new, tuple) else (new,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            new = hook(self, args, out)
+            if new is not None:
+                out = new
+        return out
+
+    # ------------------------------------------------------------ registration
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if "_parameters" not in d:
+            if isinstance(value, (Parameter, Module)):
+                raise AttributeError(f"cannot assign {type(value).__name__} '{name}' before Module.__init__() call")
+            return object.__setattr__(self, name, value)
+        kind = "_parameters" if isinstance(value, Parameter) else "_modules" if isinstance(value, Module) else None
+        if kind is not None:
+            d.pop(name, None)
+            for table in ("_parameters", "_buffers", "_modules"):
+                d[table].pop(name, None)
+            d[kind][name] = value
+            return
+        for table, what in (("_parameters", "Parameter"), ("_modules", "Module"), ("_buffers", "Tensor")):
+            if name in d[table]:
+                if value is not None and not (table == "_buffers" and isinstance(value, Tensor)):
+                    raise TypeError(f"cannot assign {type(value).__name__} as {table[1:-1]} '{name}' "
+                                    f"(a {what} or None expected)")
+                d[table][name] = value
+                return
+        object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(table, {}):
+                del self.__dict__[table][name]
+                self._non_persistent.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param) -> None:
+        """Add ``param`` (a Parameter or None) under ``name``."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"register_parameter: '{name}' must be a Parameter or None, got {type(param).__name__}")
+        self.__dict__.pop(name, None)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
+        """Add a tensor that is state but not a parameter (e.g. BatchNorm's running mean);
+        it moves with ``to()`` and, when ``persistent``, is part of ``state_dict``.
+
+        >>> import webgrad as wg
+        >>> m = wg.nn.Module(); m.register_buffer("count", wg.zeros(1))
+        >>> list(m.state_dict())
+        ['count']
+        """
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer: '{name}' must be a Tensor or None, got {type(tensor).__name__}")
+        self.__dict__.pop(name, None)
+        self._buffers[name] = tensor
+        (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
+
+    def add_module(self, name: str, module) -> None:
+        """Add a child module under ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: '{name}' must be a Module or None, got {type(module).__name__}")
+        self.__dict__.pop(name, None)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def register_forward_hook(self, hook):
+        """Call ``hook(module, args, output)`` after every forward; a returned value replaces the output.
+
+        >>> import webgrad as wg
+        >>> m = wg.nn.Identity(); h = m.register_forward_hook(lambda mod, args, out: out * 2)
+        >>> m(wg.ones(1)).tolist()
+        [2.0]
+        """
+        return self._add_hook(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook):
+        """Call ``hook(module, args)`` before every forward; a returned value replaces the args."""
+        return self._add_hook(self._forward_pre_hooks, hook)
+
+    def _add_hook(self, table, hook):
+        Module._hook_id += 1
+        table[Module._hook_id] = hook
+        return _Handle(table, Module._hook_id)
+
+    # ------------------------------------------------------------ traversal
+    def named_modules(self, memo=None, prefix: str = ""):
+        """(name, module) for this module and every descendant, each once."""
+        memo = set() if memo is None else memo
+        if id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name)
+
+    def modules(self):
+        """This module and every descendant."""
+        return (m for _, m in self.named_modules())
+
+    def named_children(self):
+        """(name, module) for the direct children."""
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def children(self):
+        """The direct child modules."""
+        return (m for _, m in self.named_children())
+
+    def _named_members(self, table, prefix, recurse):
+        seen = set()
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for name, t in getattr(mod, table).items():
+                if t is None or id(t) in seen:
+                    continue
+                seen.add(id(t))
+                yield (f"{mod_prefix}.{name}" if mod_prefix else name), t
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True):
+        """(dotted name, Parameter) pairs, each parameter once (shared ones are not repeated).
+
+        >>> import webgrad as wg
+        >>> [n for n, _ in wg.nn.Linear(2, 3).named_parameters()]
+        ['weight', 'bias']
+        """
+        return self._named_members("_parameters", prefix, recurse)
+
+    def parameters(self, recurse: bool = True):
+        """The parameters, each once."""
+        return (p for _, p in self.named_parameters(recurse=recurse))
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True):
+        """(dotted name, buffer) pairs."""
+        return self._named_members("_buffers", prefix, recurse)
+
+    def buffers(self, recurse: bool = True):
+        """The buffers."""
+        return (b for _, b in self.named_buffers(recurse=recurse))
+
+    def get_submodule(self, target: str) -> "Module":
+        """The descendant at dotted path ``target`` (``""`` is this module)."""
+        mod = self
+        for part in target.split(".") if target else ():
+            if part not in mod._modules:
+                raise AttributeError(f"{type(mod).__name__} has no submodule '{part}' (looking up '{target}')")
+            mod = mod._modules[part]
+        return mod
+
+    def apply(self, fn) -> "Module":
+        """Call ``fn(m)`` on every child (recursively), then on this module; returns self."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------ modes and gradients
+    def train(self, mode: bool = True) -> "Module":
+        """Set training mode (Dropout drops, BatchNorm uses batch statistics) here and below."""
+        for m in self.modules():
+            m.__dict__["training"] = bool(mode)
+        return self
+
+    def eval(self) -> "Module":
+        """Set evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        """Set ``requires_grad`` on every parameter."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's ``.grad`` (to None by default, or to zeros)."""
+        for p in self.parameters():
+            _clear_grad(p, set_to_none)
+
+    # ------------------------------------------------------------ moving
+    def to(self, *args, **kwargs) -> "Module":
+        """Move parameters and buffers to a backend and/or floating dtype, in place (parameters
+        keep their identity, so an optimizer made before still holds them).
+
+        >>> import webgrad as wg
+        >>> wg.nn.Linear(2, 2).to(wg.float64).weight.dtype
+        webgrad.float64
+        """
+        dest, dtype = _to_args(args, kwargs)
+
+        def convert(t):
+            moved = t.detach()
+            moved = moved.to(dest) if dest is not None else moved
+            moved = moved.to(dtype) if dtype is not None and t.dtype.is_floating else moved
+            t._data, t._backend, t._dtype = moved._data, moved._backend, moved._dtype
+            if t.grad is not None:
+                convert(t.grad)
+        with no_grad():
+            for t in list(self.parameters()) + list(self.buffers()):
+                convert(t)
+        return self
+
+    def cpu(self) -> "Module":
+        return self.to("cpu")
+
+    def float(self) -> "Module":
+        from ..dtypes import float32
+        return self.to(float32)
+
+    def double(self) -> "Module":
+        from ..dtypes import float64
+        return self.to(float64)
+
+    # ------------------------------------------------------------ state
+    def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False) -> "OrderedDict":
+        """Parameters and persistent buffers by dotted name (detached unless ``keep_vars``).
+
+        >>> import webgrad as wg
+        >>> list(wg.nn.Sequential(wg.nn.Linear(2, 2)).state_dict())
+        ['0.weight', '0.bias']
+        """
+        out = OrderedDict() if destination is None else destination
+        for name, mod in self.named_modules(prefix=prefix.rstrip(".")):
+            stem = f"{name}." if name else ""
+            for key, p in mod._parameters.items():
+                if p is not None:
+                    out[stem + key] = p if keep_vars else p.detach()
+            for key, b in mod._buffers.items():
+                if b is not None and key not in mod._non_persistent:
+                    out[stem + key] = b if keep_vars else b.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict: bool = True):
+        """Copy values from ``state_dict`` into this module's parameters and buffers (in place,
+        cast to each one's dtype and backend). With ``strict``, missing or unexpected keys raise;
+        returns ``(missing_keys, unexpected_keys)``.
+
+        >>> import webgrad as wg
+        >>> a, b = wg.nn.Linear(2, 2), wg.nn.Linear(2, 2)
+        >>> _ = b.load_state_dict(a.state_dict())
+        >>> b.weight.tolist() == a.weight.tolist()
+        True
+        """
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                from ..tensor import tensor
+                value = tensor(value)
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape {tuple(value.shape)}, "
+                              f"the shape in current model is {tuple(target.shape)}")
+                continue
+            moved = value.detach().to(target.device).to(target.dtype)
+            target._data = moved._data
+            target._version += 1
+        if strict and (missing or unexpected):
+            if missing:
+                errors.insert(0, f"Missing key(s) in state_dict: {', '.join(map(repr, missing))}.")
+            if unexpected:
+                errors.insert(0, f"Unexpected key(s) in state_dict: {', '.join(map(repr, unexpected))}.")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------ repr
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in its repr (layers override it)."""
+        return ""
+
+    def __repr__(self):
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        for name, m in self._modules.items():
+            body = repr(m).replace("\n", "\n  ")
+            lines.append(f"({name}): {body}")
+        if not lines:
+            return f"{type(self).__name__}()"
+        if len(lines) == 1 and not self._modules:
+            return f"{type(self).__name__}({lines[0]})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
+
+
+def _to_args(args, kwargs):
+    """(backend name or None, dtype or None) from ``to()``'s PyTorch-style arguments."""
+    from ..dtypes import to_dtype
+    dest = kwargs.get("device") or kwargs.get("backend")
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, Tensor):
+            dest, dtype = a.device, a.dtype
+        elif isinstance(a, str) and not _is_dtype_name(a):
+            dest = a
+        else:
+            dtype = a
+    return dest, (to_dtype(dtype) if dtype is not None else None)
+
+
+def _is_dtype_name(name):
+    from ..dtypes import DTYPES
+    return name in DTYPES
+
+
+def _clear_grad(p, set_to_none):
+    if p.grad is None:
+        return
+    if set_to_none:
+        p.grad = None
+    else:
+        from ..ops.creation import zeros_like
+        p.grad = zeros_like(p.grad)
+
+
+class _IncompatibleKeys(tuple):
+    """``(missing_keys, unexpected_keys)`` with those names as attributes."""
+
+    def __new__(cls, missing, unexpected):
+        return super().__new__(cls, (missing, unexpected))
+
+    missing_keys = property(lambda self: self[0])
+    unexpected_keys = property(lambda self: self[1])
+
+    def __repr__(self):
+        return "<All keys matched successfully>" if not self[0] and not self[1] else \
+            f"_IncompatibleKeys(missing_keys={self[0]}, unexpected_keys={self[1]})"
+
+
+__all__ = ["Module"]

@@ -1,0 +1,63 @@
+"""A small CNN on scikit-learn's bundled 8x8 digits (no download): conv -> pool -> conv -> linear.
+
+Run: ``python examples/digits_cnn.py`` (``--epochs N``, ``--quick``, ``--backend NAME``).
+"""
+import argparse
+
+from common import accuracy, load_digits, progress, save_plot
+
+import webgrad as wg
+import webgrad.nn as nn
+import webgrad.nn.functional as F
+
+
+class DigitsCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 16, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(32 * 2 * 2, 10))
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.bn1(self.conv1(x))))      # [N, 16, 4, 4]
+        x = self.pool(F.relu(self.conv2(x)))                 # [N, 32, 2, 2]
+        return self.head(x)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--epochs", type=int, default=15)
+    p.add_argument("--quick", action="store_true", help="a short run (4 epochs)")
+    p.add_argument("--backend", default=None)
+    args = p.parse_args(argv)
+    epochs = 4 if args.quick else args.epochs
+    if args.backend:
+        wg.set_backend(args.backend)
+    print(f"backend: {wg.get_backend().name!r}")
+    wg.manual_seed(0)
+    x_train, y_train, x_test, y_test = load_digits(image=True)
+    model = DigitsCNN()
+    opt = wg.optim.AdamW(model.parameters(), lr=5e-3, weight_decay=1e-4)
+    loader = wg.data.DataLoader(wg.data.TensorDataset(x_train, y_train), batch_size=64, shuffle=True, generator=0)
+    sched = wg.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-2, total_steps=epochs * len(loader))
+    losses = []
+    for epoch in range(1, epochs + 1):
+        model.train()
+        total = 0.0
+        for x, y in loader:
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total = total + loss.detach()
+        losses.append(float(total) / len(loader))
+        progress(epoch, epochs, f"loss {losses[-1]:.4f}")
+    print(f"test accuracy: {accuracy(model, x_test, y_test):.4f}")
+    save_plot(losses, "digits_cnn_loss.png")
+
+
+if __name__ == "__main__":
+    main()
