@@ -1,0 +1,191 @@
+"""In-place ops: values, dtype/shape rules, the version counter, leaves, and gradients through them."""
+import numpy as np
+import pytest
+
+import webgrad as wg
+from opinfo import gradcheck
+
+rng = np.random.default_rng(2)
+
+
+@pytest.mark.parametrize("method, args, want", [
+    ("add_", (2,), [3.0, 0.0, 5.5]),
+    ("sub_", (wg.tensor([1.0, 1.0, 1.0]),), [0.0, -3.0, 2.5]),
+    ("mul_", (2,), [2.0, -4.0, 7.0]),
+    ("div_", (2,), [0.5, -1.0, 1.75]),
+    ("pow_", (2,), [1.0, 4.0, 12.25]),
+    ("clamp_", (-1, 2), [1.0, -1.0, 2.0]),
+    ("clip_", (None, 0), [0.0, -2.0, 0.0]),
+    ("fill_", (7,), [7.0, 7.0, 7.0]),
+    ("zero_", (), [0.0, 0.0, 0.0]),
+    ("copy_", (wg.tensor([4, 5, 6]),), [4.0, 5.0, 6.0]),
+])
+def test_values_and_identity(method, args, want, backend):
+    x = wg.tensor([1.0, -2.0, 3.5])
+    out = getattr(x, method)(*args)
+    assert out is x
+    assert x.tolist() == want
+    assert x._version == 1
+
+
+def test_alpha_and_operators(backend):
+    x = wg.tensor([1.0, 2.0])
+    x.add_(wg.tensor([1.0, 1.0]), alpha=3)
+    assert x.tolist() == [4.0, 5.0]
+    x.sub_(1, alpha=2)
+    assert x.tolist() == [2.0, 3.0]
+    before = x
+    x += 1
+    x -= 0.5
+    x *= 2
+    x /= 5
+    x **= 2
+    assert x is before and x._version == 7
+    np.testing.assert_allclose(x.tolist(), [1.0, 1.96], rtol=1e-6)
+
+
+def test_broadcast_and_dtype_rules(backend):
+    x = wg.zeros(2, 3)
+    x.add_(wg.tensor([1.0, 2.0, 3.0]))
+    assert x.tolist() == [[1.0, 2.0, 3.0]] * 2
+    with pytest.raises(RuntimeError, match=r"add_: the result of shape \(2, 2, 3\) cannot be written into a tensor "
+                                           r"of shape \(2, 3\)"):
+        x.add_(wg.ones(2, 2, 3))
+    i = wg.tensor([1, 2])
+    i += 3
+    assert i.dtype is wg.int32 and i.tolist() == [4, 5]
+    with pytest.raises(RuntimeError, match="add_: result type float32 can't be cast to the desired output type int32"):
+        i += 1.5
+    with pytest.raises(RuntimeError, match="div_"):
+        i /= 2
+    f64 = wg.tensor([1.0], dtype=wg.float64)
+    f64.mul_(wg.tensor([2.0]))
+    assert f64.dtype is wg.float64
+    i.copy_(wg.tensor([1.7, -2.2]))
+    assert i.tolist() == [1, -2]                   # copy_ casts anything, as torch
+
+
+def test_fill_and_copy_checks():
+    x = wg.zeros(3)
+    with pytest.raises(ValueError, match=r"fill_: value must be a number or a one-element tensor, got shape \(2,\)"):
+        x.fill_(wg.ones(2))
+    with pytest.raises(TypeError, match="fill_"):
+        x.fill_("a")
+    with pytest.raises(TypeError, match="copy_: src must be a Tensor"):
+        x.copy_([1, 2, 3])
+    with pytest.raises(RuntimeError, match="copy_"):
+        x.copy_(wg.ones(4))
+    x.fill_(wg.tensor(2.5))
+    assert x.tolist() == [2.5, 2.5, 2.5]
+
+
+# ---------------------------------------------------------------- autograd
+
+
+def test_leaf_requiring_grad_refuses_in_place():
+    w = wg.tensor([1.0, 2.0], requires_grad=True)
+    for op in ("add_", "mul_", "zero_", "fill_", "clamp_"):
+        args = {"zero_": (), "fill_": (1.0,), "clamp_": (0, 1)}.get(op, (2.0,))
+        with pytest.raises(RuntimeError, match=rf"^{op}: a leaf tensor that requires grad"):
+            getattr(w, op)(*args)
+    with pytest.raises(RuntimeError, match="add_: a leaf tensor"):
+        w += 1
+    assert w.tolist() == [1.0, 2.0] and w._version == 0
+
+
+def test_parameter_update_under_no_grad():
+    w = wg.tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    with wg.no_grad():
+        w -= 0.1 * w.grad
+        w.add_(1)
+    assert w.is_leaf and w.requires_grad and w.grad_fn is None
+    np.testing.assert_allclose(w.tolist(), [1.8, 2.6], rtol=1e-6)
+    w.grad.zero_()
+    assert w.grad.tolist() == [0.0, 0.0]
+    (w * 3).sum().backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+
+
+def test_modifying_a_saved_output_raises_naming_the_op():
+    x = wg.tensor([0.5, 1.0], requires_grad=True)
+    y = x.exp()                 # Exp saves its output
+    y.add_(1)
+    with pytest.raises(RuntimeError, match=r"modified by an in-place operation by add_.*Exp.*version 1; "
+                                           r"expected version 0"):
+        y.sum().backward()
+
+
+def test_modifying_a_saved_input_raises_naming_the_op():
+    x = wg.tensor([0.5, 1.0], requires_grad=True)
+    a = x * 2
+    b = a * a                   # Mul saves a
+    a.mul_(3)
+    with pytest.raises(RuntimeError, match=r"in-place operation by mul_.*Mul"):
+        b.sum().backward()
+    c = x * 2
+    d = c.sin()                 # Sin saves c
+    c.clamp_(0, 1)
+    with pytest.raises(RuntimeError, match="by clamp_.*Sin"):
+        d.sum().backward()
+
+
+def test_in_place_on_unsaved_tensor_is_fine():
+    x = wg.tensor([0.5, 1.0], requires_grad=True)
+    a = x * 2                   # Mul saves x and the scalar, not a
+    a.add_(1).mul_(3)
+    a.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+    assert a.grad_fn is not None and a.requires_grad
+
+
+def test_version_counter_counts():
+    x = wg.zeros(2)
+    assert x._version == 0
+    x.add_(1).mul_(2)
+    x.zero_()
+    assert x._version == 3
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("mul_self", lambda x: (x * 1).mul_(x)),
+    ("mul_own_alias", lambda x: (lambda a: a.mul_(a))(x + 0)),
+    ("pow_", lambda x: (x + 2).pow_(x)),
+    ("div_", lambda x: (x * 1).div_(x + 3)),
+    ("chain", lambda x: (x * 1).add_(x, alpha=2).sub_(1).mul_(x).div_(2).clamp_(-0.8, 0.8)),
+    ("iadd", lambda x: _iadd(x)),
+    ("copy_", lambda x: wg.zeros(2, 3, dtype=wg.float64).copy_(x.exp())),
+    ("fill_", lambda x: wg.zeros(3, dtype=wg.float64).fill_(x.sum())),
+])
+def test_gradients_through_in_place(name, fn):
+    gradcheck(fn, rng.uniform(0.2, 1.0, 3), what=name)
+
+
+def _iadd(x):
+    y = x * 1
+    y += x.sin()
+    y *= x
+    return y
+
+
+def test_in_place_with_grad_input_on_no_grad_tensor():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    buf = wg.zeros(2)
+    buf.add_(x * x)
+    assert buf.requires_grad and not buf.is_leaf
+    buf.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_against_torch():
+    torch = pytest.importorskip("torch")
+    data = rng.uniform(0.2, 1.0, 4)
+    results = []
+    for lib in (torch, wg):
+        x = lib.tensor(data, requires_grad=True)
+        y = x * 1
+        y.mul_(x).add_(x, alpha=0.5).div_(x + 1).clamp_(0.1, 0.6)
+        y.sum().backward()
+        results.append((np.asarray(y.detach().tolist()), np.asarray(x.grad.tolist())))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
