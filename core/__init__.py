@@ -43,3 +43,4 @@ from . import optim, data  # noqa: E402
 from .serialization import save, load  # noqa: E402
 from .extend import Backend, derive_backend, override_gradient, override_kernel, remove_backend  # noqa: E402
 from .profiler import profile  # noqa: E402
+from .backends.gpu.custom import WgslError, wgsl_elementwise, wgsl_kernel  # noqa: E402

@@ -87,39 +87,53 @@ def _collect_leaf(leaves, t, g):
 
 
 def _step(node, grads, pending, leaves, deps, ready, retain_graph, capture):
-    grads = _output_hooks(node, grads, capture)
-    in_grads = (None,) * len(node.next)
-    if any(g is not None for g in grads):
-        if node.rule is None:
-            raise RuntimeError(f"no gradient is registered for kernel '{node.name}'; register one with "
-                               f"webgrad.register_gradient({node.name!r}, ...)")
-        if len(node.outs) == 1:
-            dy = grads[0]
-        else:
-            dy = tuple(g if g is not None else _zeros(*meta) for g, meta in zip(grads, node.outs))
-        saved = node.unpack_saved()
-        in_grads = node.rule.fn(dy, saved, node.attrs)
-        if not isinstance(in_grads, (tuple, list)):
-            in_grads = (in_grads,)
-        if len(in_grads) != len(node.next):
-            raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(in_grads)} gradients for "
-                               f"{len(node.next)} inputs")
-        if not retain_graph and node.saved:
-            node.saved = None
+    if node.hooks or node.retained or capture is not None:
+        grads = _output_hooks(node, grads, capture)
+    nxt = node.next
+    if len(grads) == 1:
+        dy = grads[0]
+        live = dy is not None
+    else:
+        live = any(g is not None for g in grads)
+        dy = tuple(g if g is not None else _zeros(*meta) for g, meta in zip(grads, node.outs)) if live else None
+    if not live:
+        return _release(node, (None,) * len(nxt), pending, leaves, deps, ready)
+    rule = node.rule
+    if rule is None:
+        raise RuntimeError(f"no gradient is registered for kernel '{node.name}'; register one with "
+                           f"webgrad.register_gradient({node.name!r}, ...)")
+    in_grads = rule.fn(dy, node.unpack_saved(), node.attrs)
+    if type(in_grads) is not tuple and not isinstance(in_grads, (tuple, list)):
+        in_grads = (in_grads,)
+    if len(in_grads) != len(nxt):
+        raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(in_grads)} gradients for "
+                           f"{len(nxt)} inputs")
+    if not retain_graph and node.saved:
+        node.saved = None
+    _release(node, in_grads, pending, leaves, deps, ready)
+
+
+def _release(node, in_grads, pending, leaves, deps, ready):
+    """Send each input's gradient along its edge: into a leaf's total, or a producer node's slot."""
     for edge, g, shape, dtype in zip(node.next, in_grads, node.shapes, node.dtypes):
         if edge is None:
             continue
         target, idx = edge
-        if g is not None:
+        if g is not None and (g._dtype is not dtype or g.shape != shape):
             g = _fit(g, shape, dtype, node.name)
         if idx < 0:
             if g is not None:
                 _collect_leaf(leaves, target, g)
             continue
-        slots = pending.setdefault(target, [None] * len(target.outs))
-        slots[idx] = _add(slots[idx], g)
-        deps[target] -= 1
-        if deps[target] == 0:
+        slots = pending.get(target)
+        if slots is None:
+            slots = pending[target] = [None] * len(target.outs)
+        if g is not None:
+            old = slots[idx]
+            slots[idx] = g if old is None else run_kernel(K.ADD, old, g)
+        left = deps[target] - 1
+        deps[target] = left
+        if not left:
             ready.append(target)
 
 

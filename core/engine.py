@@ -9,10 +9,12 @@ that the kernel's gradient rule asked for.
 from __future__ import annotations
 
 import threading
-import weakref
+from weakref import ref as _weakref
 
 from . import registry
 from .registry import GradientRule, _gradients, _kernels
+
+Tensor = None  # the Tensor class, bound here by tensor.py (which imports this module) once it exists
 
 # ---------------------------------------------------------------- grad mode (thread-local)
 
@@ -122,20 +124,24 @@ class SavedTensor:
         self.requires_grad, self.out_index, self.version = t.requires_grad, t._out_index, t._version
         self.is_output = is_output
         # an output's grad_fn is the node that saves it: not stored, to avoid a cycle
-        self.grad_fn = None if is_output else t.grad_fn
-        self.leaf = t if (t.grad_fn is None and t.requires_grad) else None
-        self.ref = weakref.ref(t)
+        fn = self.grad_fn = None if is_output else t.grad_fn
+        self.leaf = t if (fn is None and not is_output and t.requires_grad) else None
+        self.ref = _weakref(t)
 
     def unpack(self, node):
-        from .tensor import Tensor
         t = self.ref()
-        if t is not None and t._version != self.version:
-            by = f" by {t._modified_by}" if t._modified_by else ""
-            raise RuntimeError(
-                f"one of the tensors needed for gradient computation has been modified by an in-place "
-                f"operation{by}: {t.dtype.name} {tuple(t.shape)}, saved by kernel '{node.name}' "
-                f"({node.name}Backward), is at version {t._version}; expected version {self.version}. "
-                f"Use an out-of-place op (e.g. x = x + 1 instead of x.add_(1)) or .clone() it first.")
+        if t is not None:
+            if t._version != self.version:
+                by = f" by {t._modified_by}" if t._modified_by else ""
+                raise RuntimeError(
+                    f"one of the tensors needed for gradient computation has been modified by an in-place "
+                    f"operation{by}: {t.dtype.name} {tuple(t.shape)}, saved by kernel '{node.name}' "
+                    f"({node.name}Backward), is at version {t._version}; expected version {self.version}. "
+                    f"Use an out-of-place op (e.g. x = x + 1 instead of x.add_(1)) or .clone() it first.")
+            # unchanged since saved (same version, same graph position): hand back the tensor itself
+            if (t.grad_fn is (node if self.is_output else self.grad_fn) and t.requires_grad is self.requires_grad
+                    and t._out_index == self.out_index):
+                return t
         if self.leaf is not None:
             return self.leaf
         out = Tensor._wrap(self.data, self.backend)
@@ -148,9 +154,15 @@ class SavedTensor:
 
 class Saved(tuple):
     """The tensors a gradient rule asked to keep (inputs then outputs), with every input's
-    ``shapes`` and ``dtypes`` alongside."""
+    ``shapes`` and ``dtypes`` alongside, and ``needs_input_grad`` (as PyTorch's ctx): a rule may
+    skip computing gradients for inputs that need none (e.g. a matmul's data input)."""
     shapes: tuple = ()
     dtypes: tuple = ()
+    edges: tuple = ()
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return tuple([e is not None for e in self.edges])
 
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -172,19 +184,23 @@ class Node:
 
     def __init__(self, name, rule, attrs, inputs, outputs):
         self.name, self.rule, self.attrs = name, rule, attrs
-        self.next = tuple(_edge(t) for t in inputs)
-        self.shapes = tuple(t.shape for t in inputs)
-        self.dtypes = tuple(t._dtype for t in inputs)
-        self.outs = tuple((o.shape, o._dtype, o._backend) for o in outputs)
+        nxt, shapes, dtypes = [], [], []
+        for t in inputs:
+            nxt.append(None if not t.requires_grad else (t, -1) if t.grad_fn is None else (t.grad_fn, t._out_index))
+            shapes.append(t._data.shape)
+            dtypes.append(t._dtype)
+        self.next, self.shapes, self.dtypes = tuple(nxt), tuple(shapes), tuple(dtypes)
+        self.outs = tuple([(o._data.shape, o._dtype, o._backend) for o in outputs])
         self.hooks = None       # {output_index: [fn]}
         self.retained = None    # {output_index: weakref(tensor)}
         self.saved = ()
         if rule is not None:
             ins, outs = rule.inputs_to_save, rule.outputs_to_save
-            ins = range(len(inputs)) if ins is True else ins
-            outs = range(len(outputs)) if outs is True else outs
-            self.saved = tuple([SavedTensor(inputs[i], False) for i in ins] +
-                               [SavedTensor(outputs[i], True) for i in outs])
+            if ins or outs:
+                ins = range(len(inputs)) if ins is True else ins
+                outs = range(len(outputs)) if outs is True else outs
+                self.saved = tuple([SavedTensor(inputs[i], False) for i in ins] +
+                                   [SavedTensor(outputs[i], True) for i in outs])
 
     def __repr__(self):
         return f"<{self.name}Backward>"
@@ -192,22 +208,14 @@ class Node:
     def unpack_saved(self) -> Saved:
         if self.saved is None:
             raise RuntimeError(_FREED.format(self.name))
-        s = Saved(x.unpack(self) for x in self.saved)
-        s.shapes, s.dtypes = self.shapes, self.dtypes
+        s = Saved([x.unpack(self) for x in self.saved])
+        s.shapes, s.dtypes, s.edges = self.shapes, self.dtypes, self.next
         return s
 
     @property
     def next_functions(self):
         """(node or leaf, index) per input, as PyTorch's ``grad_fn.next_functions``."""
         return self.next
-
-
-def _edge(t):
-    if not t.requires_grad:
-        return None
-    if t.grad_fn is None:
-        return (t, -1)
-    return (t.grad_fn, t._out_index)
 
 
 # ---------------------------------------------------------------- run_kernel
@@ -229,12 +237,13 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     >>> wg.run_kernel("Add", wg.tensor([1.0]), wg.tensor([2.0])).tolist()
     [3.0]
     """
-    from .tensor import Tensor
-    if inputs:
+    n = len(inputs)
+    if n:
         be = inputs[0]._backend
-        for t in inputs:
-            if t._backend is not be:
-                raise _mixed_backends(name, inputs)
+        if n > 1:
+            for t in inputs:
+                if t._backend is not be:
+                    raise _mixed_backends(name, inputs)
     elif backend is None:
         be = registry.get_backend()
     else:
@@ -242,20 +251,35 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     fn = _kernels.get((name, be.name))
     if fn is None:
         raise NotImplementedError(registry.missing_kernel_message(name, be.name))
-    out = fn(*[t._data for t in inputs], **attrs)
-    if type(out) is tuple:
-        outs = tuple(Tensor._wrap(o, be) for o in out)
+    if n == 1:
+        out = fn(inputs[0]._data, **attrs)
+    elif n == 2:
+        out = fn(inputs[0]._data, inputs[1]._data, **attrs)
     else:
-        outs = (Tensor._wrap(out, be),)
+        out = fn(*[t._data for t in inputs], **attrs)
+    wrap = Tensor._wrap
+    if type(out) is tuple:
+        outs = tuple([wrap(o, be) for o in out])
+        result = outs
+    else:
+        result = wrap(out, be)
+        outs = (result,)
     if _mode.enabled:
         for t in inputs:
             if t.requires_grad:
                 _record(name, _gradients.get(name), attrs, inputs, outs)
                 break
-    return outs if type(out) is tuple else outs[0]
+    return result
 
 
 def _record(name, rule, attrs, inputs, outs):
+    if len(outs) == 1:
+        o = outs[0]
+        if not o._dtype.is_floating:
+            return None
+        o.requires_grad = True
+        o.grad_fn = node = Node(name, rule, attrs, inputs, outs)
+        return node
     floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating]
     if not floating:
         return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from . import registry
+from . import engine, registry
 from .dtypes import DType, to_dtype
 from .engine import _mode, record_function, run_kernel
 from .host import as_host, is_array_like
@@ -322,6 +322,9 @@ class Tensor:
 
     def type(self, dtype=None):
         return self._dtype.name if dtype is None else self.to(dtype)
+
+
+engine.Tensor = Tensor  # run_kernel wraps outputs with it, without an import per call
 
 
 class _HookHandle:

@@ -19,6 +19,37 @@ def available_backends():
 BACKENDS = available_backends()
 
 
+def _has_float64(name):
+    try:
+        wg.zeros(1, dtype=wg.float64, backend=name)
+        return True
+    except (TypeError, ValueError, NotImplementedError):
+        return False
+
+
+FLOAT64_BACKENDS = {name for name in BACKENDS if _has_float64(name)}
+
+
+def _wants_float64(item):
+    if item.get_closest_marker("float64"):
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return any(v is wg.float64 or v == "float64" or getattr(v, "name", None) == "float64"
+               for v in params.values() if not isinstance(v, (list, tuple, dict)))
+
+
+def pytest_collection_modifyitems(config, items):
+    """GPU backends have no float64 (their refusal is tested in test_gpu_backend.py): a test that
+    needs float64 on such a backend is not a test that could run, so it is deselected, not skipped."""
+    keep, drop = [], []
+    for item in items:
+        be = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
+        (drop if be and be not in FLOAT64_BACKENDS and _wants_float64(item) else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request):
     """The name of a backend to run on; tensors made inside the test default to it."""

@@ -136,6 +136,7 @@ def test_float_math_keeps_float64(dtype, backend):
         assert getattr(x, name)().dtype is wg.to_dtype(dtype), name
 
 
+@pytest.mark.float64
 def test_clamp_dtypes(backend):
     i = wg.tensor([-3, 0, 5])
     assert i.clamp(-1, 1).dtype is wg.int32 and i.clamp(-1, 1).tolist() == [-1, 0, 1]
@@ -157,6 +158,7 @@ def test_sigmoid_softplus_extremes_are_finite(backend):
     assert_close(wg.silu(x), np.array([0.0, 0.0, 0.0, 80.0, 1000.0]), atol=1e-30)
 
 
+@pytest.mark.float64
 def test_casts(backend):
     x = wg.tensor([1.7, -0.0, 2.2])
     assert x.int().dtype is wg.int32 and x.int().tolist() == [1, 0, 2]

@@ -18,6 +18,7 @@ class CpuBackend:
     """Native data is a numpy ndarray (or numpy scalar for 0-d results)."""
 
     name = "cpu"
+    constant_cache = True   # arrays are never mutated, so ops may reuse the data of small constants
 
     def dtype_of(self, a) -> DType:
         return DTYPE_OF[a.dtype]

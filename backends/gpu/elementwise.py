@@ -89,7 +89,8 @@ def _ty(dtype, vec):
 def elementwise(be, label, expr, inputs, out_shape, out_dtype, params=(0.0, 0.0), qparams=(0, 0, 0, 0),
                 extra="", vec4=True):
     """Record ``out = expr(x0, x1, ...)`` over ``out_shape`` and return the output GpuArray.
-    ``inputs`` are GpuArrays (broadcast as needed) or Views."""
+    ``inputs`` are GpuArrays (broadcast as needed) or Views; ``params`` (two or more floats) are
+    uniforms ``p0``, ``p1`` in ``expr`` (all at ``uf(U_p + k)``); ``extra`` is WGSL put before it."""
     out = be.alloc(tuple(out_shape), out_dtype)
     n = out.size
     if n == 0:
@@ -111,12 +112,12 @@ def elementwise(be, label, expr, inputs, out_shape, out_dtype, params=(0.0, 0.0)
     rank = len(out_shape) if "s" in modes else 0
     vec = vec4 and "s" not in modes and n % 4 == 0
     dtypes = tuple(v.array.dtype.name for v in views)
-    helpers = any(h in expr for h in _HELPERS)
-    key = ("ew", label, expr, dtypes, out_dtype.name, tuple(modes), vec, rank)
+    helpers = any(h in expr or h in extra for h in _HELPERS)
+    key = ("ew", label, expr, extra, dtypes, out_dtype.name, tuple(modes), vec, rank)
 
     def build():
         names = _NAMES[:len(views)]
-        uni = [("n", "u32", 1), ("p", "f32", 2), ("q", "i32", 4)]
+        uni = [("n", "u32", 1), ("p", "f32", max(2, len(params))), ("q", "i32", 4)]
         if rank:
             uni.append(("shape", "u32", rank))
         aliases = [f"alias T{k} = {_ty(v.array.dtype, vec)};" for k, v in enumerate(views)]
@@ -145,7 +146,7 @@ def elementwise(be, label, expr, inputs, out_shape, out_dtype, params=(0.0, 0.0)
                                     "ARGS": args, "CALL": call, "LOADS": "\n".join(loads), "EXPR": expr})
 
     items = n // 4 if vec else n
-    uniforms = [items, float(params[0]), float(params[1])] + [int(q) for q in qparams]
+    uniforms = [items] + [float(p) for p in params] + [0.0] * (2 - len(params)) + [int(q) for q in qparams]
     uniforms += list(out_shape) if rank else []
     for m, v in zip(modes, views):
         if m == "s":

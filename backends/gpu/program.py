@@ -9,10 +9,13 @@ at the ``U_<name>`` offsets the prelude declares.
 """
 from __future__ import annotations
 
+import re
 import struct
 from functools import lru_cache
 from importlib import resources
 from string import Template
+
+from .device import GpuError
 
 UNIFORM_WORDS = 64                  # 256 bytes: one dynamic-offset slot (WebGPU's offset alignment)
 UNIFORM_SLOT = UNIFORM_WORDS * 4
@@ -74,3 +77,66 @@ def _prelude(inputs, outputs, offsets, wg) -> str:
               "fn flat_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 { return wid.y * nwg.x + wid.x; }"]
     lines += [f"const U_{name}: u32 = {off}u;" for name, off in offsets.items()]
     return "\n".join(lines) + "\n"
+
+
+
+# ---------------------------------------------------------------- user source inside generated code
+
+USER_BEGIN, USER_END = "// user source of ", "// end of user source"
+_LOCATION = re.compile(r"\S+:(\d+):(\d+)")
+_GUTTER = re.compile(r"^\s*(\d+) \u2502 ")
+
+
+class WgslError(GpuError):
+    """A WGSL compile error in a user's kernel source, at ``line`` and ``column`` (1-based) of it."""
+
+    def __init__(self, message: str, kernel: str, line: int, column: int):
+        super().__init__(message)
+        self.kernel, self.line, self.column = kernel, line, column
+
+
+def user_source(name: str, source: str) -> str:
+    """``source`` between the markers that let a compile error be located in it."""
+    return f"{USER_BEGIN}{name}\n{source}\n{USER_END}\n"
+
+
+def compile_error(code: str, error: GpuError) -> GpuError:
+    r"""``error`` (a compile failure of ``code``) as a :class:`WgslError` located in the user
+    source that ``code`` holds, or ``error`` itself when the code holds none or the compiler
+    points elsewhere.
+
+    >>> code = "fn f() {}\n" + user_source("K", "let a = ;")
+    >>> e = compile_error(code, GpuError("parsing error: bad\n  wgsl:3:9"))
+    >>> (e.kernel, e.line, e.column)
+    ('K', 1, 9)
+    """
+    lines = code.split("\n")
+    begin = next((i for i, t in enumerate(lines) if t.startswith(USER_BEGIN)), None)
+    if begin is None:
+        return error
+    name, end = lines[begin][len(USER_BEGIN):], lines.index(USER_END, begin)
+    where = _locate(str(error), lines, begin + 2, end)      # code lines begin+2 .. end are the user's
+    if where is None:
+        return error
+    line, col = where[0] - begin - 1, where[1]
+    text = lines[where[0] - 1]
+    summary = next((t.strip() for t in str(error).split("\n") if "error" in t.lower() and ":" in t
+                    and not t.startswith("wgpu:")), str(error).split("\n")[0])
+    return WgslError(f"WGSL kernel {name!r}: line {line}, column {col}: {summary}\n    {text}\n    {' ' * (col - 1)}^\n"
+                     f"(compiler output, with lines counted from the generated prelude:)\n{error}", name, line, col)
+
+
+def _locate(message: str, lines: list, first: int, last: int):
+    """(line, column) in the generated code of the first place ``message`` points at within
+    lines ``first..last`` (1-based): the compiler's location, else a marked snippet line."""
+    for m in _LOCATION.finditer(message):
+        if first <= int(m.group(1)) <= last:
+            return int(m.group(1)), int(m.group(2))
+    out = message.split("\n")
+    for k, t in enumerate(out[:-1]):
+        m = _GUTTER.match(t)
+        if m and first <= int(m.group(1)) <= last and "^" in out[k + 1]:
+            src = lines[int(m.group(1)) - 1].rstrip()
+            start = len(t.rstrip()) - len(src)
+            return int(m.group(1)), max(1, out[k + 1].index("^") - start + 1)
+    return None

@@ -19,12 +19,13 @@ import weakref
 from webgrad.dtypes import DTYPES, DType, bool_, float32, int32
 
 from .device import GpuError
-from .program import UNIFORM_SLOT, Program
+from .program import UNIFORM_SLOT, Program, compile_error
 
 BATCH_LIMIT = 512                   # dispatches per submit
 MIN_BUFFER = 16
 MAX_GROUPS = 65535
 _CODES = {"float32": "f", "int32": "i", "bool": "I"}
+_PYTHON_TYPES = {"float32": float, "int32": int, "bool": lambda v: int(bool(v))}
 
 
 def size_class(nbytes: int) -> int:
@@ -145,8 +146,11 @@ class GpuBackend:
         entry = self.pipelines.get(key)
         if entry is None:
             prog: Program = build()
-            entry = self.pipelines[key] = (prog, self.device.create_pipeline(
-                prog.code, prog.entry, prog.n_read, prog.n_write, prog.label))
+            try:
+                pipe = self.device.create_pipeline(prog.code, prog.entry, prog.n_read, prog.n_write, prog.label)
+            except GpuError as e:
+                raise compile_error(prog.code, e) from None
+            entry = self.pipelines[key] = (prog, pipe)
         return entry
 
     def run(self, key, build, reads, writes, uniforms, groups) -> None:
@@ -220,7 +224,10 @@ class GpuBackend:
         """Native data from a flat sequence of Python numbers."""
         self._check_dtype(dtype)
         code = _CODES[dtype.name]
-        values = array.array(code, [int(bool(v)) for v in flat] if dtype is bool_ else flat)
+        if not (isinstance(flat, array.array) and flat.typecode == code):
+            convert = _PYTHON_TYPES[dtype.name]
+            flat = [convert(v) for v in flat]
+        values = array.array(code, flat)
         return self.upload_bytes(values.tobytes(), shape, dtype)
 
     def from_array(self, obj, dtype: DType | None = None) -> GpuArray:

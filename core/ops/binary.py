@@ -16,7 +16,8 @@ def _operands(op: str, a, b, floating: bool = False):
     a, b = binary_operands(op, a, b)
     if floating and not a._dtype.is_floating:
         a, b = run_kernel(K.CAST, a, dtype=default_float), run_kernel(K.CAST, b, dtype=default_float)
-    broadcast_shapes(a.shape, b.shape, op=op)
+    if a._data.shape != b._data.shape:
+        broadcast_shapes(a.shape, b.shape, op=op)
     return a, b
 
 
@@ -43,7 +44,7 @@ def add(input, other, *, alpha=1):
     >>> wg.add(wg.tensor([1.0, 2.0]), 1, alpha=2).tolist()
     [3.0, 4.0]
     """
-    return run_kernel(K.ADD, *_operands("add", input, _scaled("add", other, alpha)))
+    return run_kernel(K.ADD, *_operands("add", input, other if alpha == 1 else _scaled("add", other, alpha)))
 
 
 def sub(input, other, *, alpha=1):
@@ -53,7 +54,7 @@ def sub(input, other, *, alpha=1):
     >>> wg.sub(wg.tensor([3, 4]), 1).tolist()
     [2, 3]
     """
-    return run_kernel(K.SUB, *_operands("sub", input, _scaled("sub", other, alpha)))
+    return run_kernel(K.SUB, *_operands("sub", input, other if alpha == 1 else _scaled("sub", other, alpha)))
 
 
 def mul(input, other):

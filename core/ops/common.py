@@ -2,6 +2,7 @@
 right backend with PyTorch's weak scalar typing, and checking arguments."""
 from __future__ import annotations
 
+import math
 import numbers
 
 from ..dtypes import promote, promote_scalar, scalar_dtype
@@ -12,7 +13,7 @@ _SCALARS = (bool, int, float)
 
 
 def is_scalar(x) -> bool:
-    return isinstance(x, numbers.Number)
+    return type(x) in _SCALARS or isinstance(x, numbers.Number)
 
 
 def python_scalar(x):
@@ -27,32 +28,61 @@ def check_tensor(op: str, x, name: str = "input") -> Tensor:
     return x
 
 
+_CONSTANTS: dict = {}     # (value, type, dtype, backend) -> native data of a 0-d constant
+_MAX_CONSTANTS = 512
+
+
 def scalar_tensor(value, dtype, backend) -> Tensor:
-    """A 0-d tensor holding ``value`` with ``dtype`` on ``backend``."""
-    return run_kernel("Fill", backend=backend, shape=(), value=value, dtype=dtype)
+    """A 0-d tensor holding ``value`` with ``dtype`` on ``backend``.
+
+    On backends whose data is never mutated (``backend.constant_cache``), the data of small
+    constants is kept and reused; each call still returns a new Tensor object, so nothing done
+    to one result (in-place ops rebind data, hooks, requires_grad) reaches another.
+
+    >>> import webgrad as wg
+    >>> scalar_tensor(2.0, wg.float32, wg.get_backend()).tolist()
+    2.0
+    """
+    key = (value, type(value), dtype, backend)
+    data = _CONSTANTS.get(key)
+    if data is not None:
+        return Tensor._wrap(data, backend)
+    t = run_kernel("Fill", backend=backend, shape=(), value=value, dtype=dtype)
+    if (getattr(backend, "constant_cache", False) and len(_CONSTANTS) < _MAX_CONSTANTS
+            and (value or math.copysign(1.0, value) > 0)):  # -0.0 == 0.0 as a key: keep only +0.0
+        _CONSTANTS[key] = t._data
+    return t
 
 
 def binary_operands(op: str, a, b, dtype=None):
     """Turn (tensor|scalar, tensor|scalar) into two tensors of one dtype on one backend,
     promoting as PyTorch does (scalars are weakly typed). ``dtype`` forces the common dtype."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        dt = dtype or (a._dtype if a._dtype is b._dtype else promote(a._dtype, b._dtype))
-    elif isinstance(a, Tensor) and is_scalar(b):
-        b = python_scalar(b)
-        dt = dtype or promote_scalar(a._dtype, b)
-        b = scalar_tensor(b, dt, a._backend)
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            if dtype is None and a._dtype is b._dtype:
+                return a, b
+            dt = dtype or promote(a._dtype, b._dtype)
+        elif is_scalar(b):
+            b = python_scalar(b)
+            dt = dtype or promote_scalar(a._dtype, b)
+            b = scalar_tensor(b, dt, a._backend)
+        else:
+            raise _bad_operands(op, a, b)
     elif isinstance(b, Tensor) and is_scalar(a):
         a = python_scalar(a)
         dt = dtype or promote_scalar(b._dtype, a)
         a = scalar_tensor(a, dt, b._backend)
     else:
-        raise TypeError(f"{op}: expected tensors or Python numbers, got {type(a).__name__} and "
-                        f"{type(b).__name__}")
+        raise _bad_operands(op, a, b)
     if a._dtype is not dt:
         a = run_kernel("Cast", a, dtype=dt)
     if b._dtype is not dt:
         b = run_kernel("Cast", b, dtype=dt)
     return a, b
+
+
+def _bad_operands(op, a, b):
+    return TypeError(f"{op}: expected tensors or Python numbers, got {type(a).__name__} and {type(b).__name__}")
 
 
 __all__ = ["is_scalar", "check_tensor", "scalar_tensor", "binary_operands", "scalar_dtype"]
