@@ -1,22 +1,29 @@
 """Gradient of MatMul: two more matmuls with the transposes folded into the kernel's flags.
-Broadcast batch dims are summed back by the engine."""
+Broadcast batch dims are summed back by the engine; an input that needs no gradient
+(e.g. a layer's data input) costs nothing."""
 from .. import kernel_names as K
 from ..engine import run_kernel
 from ..registry import register_gradient
 
 
+def _grad_a(dy, b, ta, tb):
+    """dA = dC op(B)^T, or op(B) dC^T when A came transposed."""
+    if ta:
+        return run_kernel(K.MATMUL, b, dy, transpose_a=tb, transpose_b=True)
+    return run_kernel(K.MATMUL, dy, b, transpose_a=False, transpose_b=not tb)
+
+
+def _grad_b(dy, a, ta, tb):
+    """dB = op(A)^T dC, or dC^T op(A) when B came transposed."""
+    if tb:
+        return run_kernel(K.MATMUL, dy, a, transpose_a=True, transpose_b=ta)
+    return run_kernel(K.MATMUL, a, dy, transpose_a=not ta, transpose_b=False)
+
+
 @register_gradient(K.MATMUL, inputs_to_save=[0, 1])
 def _matmul(dy, saved, attrs):
-    """For C = op(A) op(B): dA = dC op(B)^T (or op(B) dC^T when A came transposed), and
-    dB = op(A)^T dC (or dC^T op(A) when B came transposed)."""
     a, b = saved
+    need_a, need_b = saved.needs_input_grad
     ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
-    if ta:
-        da = run_kernel(K.MATMUL, b, dy, transpose_a=tb, transpose_b=True)
-    else:
-        da = run_kernel(K.MATMUL, dy, b, transpose_a=False, transpose_b=not tb)
-    if tb:
-        db = run_kernel(K.MATMUL, dy, a, transpose_a=True, transpose_b=ta)
-    else:
-        db = run_kernel(K.MATMUL, a, dy, transpose_a=not ta, transpose_b=False)
-    return da, db
+    return (_grad_a(dy, b, ta, tb) if need_a else None,
+            _grad_b(dy, a, ta, tb) if need_b else None)
