@@ -2,11 +2,12 @@
 
     swish(x, beta) = x * sigmoid(beta * x)
 
-* the kernel ``Swish`` is a numpy function registered for the ``cpu`` backend;
+* the kernel ``Swish`` is a numpy function registered for the ``cpu`` backend, and a
+  WGSL expression registered once for both GPU backends (``wgpu`` natively, ``webgpu``
+  in the browser);
 * its gradient is registered once, written with ops, so it runs on every backend and
   can be differentiated again;
-* the op ``swish`` runs the kernel where the tensor's backend has one and otherwise
-  composes existing ops (same values, same gradient), so the model below trains on
+* the op ``swish`` runs the kernel through ``run_kernel``, so the model below trains on
   every backend webgrad finds here.
 
 The script checks the gradient against central finite differences (float64, cpu),
@@ -29,6 +30,10 @@ def swish_cpu(x, beta):
     return np.asarray(x * 0.5 * (1 + np.tanh(0.5 * beta * x)), dtype=x.dtype)
 
 
+# The GPU kernel: a WGSL expression over the named inputs; webgrad broadcasts them.
+wg.wgsl_elementwise(SWISH, "x / (1.0 + exp(-beta * x))", inputs=("x", "beta"))
+
+
 @wg.register_gradient(SWISH, inputs_to_save=[0, 1])
 def swish_grad(dy, saved, attrs):
     """d/dx = s + beta x s (1 - s),  d/dbeta = x^2 s (1 - s),  with s = sigmoid(beta x).
@@ -48,9 +53,7 @@ def swish(x, beta):
     x, beta = binary_operands("swish", x, beta)
     if not x.dtype.is_floating:
         raise TypeError(f"swish: expected floating tensors, got {x.dtype.name}")
-    if SWISH in wg.kernels_for_backend(x.device):
-        return wg.run_kernel(SWISH, x, beta)
-    return x * (beta * x).sigmoid()     # no Swish kernel on this backend: compose ops
+    return wg.run_kernel(SWISH, x, beta)
 
 
 def gradient_error(seed: int = 0, eps: float = 1e-6) -> float:
@@ -107,7 +110,7 @@ def train(backend: str, steps: int = 300) -> tuple:
 def main() -> None:
     print("gradient max error:", gradient_error())
     for name in wg.backends():
-        via = "kernel" if SWISH in wg.kernels_for_backend(name) else "composed ops"
+        via = "numpy kernel" if name == "cpu" else "WGSL kernel"
         first, last, beta = train(name)
         print(f"{name} ({via}) first loss: {first}")
         print(f"{name} ({via}) last loss: {last}")
