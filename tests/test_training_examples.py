@@ -1,5 +1,5 @@
 """The training examples run as a user runs them (a subprocess) and reach their metric:
-the README's digits MLP at full size (>= 95% test accuracy on cpu), the others reduced."""
+the README's digits MLP at full size (>= 95% test accuracy on every backend), the others reduced."""
 import os
 import re
 import subprocess
@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import BACKENDS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -27,9 +28,12 @@ def metric(out, label):
     return float(m.group(1))
 
 
-def test_digits_mlp_reaches_95_percent():
-    out = run_example("digits_mlp.py", "--backend", "cpu")
-    assert "backend: 'cpu'" in out and "] 30/30" in out       # says its backend, shows a progress bar
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_digits_mlp_reaches_95_percent(backend):
+    """The README's main job, on every backend with the same seed (wgpu on lavapipe takes ~20 s)."""
+    out = run_example("digits_mlp.py", "--backend", backend)
+    assert f"backend: '{backend}'" in out and "] 30/30" in out       # says its backend, shows a progress bar
     assert metric(out, "test accuracy") >= 0.95
 
 
