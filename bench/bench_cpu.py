@@ -1,0 +1,351 @@
+"""webgrad's CPU benchmark against PyTorch, hand-written numpy and a minimal autograd floor.
+
+    python bench/bench_cpu.py            # full run (a few minutes on 2 cores)
+    python bench/bench_cpu.py --quick    # a smoke run: fewer, shorter repeats
+
+Measures, each as the median over repeats, in one process:
+  * chain:  a 10-op elementwise chain on tiny tensors (8 elements) with requires_grad,
+            forward + backward(), reported per op;
+  * no-grad op: one ``a + b`` on 1-element tensors without grad;
+  * MLP step: 784-256-10, ReLU, cross-entropy, SGD, at batch 128 and 1024.
+Contenders: webgrad (cpu backend), PyTorch (when importable; its thread count set to
+numpy's BLAS thread count), hand-written numpy (forward and backward by hand), and for
+the tiny-tensor rows bench/micrograd_floor.py, a closure-based autograd over numpy.
+Prints a markdown table with webgrad's ratio to each (lower is better for webgrad).
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import micrograd_floor  # noqa: E402
+
+import webgrad as wg  # noqa: E402
+
+try:
+    import torch
+except ImportError:  # PyTorch is optional: its column reads "-"
+    torch = None
+
+CHAIN_OPS, CHAIN_N = 10, 8
+D_IN, D_HIDDEN, D_OUT, LR = 784, 256, 10, 0.01
+PAUSE_S = 0.2   # OpenBLAS threads spin after each call: let them sleep between contenders
+
+
+# ---------------------------------------------------------------- timing
+
+def calibrate(fn, min_time):
+    """How many calls of ``fn()`` take about ``min_time`` seconds (after a warm-up call)."""
+    fn()
+    number = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        t = time.perf_counter() - t0
+        if t >= min_time / 4 or number >= 1 << 20:
+            return max(1, int(number * min_time / max(t, 1e-9)))
+        number *= 2
+
+
+def measure(contenders, repeats, min_time, pause):
+    """Median seconds per call for each of {name: fn}. Repeats are interleaved (every contender
+    once per round) so that a change in machine load hits all of them alike, with a pause
+    before each timing so that the previous contender's BLAS threads have stopped spinning."""
+    numbers = {name: calibrate(fn, min_time) for name, fn in contenders.items()}
+    times = {name: [] for name in contenders}
+    for _ in range(repeats):
+        for name, fn in contenders.items():
+            gc.collect()
+            time.sleep(pause)
+            n = numbers[name]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            times[name].append((time.perf_counter() - t0) / n)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+# ---------------------------------------------------------------- tiny-tensor chain
+
+def chain(x, w):
+    """Ten elementwise ops, written once for every contender that has tensor methods."""
+    a = x * w           # 1
+    b = a + x           # 2
+    c = b.tanh()        # 3
+    d = c * c           # 4
+    e = d - w           # 5
+    f = e.exp()         # 6
+    g = f * x           # 7
+    h = g + w           # 8
+    i = h.relu()        # 9
+    return i.sum()      # 10
+
+
+def chain_numpy(x, w):
+    """The same chain with its backward written by hand: (dx, dw)."""
+    a = x * w
+    b = a + x
+    c = np.tanh(b)
+    d = c * c
+    e = d - w
+    f = np.exp(e)
+    g = f * x
+    h = g + w
+    i = np.maximum(h, 0)
+    i.sum()
+    dh = (h > 0).astype(x.dtype)
+    de = dh * x * f
+    db = de * 2 * c * (1 - c * c)
+    dx = dh * f + db + db * w
+    dw = dh - de + db * x
+    return dx, dw
+
+
+def chain_step(make):
+    x, w = make()
+
+    def step():
+        x.grad = w.grad = None
+        chain(x, w).backward()
+    return step
+
+
+def chain_contenders(x0, w0):
+    out = {"webgrad": chain_step(lambda: (wg.tensor(x0, requires_grad=True), wg.tensor(w0, requires_grad=True)))}
+    if torch is not None:
+        out["torch"] = chain_step(lambda: (torch.tensor(x0, requires_grad=True), torch.tensor(w0, requires_grad=True)))
+    out["numpy"] = lambda: chain_numpy(x0, w0)
+    out["floor"] = chain_step(lambda: (micrograd_floor.Value(x0), micrograd_floor.Value(w0)))
+    return out
+
+
+def check_chain(x0, w0):
+    """Every contender computes the same gradients (a benchmark of wrong code proves nothing)."""
+    ref = chain_numpy(x0.astype(np.float64), w0.astype(np.float64))
+    x, w = wg.tensor(x0, requires_grad=True), wg.tensor(w0, requires_grad=True)
+    chain(x, w).backward()
+    got = [x.grad.numpy(), w.grad.numpy()]
+    fx, fw = micrograd_floor.Value(x0), micrograd_floor.Value(w0)
+    chain(fx, fw).backward()
+    for name, pair in (("webgrad", got), ("floor", [fx.grad, fw.grad])):
+        for g, r in zip(pair, ref):
+            assert np.allclose(g, r, rtol=1e-4, atol=1e-5), f"{name} chain gradient differs from numpy's"
+
+
+# ---------------------------------------------------------------- single op without grad
+
+def nograd_contenders():
+    a0, b0 = np.array([1.5], np.float32), np.array([2.5], np.float32)
+    out = {}
+    wa, wb = wg.tensor(a0), wg.tensor(b0)
+    out["webgrad"] = lambda: wa + wb
+    if torch is not None:
+        ta, tb = torch.tensor(a0), torch.tensor(b0)
+        out["torch"] = lambda: ta + tb
+    out["numpy"] = lambda: a0 + b0
+    fa, fb = micrograd_floor.Value(a0), micrograd_floor.Value(b0)
+    out["floor"] = lambda: fa + fb
+    return out
+
+
+# ---------------------------------------------------------------- MLP training step
+
+def mlp_data(batch, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((batch, D_IN), dtype=np.float32)
+    y = rng.integers(0, D_OUT, batch).astype(np.int32)
+    params = [(rng.standard_normal((D_IN, D_HIDDEN), dtype=np.float32) * np.float32(D_IN ** -0.5)),
+              np.zeros(D_HIDDEN, np.float32),
+              (rng.standard_normal((D_HIDDEN, D_OUT), dtype=np.float32) * np.float32(D_HIDDEN ** -0.5)),
+              np.zeros(D_OUT, np.float32)]
+    return x, y, params
+
+
+def webgrad_cross_entropy():
+    """webgrad's cross_entropy when it exists; else log-softmax written with basic ops."""
+    F = wg.nn.functional
+    if hasattr(F, "cross_entropy"):
+        return "F.cross_entropy", lambda logits, y, onehot: F.cross_entropy(logits, y)
+
+    def basic(logits, y, onehot):
+        z = logits - logits.amax(dim=1, keepdim=True).detach()
+        logp = z - z.exp().sum(dim=1, keepdim=True).log()
+        return (logp * onehot).sum() * (-1.0 / logits.shape[0])
+    return "basic ops (exp, log, sum, amax, one-hot mul)", basic
+
+
+def mlp_webgrad(batch):
+    x0, y0, p0 = mlp_data(batch)
+    x, y = wg.tensor(x0), wg.tensor(y0)
+    onehot = wg.tensor(np.eye(D_OUT, dtype=np.float32)[y0])
+    w1, b1, w2, b2 = params = [wg.tensor(p, requires_grad=True) for p in p0]
+    _, loss_fn = webgrad_cross_entropy()
+
+    def step():
+        loss = loss_fn((x @ w1 + b1).relu() @ w2 + b2, y, onehot)
+        loss.backward()
+        with wg.no_grad():
+            for p in params:
+                p.sub_(p.grad * LR)
+                p.grad = None
+        return loss
+    return step
+
+
+def mlp_torch(batch):
+    x0, y0, p0 = mlp_data(batch)
+    x, y = torch.from_numpy(x0), torch.from_numpy(y0).long()
+    w1, b1, w2, b2 = params = [torch.tensor(p, requires_grad=True) for p in p0]
+
+    def step():
+        loss = torch.nn.functional.cross_entropy((x @ w1 + b1).relu() @ w2 + b2, y)
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p.sub_(p.grad * LR)
+                p.grad = None
+        return loss
+    return step
+
+
+def mlp_numpy(batch):
+    x, y, params = mlp_data(batch)
+    w1, b1, w2, b2 = params
+    rows = np.arange(batch)
+
+    def step():
+        h = x @ w1 + b1
+        r = np.maximum(h, 0)
+        logits = r @ w2 + b2
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        loss = np.log(s[:, 0]).mean() - z[rows, y].mean()
+        dlogits = e / s
+        dlogits[rows, y] -= 1
+        dlogits /= batch
+        dr = dlogits @ w2.T
+        dh = dr * (h > 0)
+        for p, g in zip(params, (x.T @ dh, dh.sum(axis=0), r.T @ dlogits, dlogits.sum(axis=0))):
+            p -= LR * g
+        return loss
+    return step
+
+
+def check_mlp(batch):
+    """The three contenders agree on the first steps' losses."""
+    losses = {}
+    for name, make in mlp_makers().items():
+        step = make(batch)
+        losses[name] = [float(step() if name == "numpy" else step().item()) for _ in range(3)]
+    ref = losses["numpy"]
+    for name, got in losses.items():
+        assert np.allclose(got, ref, rtol=1e-3), f"{name} MLP losses {got} differ from numpy's {ref}"
+
+
+def mlp_makers():
+    makers = {"webgrad": mlp_webgrad}
+    if torch is not None:
+        makers["torch"] = mlp_torch
+    makers["numpy"] = mlp_numpy
+    return makers
+
+
+# ---------------------------------------------------------------- report
+
+def blas_threads():
+    try:
+        from threadpoolctl import threadpool_info
+        n = [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
+        if n:
+            return max(n)
+    except ImportError:
+        pass
+    return os.cpu_count() or 1
+
+
+def run_row(label, unit, scale, contenders, repeats, min_time, pause):
+    times = {name: t * scale for name, t in measure(contenders, repeats, min_time, pause).items()}
+    for name, t in times.items():
+        print(f"  {label:<34} {name:<8} {t:10.2f} {unit}", file=sys.stderr, flush=True)
+    return label, unit, times
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def ratio(times, a, b):
+    return None if a not in times or b not in times else times[a] / times[b]
+
+
+def report(rows):
+    names = ["webgrad", "torch", "numpy", "floor"]
+    lines = ["| benchmark | unit | " + " | ".join(names) + " | webgrad/torch | webgrad/numpy | webgrad/floor |",
+             "|---|---|" + "---:|" * (len(names) + 3)]
+    for label, unit, t in rows:
+        cells = [fmt(t.get(n)) for n in names] + [fmt(ratio(t, "webgrad", n)) for n in ("torch", "numpy", "floor")]
+        lines.append(f"| {label} | {unit} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def environment():
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = [f"python {platform.python_version()}", f"numpy {np.__version__}",
+                f"torch {torch.__version__ if torch else 'not installed'}", f"webgrad {wg.__version__}"]
+    return f"{os.cpu_count()} cpus, {model}; " + ", ".join(versions)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smoke run: 3 short repeats, batch 128 only")
+    ap.add_argument("--repeats", type=int, default=None, help="repeats per measurement (median taken)")
+    args = ap.parse_args(argv)
+    repeats = args.repeats or (3 if args.quick else 15)
+    min_time = 0.01 if args.quick else 0.1
+    pause = 0.0 if args.quick else PAUSE_S
+    batches = (128,) if args.quick else (128, 1024)
+
+    threads = blas_threads()
+    if torch is not None:
+        torch.set_num_threads(threads)
+    wg.set_backend("cpu")
+    rng = np.random.default_rng(1)
+    x0 = rng.uniform(-1, 1, CHAIN_N).astype(np.float32)
+    w0 = rng.uniform(-1, 1, CHAIN_N).astype(np.float32)
+    check_chain(x0, w0)
+    for b in batches:
+        check_mlp(b)
+
+    print(f"# {environment()}; BLAS/torch threads {threads}", file=sys.stderr)
+    rows = [run_row(f"{CHAIN_OPS}-op chain + backward, {CHAIN_N} elems", "µs/op", 1e6 / CHAIN_OPS,
+                    chain_contenders(x0, w0), repeats, min_time, pause),
+            run_row("a + b, 1 elem, no grad", "µs/op", 1e6, nograd_contenders(), repeats, min_time, pause)]
+    loss_name, _ = webgrad_cross_entropy()
+    for b in batches:
+        rows.append(run_row(f"MLP 784-256-10 step, batch {b}", "ms/step", 1e3,
+                            {n: make(b) for n, make in mlp_makers().items()}, repeats, min_time * 3, pause))
+    print(f"\n{environment()}; BLAS/torch threads {threads}; webgrad MLP loss: {loss_name}\n")
+    print(report(rows))
+    return rows
+
+
+if __name__ == "__main__":
+    main()

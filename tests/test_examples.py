@@ -1,0 +1,110 @@
+"""The seed examples (issue 2) and the README's Python code run, and print the right numbers.
+
+Each seed example runs as a subprocess, as a user would run it, once per backend that starts
+here (``WEBGRAD_BACKEND``); its output lines ``label: value`` (value a Python literal) are
+collected and checked.
+"""
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import BACKENDS
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def run_script(*args, timeout=120, env=None):
+    """Run ``python *args`` from the repository root (``env`` added to the environment);
+    return its stdout, failing with its stderr."""
+    proc = subprocess.run([sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})})
+    assert proc.returncode == 0, f"python {str(args)[:200]} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def printed_values(out: str) -> dict:
+    """{label: value} for every output line ``label: <python literal>``."""
+    values = {}
+    for line in out.splitlines():
+        m = re.match(r"^([^:]+): (.+)$", line)
+        if m:
+            try:
+                values[m.group(1)] = ast.literal_eval(m.group(2).strip())
+            except (ValueError, SyntaxError):
+                pass
+    return values
+
+
+on_every_backend = pytest.mark.parametrize("backend_name", BACKENDS)
+
+
+def seed(backend_name, script):
+    return printed_values(run_script(EXAMPLES / script, env={"WEBGRAD_BACKEND": backend_name}))
+
+
+@on_every_backend
+def test_seed_mean_backward(backend_name):
+    v = seed(backend_name, "seed_mean_backward.py")
+    assert v["out"] == pytest.approx(27.0)
+    assert v["x.grad"] == [[pytest.approx(4.5)] * 2] * 2
+
+
+@on_every_backend
+def test_seed_two_scalars(backend_name):
+    v = seed(backend_name, "seed_two_scalars.py")
+    assert v["z"] == pytest.approx(-5.0)
+    assert v["x.grad"] == pytest.approx(4.0)
+    assert v["y.grad"] == pytest.approx(-6.0)
+
+
+@on_every_backend
+def test_seed_vectors(backend_name):
+    v = seed(backend_name, "seed_vectors.py")
+    assert v["a.grad"] == pytest.approx([5.0, 6.0])
+    assert v["b.grad"] == pytest.approx([4.0, 5.0])
+    assert v["x.grad"] == pytest.approx([1.0, 1.0, 1.0])
+    assert v["y.grad"] == pytest.approx([1.0, 1.0, 1.0])
+    assert v["x.grad after a second backward"] == pytest.approx([2.0, 2.0, 2.0])
+    assert v["x.grad after zero_()"] == [0.0, 0.0, 0.0]
+
+
+@on_every_backend
+def test_seed_two_layer_net_loss_falls(backend_name):
+    v = seed(backend_name, "seed_two_layer_net.py")
+    first, last = v["first loss"], v["last loss"]
+    assert first > 0.5, f"first loss {first} is suspiciously small: the test would prove nothing"
+    assert last < 0.01 * first, f"loss fell only from {first} to {last}"
+
+
+def readme_python_blocks() -> list:
+    text = (ROOT / "README.md").read_text()
+    return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def test_readme_python_code_runs():
+    """Every ```python block of the README, run in order in one fresh interpreter on the cpu
+    backend (the page's dtype and custom-kernel examples are about cpu); each
+    ``print(...)  # -> text`` line promises that ``text`` is printed."""
+    blocks = readme_python_blocks()
+    assert len(blocks) >= 3, "the README lost its code examples"
+    script = "\n".join(f"# --- README block {i}\n{b}" for i, b in enumerate(blocks))
+    out = run_script("-c", script, env={"WEBGRAD_BACKEND": "cpu"})
+    expected = [m.strip() for b in blocks for m in re.findall(r"print\(.*\)\s*# -> (.+)$", b, flags=re.M)]
+    assert len(expected) >= 5, "the README's examples lost their '# -> output' checks"
+    printed = [line.strip() for line in out.splitlines()]
+    missing = [e for e in expected if e not in printed]
+    assert not missing, f"README promises output it does not print: {missing}\nit printed:\n{out}"
+
+
+def test_bench_quick_run_prints_its_table():
+    """The README's benchmark command works (a short run; numbers are not checked here)."""
+    out = run_script(ROOT / "bench" / "bench_cpu.py", "--quick", timeout=600)
+    rows = [line for line in out.splitlines() if line.startswith("|")]
+    assert rows[0].startswith("| benchmark") and len(rows) >= 5, out
+    assert any("chain" in r for r in rows) and any("MLP" in r for r in rows), out
