@@ -311,10 +311,11 @@ class GpuBackend:
         self.flush()
         arrays, tensors = {}, 0
         for o in gc.get_objects():
-            if isinstance(o, Tensor) and o._backend is self:
+            kind = type(o)  # not isinstance: that may touch lazy module attributes of other libraries
+            if issubclass(kind, Tensor) and o._backend is self:
                 tensors += 1
                 arrays[id(o._data.storage)] = o._data
-            elif isinstance(o, SavedTensor) and o.backend is self:
+            elif kind is SavedTensor and o.backend is self:
                 arrays[id(o.data.storage)] = o.data
         return {"tensors": tensors, "bytes": sum(a.nbytes for a in arrays.values()),
                 "in_use": self.in_use, "pooled": self.pooled}
