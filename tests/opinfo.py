@@ -203,3 +203,15 @@ def op_tests(cases):
 
     return {"test_forward": test_forward, "test_gradient_fd": test_gradient_fd,
             "test_backend_agreement": test_backend_agreement}
+
+
+def torch_reference(fn, **kw):
+    """A reference that calls PyTorch's ``fn`` on the numpy inputs (integer arrays become int64,
+    as PyTorch's class indices are). Only for test modules that already required torch."""
+    import torch
+
+    def ref(*arrays):
+        ts = [torch.from_numpy(np.ascontiguousarray(a.astype(np.int64) if a.dtype.kind == "i" else a))
+              for a in arrays]
+        return fn(*ts, **kw).numpy()
+    return ref

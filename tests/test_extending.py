@@ -232,31 +232,3 @@ def test_custom_kernel_example_trains_on_every_backend():
 
 
 # ---------------------------------------------------------------- custom_grad and Function, second order
-
-def test_custom_grad_second_order():
-    @wg.custom_grad
-    def cube(x):
-        return x ** 3, lambda dy: dy * 3 * x ** 2
-
-    x = wg.tensor([2.0, -1.0], requires_grad=True)
-    (g,) = wg.grad(cube(x).sum(), x, create_graph=True)
-    (h,) = wg.grad(g.sum(), x)
-    assert g.tolist() == [12.0, 3.0] and h.tolist() == [12.0, -6.0]
-
-
-def test_function_second_order():
-    class Cube(wg.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x ** 3
-
-        @staticmethod
-        def backward(ctx, dy):
-            (x,) = ctx.saved_tensors
-            return dy * 3 * x ** 2
-
-    x = wg.tensor([2.0, -1.0], requires_grad=True)
-    (g,) = wg.grad(Cube.apply(x).sum(), x, create_graph=True)
-    (h,) = wg.grad(g.sum(), x)
-    assert g.tolist() == [12.0, 3.0] and h.tolist() == [12.0, -6.0]

@@ -5,7 +5,7 @@ import pytest
 
 import webgrad as wg
 import webgrad.nn.functional as F
-from opinfo import OpCase, gradgradcheck, op_tests
+from opinfo import OpCase, gradgradcheck, op_tests, torch_reference as tref
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -16,15 +16,6 @@ rng = np.random.default_rng(1)
 
 def rn(*shape):
     return rng.standard_normal(shape)
-
-
-def tref(fn, **kw):
-    """A reference calling PyTorch on the numpy inputs (integer arrays as int64 class indices)."""
-    def ref(*arrays):
-        ts = [torch.from_numpy(np.ascontiguousarray(a.astype(np.int64) if a.dtype.kind == "i" else a))
-              for a in arrays]
-        return fn(*ts, **kw).numpy()
-    return ref
 
 
 def probs(*shape):
