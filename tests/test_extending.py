@@ -229,6 +229,3 @@ def test_custom_kernel_example_trains_on_every_backend():
         [first] = [val for label, val in v.items() if label.startswith(f"{name} (") and label.endswith("first loss")]
         [last] = [val for label, val in v.items() if label.startswith(f"{name} (") and label.endswith("last loss")]
         assert last < 0.05 * first, f"{name}: loss fell only from {first} to {last}"
-
-
-# ---------------------------------------------------------------- custom_grad and Function, second order
