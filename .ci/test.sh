@@ -61,9 +61,40 @@ install_python() {
     fi
 }
 
+# The browser tests' offline pieces: the npm package pyodide (web/node_modules, pinned by
+# web/package-lock.json) and the pure-Python wheels of pytest and its dependencies, which
+# tests/browser/test_suite_slice.py unpacks inside Pyodide (build/pyodide-wheels; both gitignored).
+PYODIDE_TEST_WHEELS=(pytest==9.2.0 pluggy==1.7.0 iniconfig==2.3.1 packaging==26.3 pygments==2.21.0)
+
+install_web() {
+    if [ ! -f web/node_modules/pyodide/pyodide.mjs ]; then
+        if ! command -v npm >/dev/null; then
+            if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+                say "apt-get install npm"
+                DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+            else
+                say "npm not found; the browser tests need it: sudo apt-get install -y npm, then rerun"
+                return
+            fi
+        fi
+        say "npm ci in web/ (pyodide)"
+        (cd web && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+    local missing=()
+    for w in "${PYODIDE_TEST_WHEELS[@]}"; do
+        ls build/pyodide-wheels/"${w%%==*}"-"${w##*==}"-*.whl >/dev/null 2>&1 || missing+=("$w")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "pip download ${missing[*]} (for pytest inside Pyodide)"
+        "$PY" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+            --dest build/pyodide-wheels "${missing[@]}"
+    fi
+}
+
 if [ "${WEBGRAD_SKIP_INSTALL:-}" != 1 ]; then
     install_debian
     install_python
+    install_web
 fi
 [ "${WEBGRAD_INSTALL_ONLY:-}" = 1 ] && exit 0
 

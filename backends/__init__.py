@@ -3,6 +3,7 @@
 ``cpu`` (numpy) is always registered; it starts only where numpy imports.
 ``wgpu`` (WebGPU through wgpu-py) is registered off emscripten; its priority is above
 ``cpu`` only on a real GPU adapter, asked for when a default backend is first chosen.
+``webgpu`` (the browser's WebGPU, through Pyodide) is registered on emscripten, above ``cpu``.
 """
 import sys
 
@@ -17,7 +18,11 @@ def _cpu():
 register_backend("cpu", _cpu, priority=0)
 
 
-if sys.platform != "emscripten":
+if sys.platform == "emscripten":
+    from .gpu.browser import register_browser
+
+    register_browser()
+else:
     from .gpu import register_native
 
     register_native()

@@ -18,9 +18,14 @@ FORBIDDEN = {"numpy", "wgpu"}
 EMSCRIPTEN_ONLY_OFF = 'sys_platform != "emscripten"'
 
 
+NOT_SHIPPED = ("__pycache__", "node_modules")   # caches, and web/'s npm install (Pyodide for the tests)
+
+
 def source_files(folder):
-    return sorted(p for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                  and p.suffix not in (".pyc", ".pyo"))
+    """The files a wheel must carry from ``folder``: sources and package data, not caches or the
+    npm manifests that fetch the browser tests' Pyodide."""
+    return sorted(p for p in (ROOT / folder).rglob("*") if p.is_file() and not set(NOT_SHIPPED) & set(p.parts)
+                  and p.suffix not in (".pyc", ".pyo") and p.name not in ("package.json", "package-lock.json"))
 
 
 def test_import_without_numpy_and_cpu_backend_says_why():
@@ -103,7 +108,7 @@ def wheel(tmp_path_factory):
     """A wheel built from a clean copy of the sources (no stale build/ folder can leak in)."""
     src = tmp_path_factory.mktemp("src")
     for folder in FOLDERS:
-        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
     out = tmp_path_factory.mktemp("dist")
