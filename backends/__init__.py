@@ -6,8 +6,21 @@
 ``webgpu`` (the browser's WebGPU, through Pyodide) is registered on emscripten, above ``cpu``.
 """
 import sys
+import types
 
+from webgrad import registry
 from webgrad.registry import register_backend
+
+
+class _CallableModule(types.ModuleType):
+    """``webgrad.backends`` is this package and, called, ``registry.backends()``: the names of
+    the registered backends that start here, highest priority first (``wg.backends()``)."""
+
+    def __call__(self) -> list:
+        return registry.backends()
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 
 def _cpu():

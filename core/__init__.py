@@ -9,7 +9,7 @@ and the browser (Pyodide + WebGPU). PyTorch's surface, TensorFlow.js's architect
 """
 from . import kernel_names
 from .dtypes import DType, bool_, float32, float64, int32, to_dtype
-from .registry import (backend, backends, get_backend, get_gradient, get_kernel, kernels_for_backend,
+from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_for_backend,
                        register_backend, register_gradient, register_kernel, set_backend, unregister_backend,
                        unregister_gradient, unregister_kernel)
 from .engine import enable_grad, is_grad_enabled, no_grad, run_kernel, set_grad_enabled
@@ -25,10 +25,7 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from . import gradients  # noqa: F401  (registers the gradient rules)
-import importlib as _importlib
-
-_importlib.import_module("webgrad.backends")  # registers the built-in backends; the name stays the function
-from .registry import backends  # noqa: E402,F811
+from . import backends  # noqa: E402  registers the built-in backends; wg.backends() lists those that start
 from . import nn
 from .memory import memory
 
