@@ -1,0 +1,135 @@
+// The demo page: start webgrad in a worker, run demo.py's train(), draw what it posts.
+// State for tests and the curious: window.__demo = {state, losses, accuracy, backend, error}.
+import { startWebgrad } from "./webgrad.js";
+
+const CDN = "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/";
+const params = new URLSearchParams(location.search);
+const $ = (id) => document.getElementById(id);
+const demo = (window.__demo = { state: "loading", losses: [], accuracy: null, backend: null, error: null });
+
+const COLORS = [[232, 89, 79], [47, 125, 225]];  // class 0, class 1 (style.css --class0/--class1)
+let data = null;                                   // the last "data" message
+
+function setState(state, text) {
+  demo.state = state;
+  document.body.dataset.state = state;
+  if (text !== undefined) $("status").textContent = text;
+}
+
+function drawBoundary(probs) {
+  const cv = $("boundary"), g = cv.getContext("2d"), W = cv.width, H = cv.height;
+  g.clearRect(0, 0, W, H);
+  if (!data) return;
+  const n = data.grid, [lo, hi] = data.box;
+  if (probs) {  // one pixel per grid point, scaled up smoothly
+    const img = new ImageData(n, n);
+    probs.forEach((p, k) => {
+      COLORS[0].forEach((a, i) => (img.data[4 * k + i] = a + (COLORS[1][i] - a) * p));
+      img.data[4 * k + 3] = 255 * (0.15 + 0.35 * Math.abs(2 * p - 1));
+    });
+    const small = new OffscreenCanvas(n, n);
+    small.getContext("2d").putImageData(img, 0, 0);
+    g.imageSmoothingEnabled = true;
+    g.drawImage(small, 0, 0, W, H);
+  }
+  const toX = (v) => ((v - lo) / (hi - lo)) * W, toY = (v) => H - ((v - lo) / (hi - lo)) * H;
+  data.points.forEach(([x, y], i) => {
+    g.beginPath();
+    g.arc(toX(x), toY(y), 3.2, 0, 2 * Math.PI);
+    g.fillStyle = `rgb(${COLORS[data.labels[i]]})`;
+    g.fill();
+    g.strokeStyle = "white";
+    g.lineWidth = 0.8;
+    g.stroke();
+  });
+}
+
+function drawLoss(losses, steps) {
+  const cv = $("loss"), g = cv.getContext("2d"), W = cv.width, H = cv.height, pad = 36;
+  g.clearRect(0, 0, W, H);
+  g.strokeStyle = "#d9dde6";
+  g.strokeRect(pad, 8, W - pad - 8, H - pad - 8);
+  if (!losses.length) return;
+  const logs = losses.map((l) => Math.log10(Math.max(l, 1e-6)));
+  const top = Math.ceil(Math.max(...logs)), bottom = Math.min(Math.floor(Math.min(...logs)), top - 1);
+  const toX = (i) => pad + (i / Math.max(steps - 1, 1)) * (W - pad - 8);
+  const toY = (v) => 8 + ((top - v) / (top - bottom)) * (H - pad - 16);
+  g.fillStyle = "#5b6475";
+  g.font = "11px system-ui, sans-serif";
+  for (let e = bottom; e <= top; e++) {
+    g.fillText(`1e${e}`, 2, toY(e) + 4);
+    g.beginPath(); g.moveTo(pad, toY(e)); g.lineTo(W - 8, toY(e)); g.stroke();
+  }
+  g.fillText(`step ${losses.length} / ${steps}`, W - 110, H - 10);
+  g.strokeStyle = "#3563e9";
+  g.lineWidth = 1.6;
+  g.beginPath();
+  logs.forEach((v, i) => (i ? g.lineTo(toX(i), toY(v)) : g.moveTo(toX(i), toY(v))));
+  g.stroke();
+  g.lineWidth = 1;
+}
+
+function onPost(msg) {
+  if (msg.kind === "data") {
+    data = msg;
+    demo.losses = [];
+    drawBoundary(null);
+    drawLoss([], 1);
+  } else if (msg.kind === "progress") {
+    demo.losses.push(...msg.losses);
+    demo.accuracy = msg.accuracy;
+    $("progress").value = msg.step / msg.steps;
+    $("status").textContent = `step ${msg.step} / ${msg.steps}, loss ${msg.losses.at(-1).toFixed(4)}`;
+    $("accuracy").textContent = `training accuracy ${(100 * msg.accuracy).toFixed(1)}%`;
+    drawBoundary(msg.probs);
+    drawLoss(demo.losses, msg.steps);
+  }
+}
+
+async function train(wg) {
+  const steps = parseInt($("steps").value, 10), dataset = $("dataset").value;
+  $("train").disabled = true;
+  $("error").textContent = "";
+  $("progress").value = 0;
+  setState("training", "training…");
+  const t0 = performance.now();
+  const r = await wg.run(`import webgrad.web\nawait train(webgrad.web.post, dataset=${JSON.stringify(dataset)}, steps=${steps})`);
+  if (r.error) throw new Error(r.error);
+  setState("done", `done: ${steps} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  $("train").disabled = false;
+}
+
+// ?steps=N&data=moons choose the first run's settings (tests use a short run)
+function applyParams() {
+  for (const [key, id] of [["steps", "steps"], ["data", "dataset"]]) {
+    const value = params.get(key), sel = $(id);
+    if (value === null) continue;
+    if (![...sel.options].some((o) => o.value === value)) sel.add(new Option(value, value));
+    sel.value = value;
+  }
+}
+
+async function main() {
+  applyParams();
+  const wg = await startWebgrad({
+    pyodideUrl: params.get("pyodide") || CDN,
+    onStatus: (text) => ($("status").textContent = text),
+  });
+  demo.backend = wg.backend;
+  $("backend").textContent = wg.backend.name;
+  $("adapter").textContent = wg.backend.adapter || "(none)";
+  wg.onMessage((msg) => msg.type === "post" && onPost(msg.data));
+  const r = await wg.runFile("demo.py");
+  if (r.error) throw new Error(r.error);
+  $("train").onclick = () => train(wg).catch(fail);
+  await train(wg);
+}
+
+function fail(err) {
+  demo.error = String(err && err.message || err);
+  setState("error", "failed");
+  $("error").textContent = demo.error;
+  $("train").disabled = false;
+}
+
+main().catch(fail);
