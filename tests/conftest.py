@@ -1,33 +1,14 @@
 """Shared fixtures: every backend that starts here, and CI's no-skip rule.
 
-Backends under test are those in ``wg.backends()``; ``WEBGRAD_TEST_BACKENDS=cpu,wgpu``
-narrows the list. In CI (``CI=true``) a skipped test fails the run (see pytest_terminal_summary).
+Backends under test (tests/backends_under_test.py) are those in ``wg.backends()``;
+``WEBGRAD_TEST_BACKENDS=cpu,wgpu`` narrows the list. In CI (``CI=true``) a skipped test fails the run (see pytest_terminal_summary).
 """
 import os
 
 import pytest
 
 import webgrad as wg
-
-
-def available_backends():
-    names = wg.backends()
-    wanted = os.environ.get("WEBGRAD_TEST_BACKENDS")
-    return [n for n in names if not wanted or n in wanted.split(",")]
-
-
-BACKENDS = available_backends()
-
-
-def _has_float64(name):
-    try:
-        wg.zeros(1, dtype=wg.float64, backend=name)
-        return True
-    except (TypeError, ValueError, NotImplementedError):
-        return False
-
-
-FLOAT64_BACKENDS = {name for name in BACKENDS if _has_float64(name)}
+from backends_under_test import BACKENDS, FLOAT64_BACKENDS
 
 
 def _wants_float64(item):
@@ -40,29 +21,16 @@ def _wants_float64(item):
 
 def pytest_collection_modifyitems(config, items):
     """GPU backends have no float64 (their refusal is tested in test_gpu_backend.py): a test that
-    needs float64 on such a backend is not a test that could run, so it is deselected, not skipped."""
+    needs float64 on such a backend is not a test that could run, so it is deselected, not skipped.
+    Browser tests go last: Playwright's sync API holds an event loop for the whole session, and
+    asyncio.run() in a later test would fail."""
     keep, drop = [], []
     for item in items:
         be = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
         (drop if be and be not in FLOAT64_BACKENDS and _wants_float64(item) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    """The name of a backend to run on; tensors made inside the test default to it."""
-    previous = wg.get_backend().name
-    wg.set_backend(request.param)
-    yield request.param
-    wg.set_backend(previous)
-
-
-@pytest.fixture(autouse=True)
-def _grad_mode_restored():
-    yield
-    assert wg.is_grad_enabled(), "a test left grad mode off"
+    items[:] = sorted(keep, key=lambda item: "browser" in item.path.parts)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

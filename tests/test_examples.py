@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BACKENDS
+from backends_under_test import BACKENDS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

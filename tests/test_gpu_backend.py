@@ -427,3 +427,63 @@ def test_priority_follows_adapter_kind(gpu):
     expected = -1 if gpu.device.is_cpu else 1
     assert _native_priority() == expected
     assert _backend_entries["cpu"].priority == 0
+
+
+def test_buffers_released_within_a_batch_are_reused_safely(gpu):
+    # outputs recycle buffers freed earlier in the same (unsubmitted) batch; uploads made
+    # mid-batch must not land in one of those (a queue write runs before the whole batch)
+    x0 = randn(1000)
+    x = wg.tensor(x0, backend="wgpu")
+    y, ref = x, x0.astype(np.float64)
+    gpu.flush()
+    before, held = gpu.submits, gpu.in_use + gpu.pooled
+    for k in range(60):
+        c = np.full(1000, k, np.float32)
+        y = (y * 0.5).tanh() + wg.tensor(c, backend="wgpu")
+        ref = np.tanh(ref * 0.5) + c
+    assert gpu.submits == before
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-5, atol=1e-5)
+    assert gpu.in_use + gpu.pooled - held <= 80 * 4096, "buffers were not recycled within the batch"
+
+
+def test_chain_reuses_bind_groups_and_calls(gpu):
+    y = wg.tensor(randn(4096), backend="wgpu")
+    y = (y * 1.0001).tolist() and y      # warm: pipeline, call and bind groups exist
+    n_groups, n_calls = len(gpu._bind_groups), len(gpu.calls)
+    for _ in range(300):
+        y = y * 1.0001
+    y.tolist()
+    assert len(gpu._bind_groups) - n_groups <= 6 and len(gpu.calls) == n_calls
+
+
+def _profiled_matmul():
+    x = wg.tensor(randn(64, 64), backend="wgpu")
+    (x @ x).relu().sum().item()                   # compile outside the profile
+    with wg.profile() as prof:
+        y = (x @ x).relu().sum()
+        y.item()
+    return prof
+
+
+def test_profile_device_time(gpu):
+    # GPU timestamps when the adapter has "timestamp-query" (lavapipe does), host time only otherwise
+    prof = _profiled_matmul()
+    stats, table = prof.stats, prof.table()
+    assert stats["MatMul"].calls == 1 and stats["MatMul"].host_s > 0
+    if gpu.device.timestamps:
+        assert "device ms" in table.splitlines()[0]
+        for name in ("MatMul", "Relu", "Sum"):
+            assert 0 < stats[name].device_s < 60, (name, stats[name].device_s)
+    else:
+        assert "device ms" not in table and all(s.device_s is None for s in stats.values())
+    assert gpu._timing is None                       # timing stopped with the profile
+
+
+def test_profile_falls_back_to_host_time_without_timestamps(gpu, monkeypatch):
+    monkeypatch.setattr(gpu.device, "timestamps", False)
+    prof = _profiled_matmul()
+    assert "device ms" not in prof.table().splitlines()[0]
+    assert all(s.device_s is None for s in prof.stats.values())
+    assert prof.stats["MatMul"].host_s > 0
+    y = wg.tensor(randn(8), backend="wgpu")          # and the backend still runs normally after
+    assert np.allclose((y * 2).numpy(), y.numpy() * 2)

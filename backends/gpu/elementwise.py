@@ -7,6 +7,8 @@ elementwise maps with no inputs.
 """
 from __future__ import annotations
 
+import struct
+
 from webgrad import kernel_names as K
 from webgrad.dtypes import bool_, float32, int32
 
@@ -86,15 +88,53 @@ def _ty(dtype, vec):
     return f"vec4<{t}>" if vec else t
 
 
-def elementwise(be, label, expr, inputs, out_shape, out_dtype, params=(0.0, 0.0), qparams=(0, 0, 0, 0),
+_NO_PARAMS, _NO_QPARAMS = (0.0, 0.0), (0, 0, 0, 0)
+MAX_CALLS = 8192                    # cached call signatures per backend
+
+
+def elementwise(be, label, expr, inputs, out_shape, out_dtype, params=_NO_PARAMS, qparams=_NO_QPARAMS,
                 extra="", vec4=True):
     """Record ``out = expr(x0, x1, ...)`` over ``out_shape`` and return the output GpuArray.
     ``inputs`` are GpuArrays (broadcast as needed) or Views; ``params`` (two or more floats) are
     uniforms ``p0``, ``p1`` in ``expr`` (all at ``uf(U_p + k)``); ``extra`` is WGSL put before it."""
-    out = be.alloc(tuple(out_shape), out_dtype)
-    n = out.size
+    out_shape = tuple(out_shape)
+    call = elementwise_call(be, label, expr, inputs, out_shape, out_dtype, params, qparams, extra, vec4)
+    return launch(be, call, [a if type(a) is not View else a.array for a in inputs], out_shape, out_dtype)
+
+
+def elementwise_call(be, label, expr, inputs, out_shape, out_dtype, params=_NO_PARAMS, qparams=_NO_QPARAMS,
+                     extra="", vec4=True):
+    """The prepared dispatch (``Call``, None for an empty output) of an elementwise map,
+    cached per call signature (kernel, input shapes or views, dtypes, params)."""
+    sig = ("ew", label, expr, out_shape, out_dtype,
+           params if params is _NO_PARAMS else struct.pack(f"<{len(params)}d", *params),  # keeps -0.0 apart
+           tuple(qparams), extra, vec4,
+           *[(a.shape, a.dtype) if type(a) is not View else (a.array.dtype, a.offset, a.strides) for a in inputs])
+    calls = be.calls
+    call = calls.get(sig, False)
+    if call is False:
+        if len(calls) >= MAX_CALLS:
+            calls.clear()
+        call = calls[sig] = _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, extra, vec4)
+    return call
+
+
+def launch(be, call, arrays, shape, dtype):
+    """Record ``call`` on ``arrays`` plus a new output of ``shape``/``dtype``; return the output."""
+    out = be.alloc(shape, dtype)
+    if call is not None:
+        arrays.append(out)
+        be.record(call, arrays)
+    return out
+
+
+def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, extra, vec4):
+    """The Call of one elementwise signature (None for an empty output)."""
+    n = 1
+    for d in out_shape:
+        n *= d
     if n == 0:
-        return out
+        return None
     modes, views = [], []
     for a in inputs:
         if isinstance(a, View):
@@ -151,8 +191,7 @@ def elementwise(be, label, expr, inputs, out_shape, out_dtype, params=(0.0, 0.0)
     for m, v in zip(modes, views):
         if m == "s":
             uniforms += [v.offset] + list(v.strides)
-    be.run(key, build, [v.array for v in views], [out], uniforms, -(-items // WG))
-    return out
+    return be.prepare(key, build, uniforms, -(-items // WG))
 
 
 # ---------------------------------------------------------------- kernel functions
@@ -167,6 +206,10 @@ def _unary_expr(name, dtype):
 
 def unary(name):
     def fn(be, x, **attrs):
+        if not attrs:                     # the common case, cached whole: (shape, dtype) -> Call
+            hit = be.calls.get(("unary", name, x.shape, x.dtype))
+            if hit is not None:
+                return launch(be, hit, [x], x.shape, x.dtype)
         if name == K.GELU:
             expr = GELU[attrs["approximate"]]
         else:
@@ -178,7 +221,10 @@ def unary(name):
             lo, hi = attrs.get("min"), attrs.get("max")
             big = float("inf") if x.dtype.is_floating else _INT_LIMIT
             params = (-big if lo is None else lo, big if hi is None else hi)
-        return elementwise(be, name, expr, [x], x.shape, x.dtype, params=params)
+        call = elementwise_call(be, name, expr, [x], x.shape, x.dtype, params=params)
+        if not attrs and call is not None:
+            be.calls[("unary", name, x.shape, x.dtype)] = call
+        return launch(be, call, [x], x.shape, x.dtype)
     return fn
 
 
@@ -186,13 +232,20 @@ def binary(name):
     pred = name in PREDICATES
 
     def fn(be, a, b):
-        shape = _broadcast(a.shape, b.shape)
-        if pred:
-            return elementwise(be, name, _as_bool(PREDICATES[name]), [a, b], shape, bool_)
-        table = FLOAT_BINARY if a.dtype.is_floating else INT_BINARY if a.dtype is int32 else BOOL_BINARY
-        if name not in table:
-            raise NotImplementedError(f"kernel {name!r} on backend 'wgpu' does not take {a.dtype.name} input")
-        return elementwise(be, name, table[name], [a, b], shape, a.dtype)
+        key = ("binary", name, a.shape, b.shape, a.dtype, b.dtype)
+        hit = be.calls.get(key)
+        if hit is None:
+            shape = a.shape if a.shape == b.shape else _broadcast(a.shape, b.shape)
+            if pred:
+                expr, dtype = _as_bool(PREDICATES[name]), bool_
+            else:
+                table = FLOAT_BINARY if a.dtype.is_floating else INT_BINARY if a.dtype is int32 else BOOL_BINARY
+                if name not in table:
+                    raise NotImplementedError(f"kernel {name!r} on backend 'wgpu' does not take {a.dtype.name} input")
+                expr, dtype = table[name], a.dtype
+            hit = be.calls[key] = (elementwise_call(be, name, expr, [a, b], shape, dtype), shape, dtype)
+        call, shape, dtype = hit
+        return launch(be, call, [a, b], shape, dtype)
     return fn
 
 

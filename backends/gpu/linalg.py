@@ -1,5 +1,6 @@
 """MatMul: tiled (64x64 per workgroup), register-blocked (4x4 per thread), batched with
-broadcasting; transposed operands are read through strides, never copied."""
+broadcasting; transposed operands are read through strides, never copied; vec4 global loads
+and stores where an operand is contiguous along a dimension that is a multiple of 4."""
 from __future__ import annotations
 
 from webgrad import kernel_names as K
@@ -8,6 +9,50 @@ from .elementwise import contiguous_strides
 from .program import WGSL_TYPES, Program
 
 TILE = 64
+
+# the K-step tile loads and the output store, scalar (strided) or vec4 (contiguous, size % 4 == 0);
+# ${FULL} is true when every tile is whole (then the bounds checks fold away)
+LOAD_A = {False: """        for (var q = 0u; q < 4u; q++) {
+            let e = lid + 256u * q;
+            let m = e / 16u;
+            let ka = e % 16u;
+            var v = T(0);
+            if (${FULL} || (row0 + m < M && k0 + ka < K)) { v = in0[aoff + i32(row0 + m) * sam + i32(k0 + ka) * sak]; }
+            As[ka * 16u + m / 4u][m % 4u] = v;
+        }""", True: """        {
+            let m = lid / 4u;
+            let kq = lid % 4u;
+            var v = V(0);
+            if (${FULL} || (row0 + m < M && k0 + kq * 4u < K)) { v = in0[(aoff + i32(row0 + m) * sam) / 4 + i32(k0 / 4u + kq)]; }
+            As[(kq * 4u) * 16u + m / 4u][m % 4u] = v.x;
+            As[(kq * 4u + 1u) * 16u + m / 4u][m % 4u] = v.y;
+            As[(kq * 4u + 2u) * 16u + m / 4u][m % 4u] = v.z;
+            As[(kq * 4u + 3u) * 16u + m / 4u][m % 4u] = v.w;
+        }"""}
+LOAD_B = {False: """        for (var q = 0u; q < 4u; q++) {
+            let e = lid + 256u * q;
+            let kb = e / 64u;
+            let n = e % 64u;
+            var w = T(0);
+            if (${FULL} || (k0 + kb < K && col0 + n < N)) { w = in1[boff + i32(k0 + kb) * sbk + i32(col0 + n) * sbn]; }
+            Bs[kb * 16u + n / 4u][n % 4u] = w;
+        }""", True: """        {
+            let kb = lid / 16u;
+            let nq = lid % 16u;
+            var w = V(0);
+            if (${FULL} || (k0 + kb < K && col0 + nq * 4u < N)) { w = in1[(boff + i32(k0 + kb) * sbk) / 4 + i32(col0 / 4u + nq)]; }
+            Bs[kb * 16u + nq] = w;
+        }"""}
+STORE = {False: """    for (var r = 0u; r < 4u; r++) {
+        let gm = row0 + l.y * 4u + r;
+        for (var c = 0u; c < 4u; c++) {
+            let gn = col0 + l.x * 4u + c;
+            if (${FULL} || (gm < M && gn < N)) { out[ooff + gm * N + gn] = acc[r][c]; }
+        }
+    }""", True: """    for (var r = 0u; r < 4u; r++) {
+        let gm = row0 + l.y * 4u + r;
+        if (${FULL} || (gm < M && col0 + l.x * 4u < N)) { out[(ooff + gm * N) / 4u + col0 / 4u + l.x] = acc[r]; }
+    }"""}
 
 
 def matmul(be, a, b, *, transpose_a=False, transpose_b=False):
@@ -37,13 +82,21 @@ def matmul(be, a, b, *, transpose_a=False, transpose_b=False):
         from .elementwise import fill
         return fill(be, shape=shape, value=0, dtype=a.dtype)
     t = WGSL_TYPES[a.dtype.name]
+    # vec4 global access: A contiguous along K, B and the output along N, that size a multiple of 4
+    # (then every batch and row offset is a multiple of 4 too)
+    va, vb, vo = sa[1] == 1 and k % 4 == 0, sb[1] == 1 and n % 4 == 0, n % 4 == 0
+    full = m % TILE == 0 and n % TILE == 0 and k % 16 == 0     # whole tiles only: no bounds checks
 
     def build():
-        return Program(K.MATMUL, "matmul", inputs=[("in0", t), ("in1", t)], outputs=[("out", t)], wg=256,
+        vec = f"vec4<{t}>"
+        code = {"LOAD_A": LOAD_A[va], "LOAD_B": LOAD_B[vb], "STORE": STORE[vo]}
+        return Program(K.MATMUL, "matmul", inputs=[("in0", vec if va else t), ("in1", vec if vb else t)],
+                       outputs=[("out", vec if vo else t)], wg=256,
                        uniforms=[("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("sa", "i32", 2), ("sb", "i32", 2),
                                  ("batch", "u32", rank), ("abatch", "i32", rank), ("bbatch", "i32", rank)],
-                       subs={"T": t, "BR": str(rank)})
-    be.run(("matmul", t, rank), build, [a, b], [out], [m, n, k, *sa, *sb, *batch, *astr, *bstr],
+                       subs={"T": t, "BR": str(rank),
+                             **{name: text.replace("${FULL}", str(full).lower()) for name, text in code.items()}})
+    be.run(("matmul", t, rank, va, vb, vo, full), build, [a, b], [out], [m, n, k, *sa, *sb, *batch, *astr, *bstr],
            (-(-n // TILE), -(-m // TILE), nb))
     return out
 

@@ -21,6 +21,13 @@ LIMITS = {"max-storage-buffers-per-shader-stage": 8, "max-compute-workgroup-stor
           "max-compute-invocations-per-workgroup": 256, "max-compute-workgroups-per-dimension": 65535}
 _RAISED = ("max-storage-buffer-binding-size", "max-buffer-size")
 _CPU_VENDORS = ("llvmpipe", "lavapipe", "swiftshader", "softpipe")
+try:   # the C functions under wgpu-py's pass encoder: per dispatch, skip its argument handling
+    from wgpu.backends.wgpu_native._ffi import ffi as _ffi, lib as _lib
+    _SET_BIND_GROUP, _DISPATCH = _lib.wgpuComputePassEncoderSetBindGroup, _lib.wgpuComputePassEncoderDispatchWorkgroups
+except (ImportError, AttributeError):  # pragma: no cover - another wgpu-py layout: use its public API
+    _SET_BIND_GROUP = _DISPATCH = None
+_OPTIONAL_FEATURES = ("timestamp-query",)   # asked for when the adapter has it (browsers grant it too)
+_QUERY_RESOLVE = wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
 
 
 class NativeDevice:
@@ -42,11 +49,18 @@ class NativeDevice:
         for k in _RAISED:
             limits[k] = adapter.limits[k]
         self.adapter, self.info = adapter, dict(adapter.info)
-        self.device = adapter.request_device_sync(required_limits=limits)
+        features = [f for f in _OPTIONAL_FEATURES if f in adapter.features]
+        self.device = adapter.request_device_sync(required_features=features, required_limits=limits)
         self.limits = {k: self.device.limits[k] for k in list(LIMITS) + list(_RAISED)}
+        self.timestamps = "timestamp-query" in self.device.features
         self.queue = self.device.queue
-        self._encoder = self._pass = None
+        self._encoder = self._pass = self._pipe = self._bg = None
+        self._offset = -1
         self._layouts = {}
+        self._c_offsets = {}             # uniform offset -> C array holding it
+        self._queries = None             # (query set, resolve buffer, capacity) while timing
+        self._n_timed = 0                # dispatches timed in the open encoder
+        self._timed = []                 # (staging buffer, count) of submitted timings
 
     @property
     def is_cpu(self) -> bool:
@@ -108,32 +122,96 @@ class NativeDevice:
 
     # ------------------------------------------------------------ recording and submission
     def dispatch(self, pipeline, bind_group, uniform_offset: int, x: int, y: int, z: int) -> None:
-        """Record one dispatch into the open compute pass (opened on demand)."""
+        """Record one dispatch into the open compute pass (opened on demand), setting only the
+        pipeline and bind group that changed since the previous dispatch."""
         p = self._pass
         if p is None:
+            if self._queries is not None:
+                return self._timed_dispatch(pipeline, bind_group, uniform_offset, x, y, z)
             self._encoder = self.device.create_command_encoder()
             p = self._pass = self._encoder.begin_compute_pass()
+            self._pipe = self._bg = None
+        if pipeline is not self._pipe:
+            p.set_pipeline(pipeline[0])
+            self._pipe = pipeline
+        if _DISPATCH is None:
+            if bind_group is not self._bg or uniform_offset != self._offset:
+                p.set_bind_group(0, bind_group, (uniform_offset,))
+                self._bg, self._offset = bind_group, uniform_offset
+            p.dispatch_workgroups(x, y, z)
+            return
+        # validation errors of pass commands surface at pass end / submit (see runtime.flush);
+        # the runtime's records keep the bind group alive until then
+        if bind_group is not self._bg or uniform_offset != self._offset:
+            off = self._c_offsets.get(uniform_offset)
+            if off is None:
+                off = self._c_offsets[uniform_offset] = _ffi.new("uint32_t[1]", [uniform_offset])
+            _SET_BIND_GROUP(p._internal, 0, bind_group._internal, 1, off)
+            self._bg, self._offset = bind_group, uniform_offset
+        _DISPATCH(p._internal, x, y, z)
+
+    def _timed_dispatch(self, pipeline, bind_group, uniform_offset, x, y, z) -> None:
+        """While timing: the dispatch in a compute pass of its own, with timestamps written at
+        the pass's beginning and end."""
+        qs, _, capacity = self._queries
+        i = self._n_timed
+        if i == capacity:
+            raise GpuError(f"wgpu: more than {capacity} timed dispatches in one submit")
+        if self._encoder is None:
+            self._encoder = self.device.create_command_encoder()
+        p = self._encoder.begin_compute_pass(timestamp_writes={
+            "query_set": qs, "beginning_of_pass_write_index": 2 * i, "end_of_pass_write_index": 2 * i + 1})
         p.set_pipeline(pipeline[0])
-        p.set_bind_group(0, bind_group, [uniform_offset])
+        p.set_bind_group(0, bind_group, (uniform_offset,))
         p.dispatch_workgroups(x, y, z)
+        p.end()
+        self._n_timed = i + 1
 
     def submit(self, copies=()) -> None:
         """End the open pass, append buffer copies (src, src_offset, dst, dst_offset, size), submit."""
         enc = self._encoder
         if self._pass is not None:
             self._pass.end()
-        elif copies:
+        elif copies and enc is None:
             enc = self.device.create_command_encoder()
         self._encoder = self._pass = None
         if enc is None:
             return
         for c in copies:
             enc.copy_buffer_to_buffer(*c)
+        n = self._n_timed
+        if n:
+            qs, resolve, _ = self._queries
+            staging = self.device.create_buffer(size=16 * n, usage=_STAGING)
+            enc.resolve_query_set(qs, 0, 2 * n, resolve, 0)
+            enc.copy_buffer_to_buffer(resolve, 0, staging, 0, 16 * n)
+            self._timed.append((staging, n))
+            self._n_timed = 0
         self.queue.submit([enc.finish()])
 
     def discard(self) -> None:
         """Drop the open pass after an error (its commands are not submitted)."""
         self._encoder = self._pass = None
+        self._n_timed = 0
+
+    # ------------------------------------------------------------ device timing
+    def start_timing(self, capacity: int) -> None:
+        """Time each dispatch from now on with timestamp queries (needs ``self.timestamps``);
+        at most ``capacity`` dispatches per submit."""
+        qs = self.device.create_query_set(type=wgpu.QueryType.timestamp, count=2 * capacity)
+        resolve = self.device.create_buffer(size=16 * capacity, usage=_QUERY_RESOLVE)
+        self._queries, self._n_timed, self._timed = (qs, resolve, capacity), 0, []
+
+    def stop_timing(self) -> list:
+        """Stop timing; the device seconds of each dispatch timed (and submitted) since
+        ``start_timing``, in recording order."""
+        timed, self._timed, self._queries = self._timed, [], None
+        out = []
+        for staging, n in timed:
+            ticks = memoryview(self.read_staging(staging, 16 * n)).cast("Q")
+            out += [max(0, ticks[2 * k + 1] - ticks[2 * k]) * 1e-9 for k in range(n)]
+            staging.destroy()
+        return out
 
     def validate(self, records) -> None:
         """Encode ``records`` (label, pipeline, bind group, offset, x, y, z) one by one without

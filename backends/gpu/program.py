@@ -54,9 +54,9 @@ class Program:
         self.fmt = "<" + "".join(_FMT[typ] * count for _, typ, count in uniforms)
         self.code = _prelude(inputs, outputs, offsets, wg) + Template(kernel_source(body)).substitute(subs or {})
 
-    def pack(self, buf, offset: int, values) -> None:
-        """Write the uniform ``values`` (flattened, in field order) into ``buf`` at ``offset``."""
-        struct.pack_into(self.fmt, buf, offset, *values)
+    def packed(self, values) -> bytes:
+        """The uniform ``values`` (flattened, in field order) as bytes."""
+        return struct.pack(self.fmt, *values)
 
 
 def _prelude(inputs, outputs, offsets, wg) -> str:

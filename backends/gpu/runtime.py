@@ -6,15 +6,22 @@
 * Pipeline cache: programs are keyed by (kernel, ranks, dtypes, variant); shapes travel in
   uniforms, so one pipeline serves every shape of a rank.
 * Lazy batching: kernels record dispatches into the device's open compute pass; uniforms
-  go into one arena written just before submit. Nothing is submitted until a readback or
-  ``BATCH_LIMIT`` dispatches.
+  go into one arena written just before submit (equal uniform blocks share one slot).
+  Nothing is submitted until a readback or ``BATCH_LIMIT`` dispatches.
+* Calls: ``prepare`` turns (program, uniforms, workgroups) into a ``Call`` that kernels may
+  cache per call signature; ``record`` then costs a pool pop, two dict lookups and the
+  device's dispatch.
+* Reuse within a batch: a buffer released while its batch is open may become the output of
+  a later dispatch of the same batch. WebGPU makes each dispatch its own usage scope, so the
+  implementation orders a dispatch's writes after earlier dispatches' reads and writes of
+  that buffer. Uploads (``queue.writeBuffer``, which runs before the whole batch) never get
+  such a buffer. So a chain of ops cycles through a few buffers and bind groups.
 * Readback: ``to_list``/``read``/``to_numpy`` (sync) and ``read_async``.
 """
 from __future__ import annotations
 
 import array
 import gc
-import weakref
 
 from webgrad.dtypes import DTYPES, DType, bool_, float32, int32
 
@@ -52,11 +59,23 @@ def split_groups(groups: int):
 class Storage:
     """One pooled buffer; returned to its backend's pool when no GpuArray refers to it."""
 
-    __slots__ = ("buffer", "size", "__weakref__")
+    __slots__ = ("buffer", "size", "backend", "__weakref__")
 
     def __init__(self, backend, buffer, size):
-        self.buffer, self.size = buffer, size
-        weakref.finalize(self, backend._release, buffer, size)
+        self.buffer, self.size, self.backend = buffer, size, backend
+
+    def __del__(self):                  # cheaper than a weakref finalizer on this hot path
+        self.backend._release(self.buffer, self.size)
+
+
+class Call:
+    """A prepared dispatch: pipeline, packed uniforms, workgroup counts (what ``record`` needs)."""
+
+    __slots__ = ("label", "pipe", "layout", "uniforms", "x", "y", "z")
+
+    def __init__(self, label, pipe, layout, uniforms, x, y, z):
+        self.label, self.pipe, self.layout, self.uniforms = label, pipe, layout, uniforms
+        self.x, self.y, self.z = x, y, z
 
 
 class GpuArray:
@@ -90,27 +109,36 @@ class GpuArray:
 class GpuBackend:
     """The backend object for a WebGPU device (``wgpu`` natively, ``webgpu`` in the browser)."""
 
+    constant_cache = True   # no kernel writes into an existing array, so small constants may be shared
+
     def __init__(self, device, name: str | None = None):
         self.device, self.name = device, name or device.name
         self.pipelines: dict = {}
+        self.calls: dict = {}            # kernel call signature -> Call (see elementwise)
         self.submits = 0
         self._pool: dict = {}            # size class -> [buffer]
+        self._batch_free: dict = {}      # size class -> [buffer] released while the batch is open
         self._staging: dict = {}         # size class -> [mapped-read buffer]
-        self._pending: list = []         # (buffer, size) released while commands may still use them
         self._bind_groups: dict = {}
         self._records: list = []         # (label, pipeline, bind group, uniform offset, x, y, z)
         self._uniforms = bytearray(UNIFORM_SLOT * BATCH_LIMIT)
+        self._uniform_slots: dict = {}   # packed uniform bytes -> offset, this batch
+        self._uniform_end = 0
         self._uniform_buffer = device.create_uniform_buffer(len(self._uniforms))
+        self._timing = None              # report(kernel, seconds) while device timing is on
+        self._timed_labels: list = []    # kernel of each timed dispatch submitted, in order
         self.in_use = self.pooled = 0
 
     # ------------------------------------------------------------ buffers
-    def alloc(self, shape: tuple, dtype: DType) -> GpuArray:
-        """A new (uninitialised) array from the pool."""
+    def alloc(self, shape: tuple, dtype: DType, upload: bool = False) -> GpuArray:
+        """A new (uninitialised) array. A kernel's output (the default) must be written by a
+        dispatch recorded after this call: it may get a buffer released earlier in the open
+        batch. ``upload=True`` for an array a queue write fills: never such a buffer."""
         n = 4
         for d in shape:
             n *= d
         size = size_class(n)
-        free = self._pool.get(size)
+        free = (not upload and self._batch_free.get(size)) or self._pool.get(size)
         if free:
             buf = free.pop()
             self.pooled -= size
@@ -120,13 +148,7 @@ class GpuBackend:
         return GpuArray(Storage(self, buf, size), tuple(shape), dtype)
 
     def _release(self, buf, size) -> None:
-        if self._records:
-            self._pending.append((buf, size))
-        else:
-            self._to_pool(buf, size)
-
-    def _to_pool(self, buf, size) -> None:
-        self._pool.setdefault(size, []).append(buf)
+        (self._batch_free if self._records else self._pool).setdefault(size, []).append(buf)
         self.in_use -= size
         self.pooled += size
 
@@ -153,10 +175,10 @@ class GpuBackend:
             entry = self.pipelines[key] = (prog, pipe)
         return entry
 
-    def run(self, key, build, reads, writes, uniforms, groups) -> None:
-        """Record one dispatch of the program ``key`` over ``groups`` workgroups -- a flat count
-        (split over y beyond 65535) or an (x, y, z) tuple -- reading ``reads`` and writing
-        ``writes`` (GpuArrays), with the flat ``uniforms`` words."""
+    def prepare(self, key, build, uniforms, groups):
+        """The ``Call`` of program ``key`` with the flat ``uniforms`` words over ``groups``
+        workgroups -- a flat count (split over y beyond 65535) or an (x, y, z) tuple -- or
+        None when there is nothing to dispatch."""
         prog, pipe = self.pipeline(key, build)
         if isinstance(groups, tuple):
             (x, y), z = groups[:2], groups[2]
@@ -165,22 +187,36 @@ class GpuBackend:
         else:
             (x, y), z = split_groups(groups), 1
         if x * y * z <= 0:
-            return
-        n = len(self._records)
-        offset = n * UNIFORM_SLOT
-        prog.pack(self._uniforms, offset, uniforms)
-        stores = [a.storage for a in reads] + [a.storage for a in writes]
-        bkey = (prog.n_read, prog.n_write) + tuple(id(s.buffer) for s in stores)
+            return None
+        return Call(prog.label, pipe, (prog.n_read, prog.n_write), prog.packed(uniforms), x, y, z)
+
+    def run(self, key, build, reads, writes, uniforms, groups) -> None:
+        """Record one dispatch of the program ``key`` (see ``prepare``) reading ``reads`` and
+        writing ``writes`` (GpuArrays)."""
+        call = self.prepare(key, build, uniforms, groups)
+        if call is not None:
+            self.record(call, [*reads, *writes])
+
+    def record(self, call: Call, arrays) -> None:
+        """Record ``call`` on ``arrays`` (its reads, then its writes) into the open batch."""
+        ub = call.uniforms
+        offset = self._uniform_slots.get(ub)
+        if offset is None:
+            offset = self._uniform_slots[ub] = self._uniform_end
+            self._uniforms[offset:offset + len(ub)] = ub
+            self._uniform_end = offset + UNIFORM_SLOT
+        stores = [a.storage for a in arrays]
+        bkey = (call.layout, *[s.buffer for s in stores])   # the buffers themselves: ids stay unique
         bg = self._bind_groups.get(bkey)
         if bg is None:
             if len(self._bind_groups) > 4096:
                 self._bind_groups.clear()
             bg = self._bind_groups[bkey] = self.device.create_bind_group(
-                pipe, [(s.buffer, s.size) for s in stores], self._uniform_buffer, UNIFORM_SLOT)
-        self.device.dispatch(pipe, bg, offset, x, y, z)
-        # the record keeps the storages alive until submit: they return to the pool only after it
-        self._records.append((prog.label, pipe, bg, offset, x, y, z, stores))
-        if n + 1 >= BATCH_LIMIT:
+                call.pipe, [(s.buffer, s.size) for s in stores], self._uniform_buffer, UNIFORM_SLOT)
+        self.device.dispatch(call.pipe, bg, offset, call.x, call.y, call.z)
+        records = self._records
+        records.append((call.label, call.pipe, bg, offset, call.x, call.y, call.z))
+        if len(records) >= BATCH_LIMIT:
             self.flush()
 
     def flush(self, copies=()) -> None:
@@ -189,8 +225,8 @@ class GpuBackend:
         if not records and not copies:
             return
         if records:
-            self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:len(records) * UNIFORM_SLOT])
-        self._records = []
+            self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:self._uniform_end])
+        self._records, self._uniform_slots, self._uniform_end = [], {}, 0
         try:
             self.device.submit(copies)
         except self.device.errors() as e:
@@ -199,10 +235,37 @@ class GpuBackend:
             names = sorted({r[0] for r in records})
             raise GpuError(f"{self.name}: a batch of kernels ({', '.join(names)}) failed: {e}") from None
         finally:
-            pending, self._pending = self._pending, []
-            for buf, size in pending:
-                self._to_pool(buf, size)
+            for size, bufs in self._batch_free.items():
+                self._pool.setdefault(size, []).extend(bufs)
+            self._batch_free = {}
+        if self._timing is not None:
+            self._timed_labels.extend(r[0] for r in records)
         self.submits += 1
+
+    # ------------------------------------------------------------ device timing (webgrad.profile)
+    def start_device_timing(self, report) -> None:
+        """Time every dispatch on the device from now on, when the device can (GPU timestamp
+        queries); ``report(kernel, seconds)`` gets the times by ``stop_device_timing()``.
+        Without timestamp support this does nothing and the profile shows host time only."""
+        if not getattr(self.device, "timestamps", False) or self._timing is not None:
+            return
+        self.flush()
+        self._timing = report
+        self.device.start_timing(BATCH_LIMIT)
+
+    def stop_device_timing(self) -> None:
+        """Submit pending work and report the device time of every dispatch timed since start."""
+        if self._timing is None:
+            return
+        report = self._timing
+        try:
+            self.flush()
+        finally:
+            self._timing = None
+            seconds = self.device.stop_timing()
+        for label, s in zip(self._timed_labels, seconds):
+            report(label, s)
+        self._timed_labels = []
 
     # ------------------------------------------------------------ host transfer
     def _check_dtype(self, dtype: DType) -> DType:
@@ -215,7 +278,7 @@ class GpuBackend:
         return a.dtype
 
     def upload_bytes(self, data, shape, dtype: DType) -> GpuArray:
-        out = self.alloc(tuple(shape), self._check_dtype(dtype))
+        out = self.alloc(tuple(shape), self._check_dtype(dtype), upload=True)
         if len(data):
             self.device.write_buffer(out.storage.buffer, 0, data)
         return out
@@ -344,4 +407,4 @@ def nest(flat, shape):
     return rec(0, 0)
 
 
-__all__ = ["GpuArray", "GpuBackend", "GpuError", "nest", "size_class", "split_groups"]
+__all__ = ["Call", "GpuArray", "GpuBackend", "GpuError", "nest", "size_class", "split_groups"]

@@ -2,7 +2,7 @@
 and the browser's WebGPU as backend ``webgpu`` (DESIGN.md §4-5; issue 4 items 1 and 3)."""
 import hashlib
 
-from conftest import ARGS, ROOT, WebgradPage, launch
+from browser_harness import ARGS, ROOT, WebgradPage, launch
 
 TRAIN = """
 import webgrad as wg

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import ROOT, WHEEL_CACHE
+from browser_harness import ROOT, WHEEL_CACHE
 
 SLICE = ROOT / "tests" / "pyodide_slice"
 PYTEST_WHEELS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments")

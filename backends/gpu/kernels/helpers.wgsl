@@ -39,10 +39,16 @@ fn softplus_(x: F) -> F {
     return max(x, F(0.0)) + log1p_(exp(-abs(x)));
 }
 fn pow_(a: F, b: F) -> F {
-    // numpy semantics: negative bases with integral exponents, and x ** 0 == 1
+    // numpy semantics: negative bases with integral exponents, and x ** 0 == 1;
+    // integral |b| <= 4 by multiplication, exact as on the cpu (x ** 2, x ** -1, ...)
     let r = pow(abs(a), b);
     let bi = round(b);
     let odd = abs(bi - F(2.0) * floor(bi * F(0.5))) == F(1.0);
     let neg = select(pow(a, b), select(r, -r, odd), bi == b);
-    return select(select(r, neg, a < F(0.0)), F(1.0), b == F(0.0));
+    let general = select(select(r, neg, a < F(0.0)), F(1.0), b == F(0.0));
+    let n = abs(bi);
+    let a2 = a * a;
+    let m = select(select(select(a, a2, n == F(2.0)), a2 * a, n == F(3.0)), a2 * a2, n == F(4.0));
+    let small = select(m, F(1.0) / m, bi < F(0.0));
+    return select(general, small, (bi == b) & (n >= F(1.0)) & (n <= F(4.0)));
 }

@@ -1,7 +1,9 @@
 // Batched matmul out[z] = A[z] (M x K) @ B[z] (K x N). A and B are read through strides, so
 // transposed operands need no copy and broadcast batch dims have stride 0. Each 16x16
 // workgroup computes a 64x64 tile; each thread a 4x4 register block, reading vec4 columns
-// of the K-step tiles staged in workgroup memory.
+// of the K-step tiles staged in workgroup memory. LOAD_A, LOAD_B and STORE (linalg.py) use
+// vec4 global accesses where the layout allows (contiguous along K for A, along N for B and
+// the output, with K or N a multiple of 4), scalar strided ones elsewhere.
 alias T = ${T};
 alias V = vec4<${T}>;
 var<workgroup> As: array<V, 256>;    // [16 k][16 groups of 4 rows]
@@ -31,23 +33,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
     let col0 = wid.x * 64u;
     var acc: array<V, 4>;
     for (var k0 = 0u; k0 < K; k0 += 16u) {
-        for (var q = 0u; q < 4u; q++) {
-            let e = lid + 256u * q;
-            let m = e / 16u;
-            let ka = e % 16u;
-            var v = T(0);
-            if (row0 + m < M && k0 + ka < K) {
-                v = in0[aoff + i32(row0 + m) * sam + i32(k0 + ka) * sak];
-            }
-            As[ka * 16u + m / 4u][m % 4u] = v;
-            let kb = e / 64u;
-            let n = e % 64u;
-            var w = T(0);
-            if (k0 + kb < K && col0 + n < N) {
-                w = in1[boff + i32(k0 + kb) * sbk + i32(col0 + n) * sbn];
-            }
-            Bs[kb * 16u + n / 4u][n % 4u] = w;
-        }
+${LOAD_A}
+${LOAD_B}
         workgroupBarrier();
         for (var kk = 0u; kk < 16u; kk++) {
             let a = As[kk * 16u + l.y];
@@ -60,11 +47,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
         workgroupBarrier();
     }
     let ooff = wid.z * M * N;
-    for (var r = 0u; r < 4u; r++) {
-        let gm = row0 + l.y * 4u + r;
-        for (var c = 0u; c < 4u; c++) {
-            let gn = col0 + l.x * 4u + c;
-            if (gm < M && gn < N) { out[ooff + gm * N + gn] = acc[r][c]; }
-        }
-    }
+${STORE}
 }
