@@ -84,6 +84,47 @@ def test_playground_runs_backward_and_shows_gradients(browser_page, server_url):
     assert errors == []
 
 
+CUSTOM_OP = """
+import webgrad as wg
+
+# a new op: a WGSL kernel registered from Python, with a gradient written with ops
+swish = wg.wgsl_elementwise("PlaygroundSwish", "x / (1.0 + exp(-beta * x))", inputs=("x",), attrs=("beta",))
+
+@wg.register_gradient("PlaygroundSwish", inputs_to_save=[0])
+def _(dy, saved, attrs):
+    (x,) = saved
+    s = (attrs["beta"] * x).sigmoid()
+    return (dy * (s + attrs["beta"] * x * s * (1 - s)),)
+
+wg.manual_seed(0)
+x = wg.linspace(-2, 2, 32).reshape(32, 1)
+y = (2 * x).sin()
+w1, w2 = wg.randn(1, 16, requires_grad=True), wg.randn(16, 1, requires_grad=True)
+opt = wg.optim.Adam([w1, w2], lr=0.05)
+for step in range(60):
+    loss = ((swish(x @ w1, beta=1.5) @ w2 - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if step in (0, 59):
+        print("loss", step, (await loss.data()))
+print("device", loss.device)
+"""
+
+
+def test_playground_trains_with_a_custom_wgsl_op(browser_page, server_url):
+    """The extending guide's promise, in the page: an op with a WGSL kernel and a gradient,
+    registered from the playground, trains on webgpu."""
+    open_page(browser_page, server_url, f"playground.html?{PYODIDE}")
+    browser_page.wait_for_function("['ready', 'error'].includes(window.__playground.state)", timeout=START_MS)
+    pg = run_in_playground(browser_page, CUSTOM_OP)
+    assert pg["error"] is None, pg["output"]
+    lines = browser_page.text_content("#output").strip().splitlines()
+    losses = {int(line.split()[1]): float(line.split()[2].strip("[]")) for line in lines if line.startswith("loss")}
+    assert "device webgpu" in lines
+    assert losses[59] < 0.5 * losses[0], losses
+
+
 def test_bench_page_agrees_with_direct_webgpu(browser_page, server_url):
     """bench.html, short (one timed run per row, the small MLP only): webgrad's chain result and MLP
     losses over three steps match the same work written directly in JS WebGPU (checked in the page),
