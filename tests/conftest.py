@@ -1,7 +1,8 @@
 """Shared fixtures: every backend that starts here, and CI's no-skip rule.
 
 Backends under test (tests/backends_under_test.py) are those in ``wg.backends()``;
-``WEBGRAD_TEST_BACKENDS=cpu,wgpu`` narrows the list. In CI (``CI=true``) a skipped test fails the run (see pytest_terminal_summary).
+``WEBGRAD_TEST_BACKENDS=cpu,wgpu`` narrows the list. In CI (``CI=true``) a skipped test fails
+the run (see pytest_terminal_summary).
 """
 import os
 
@@ -9,6 +10,21 @@ import pytest
 
 import webgrad as wg
 from backends_under_test import BACKENDS, FLOAT64_BACKENDS
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """The name of a backend to run on; tensors made inside the test default to it."""
+    previous = wg.get_backend().name
+    wg.set_backend(request.param)
+    yield request.param
+    wg.set_backend(previous)
+
+
+@pytest.fixture(autouse=True)
+def _grad_mode_restored():
+    yield
+    assert wg.is_grad_enabled(), "a test left grad mode off"
 
 
 def _wants_float64(item):
