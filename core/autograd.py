@@ -7,6 +7,7 @@ import functools
 from . import kernel_names as K
 from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mode
 from .shapes import sum_axes_for_broadcast
+from .tensor import Tensor, tensor
 
 
 def _fit(g, shape, dtype, name):
@@ -21,7 +22,10 @@ def _fit(g, shape, dtype, name):
     if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, gs[lead:])):
         raise RuntimeError(f"the gradient of kernel '{name}' returned shape {gs} for an input of shape "
                            f"{tuple(shape)}")
-    g = run_kernel(K.SUM, g, axes=sum_axes_for_broadcast(gs, shape), keepdim=True)
+    axes = sum_axes_for_broadcast(gs, shape)
+    if len(axes) == lead:   # only leading dims to drop (a bias's gradient): one kernel
+        return run_kernel(K.SUM, g, axes=axes, keepdim=False)
+    g = run_kernel(K.SUM, g, axes=axes, keepdim=True)
     return run_kernel(K.RESHAPE, g, shape=tuple(shape)) if g.shape != shape else g
 
 
@@ -103,8 +107,8 @@ def _step(node, grads, pending, leaves, deps, ready, retain_graph, capture):
         raise RuntimeError(f"no gradient is registered for kernel '{node.name}'; register one with "
                            f"webgrad.register_gradient({node.name!r}, ...)")
     in_grads = rule.fn(dy, node.unpack_saved(), node.attrs)
-    if type(in_grads) is not tuple and not isinstance(in_grads, (tuple, list)):
-        in_grads = (in_grads,)
+    if type(in_grads) is not tuple:
+        in_grads = tuple(in_grads) if isinstance(in_grads, list) else (in_grads,)
     if len(in_grads) != len(nxt):
         raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(in_grads)} gradients for "
                            f"{len(nxt)} inputs")
@@ -119,11 +123,13 @@ def _release(node, in_grads, pending, leaves, deps, ready):
         if edge is None:
             continue
         target, idx = edge
-        if g is not None and (g._dtype is not dtype or g.shape != shape):
+        if g is not None and (g._dtype is not dtype or g._data.shape != shape):
             g = _fit(g, shape, dtype, node.name)
         if idx < 0:
             if g is not None:
-                _collect_leaf(leaves, target, g)
+                key = id(target)
+                prev = leaves.get(key)
+                leaves[key] = (target, g) if prev is None else (target, run_kernel(K.ADD, prev[1], g))
             continue
         slots = pending.get(target)
         if slots is None:
@@ -175,7 +181,6 @@ def _accumulate(old, g, create_graph):
 
 
 def _as_list(x):
-    from .tensor import Tensor
     return [x] if isinstance(x, Tensor) else list(x)
 
 
@@ -204,7 +209,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def _root_grads(outputs, grads, who):
-    from .tensor import Tensor
     if grads is None or isinstance(grads, Tensor):
         grads = [grads] * len(outputs) if grads is None else [grads]
     grads = list(grads)
@@ -216,7 +220,6 @@ def _root_grads(outputs, grads, who):
                                    f"output has shape {tuple(t.shape)}, so pass gradient= (a tensor of that shape)")
             g = _ones_like(t)
         elif not isinstance(g, Tensor):
-            from .tensor import tensor
             g = tensor(g, dtype=t.dtype, backend=t._backend)
         elif g._dtype is not t._dtype:
             g = run_kernel(K.CAST, g, dtype=t._dtype)
@@ -299,7 +302,6 @@ def custom_grad(f):
     >>> x.grad.tolist()
     [1.0]
     """
-    from .tensor import Tensor
 
     @functools.wraps(f)
     def wrapped(*args):
@@ -350,7 +352,6 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        from .tensor import Tensor
         ctx = FunctionCtx()
         ctx._to_save = ()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)

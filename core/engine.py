@@ -11,10 +11,12 @@ from __future__ import annotations
 import threading
 from weakref import ref as _weakref
 
+_new = object.__new__
+
 from . import registry
 from .registry import GradientRule, _gradients, _kernels
 
-Tensor = None  # the Tensor class, bound here by tensor.py (which imports this module) once it exists
+Tensor = _wrap = None  # the Tensor class and its _wrap, bound here by tensor.py (which imports this module)
 
 # ---------------------------------------------------------------- grad mode (thread-local)
 
@@ -190,9 +192,12 @@ class Node:
             shapes.append(t._data.shape)
             dtypes.append(t._dtype)
         self.next, self.shapes, self.dtypes = tuple(nxt), tuple(shapes), tuple(dtypes)
-        self.outs = tuple([(o._data.shape, o._dtype, o._backend) for o in outputs])
-        self.hooks = None       # {output_index: [fn]}
-        self.retained = None    # {output_index: weakref(tensor)}
+        if len(outputs) == 1:
+            o = outputs[0]
+            self.outs = ((o._data.shape, o._dtype, o._backend),)
+        else:
+            self.outs = tuple([(o._data.shape, o._dtype, o._backend) for o in outputs])
+        self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
         self.saved = ()
         if rule is not None:
             ins, outs = rule.inputs_to_save, rule.outputs_to_save
@@ -240,46 +245,46 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     n = len(inputs)
     if n:
         be = inputs[0]._backend
-        if n > 1:
-            for t in inputs:
-                if t._backend is not be:
-                    raise _mixed_backends(name, inputs)
-    elif backend is None:
-        be = registry.get_backend()
     else:
-        be = registry.backend(backend) if isinstance(backend, str) else backend
+        be = registry.get_backend() if backend is None else (
+            registry.backend(backend) if isinstance(backend, str) else backend)
     fn = _kernels.get((name, be.name))
     if fn is None:
         raise NotImplementedError(registry.missing_kernel_message(name, be.name))
-    if n == 1:
-        out = fn(inputs[0]._data, **attrs)
-    elif n == 2:
-        out = fn(inputs[0]._data, inputs[1]._data, **attrs)
+    if n == 2:          # one and two inputs (nearly every call) take the straight roads
+        a, b = inputs
+        if b._backend is not be:
+            raise _mixed_backends(name, inputs)
+        out = fn(a._data, b._data, **attrs) if attrs else fn(a._data, b._data)
+        grad = a.requires_grad or b.requires_grad
+    elif n == 1:
+        a = inputs[0]
+        out = fn(a._data, **attrs) if attrs else fn(a._data)
+        grad = a.requires_grad
     else:
-        out = fn(*[t._data for t in inputs], **attrs)
-    wrap = Tensor._wrap
-    if type(out) is tuple:
-        outs = tuple([wrap(o, be) for o in out])
-        result = outs
-    else:
-        result = wrap(out, be)
-        outs = (result,)
-    if _mode.enabled:
         for t in inputs:
-            if t.requires_grad:
-                _record(name, _gradients.get(name), attrs, inputs, outs)
-                break
-    return result
+            if t._backend is not be:
+                raise _mixed_backends(name, inputs)
+        out = fn(*[t._data for t in inputs], **attrs)
+        grad = any(t.requires_grad for t in inputs)
+    if type(out) is not tuple:
+        result = _new(Tensor)   # Tensor._wrap, inlined (keep the two in step)
+        result._data, result._backend, result._dtype = out, be, be.dtype_of(out)
+        result.requires_grad, result.grad, result.grad_fn, result._out_index, result._version = \
+            False, None, None, 0, 0
+        result._hooks = result._modified_by = None
+        if grad and _mode.enabled and result._dtype.is_floating:
+            result.requires_grad = True
+            result.grad_fn = Node(name, _gradients.get(name), attrs, inputs, (result,))
+        return result
+    outs = tuple([_wrap(o, be) for o in out])
+    if grad and _mode.enabled:
+        _record(name, _gradients.get(name), attrs, inputs, outs)
+    return outs
 
 
 def _record(name, rule, attrs, inputs, outs):
-    if len(outs) == 1:
-        o = outs[0]
-        if not o._dtype.is_floating:
-            return None
-        o.requires_grad = True
-        o.grad_fn = node = Node(name, rule, attrs, inputs, outs)
-        return node
+    """Record a multi-output kernel call: one node, the grad_fn of its floating outputs."""
     floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating]
     if not floating:
         return None

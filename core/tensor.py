@@ -210,8 +210,7 @@ class Tensor:
         >>> x.grad.item()
         4.0
         """
-        from .autograd import backward
-        backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
+        _autograd.backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
     def detach(self) -> "Tensor":
         """The same data, cut from the graph (does not require grad)."""
@@ -324,7 +323,7 @@ class Tensor:
         return self._dtype.name if dtype is None else self.to(dtype)
 
 
-engine.Tensor = Tensor  # run_kernel wraps outputs with it, without an import per call
+engine.Tensor, engine._wrap = Tensor, Tensor._wrap  # run_kernel wraps outputs with it, without an import per call
 
 
 class _HookHandle:
@@ -418,3 +417,6 @@ def format_values(values, dtype: DType) -> str:
         sep = "," + "\n" * (depth - d - 1) + " " * (len("tensor(") + d + 1) if depth - d > 1 else ", "
         return "[" + sep.join(rec(x, d + 1) for x in v) + "]"
     return rec(values, 0)
+
+
+from . import autograd as _autograd  # noqa: E402  (it imports Tensor and tensor: bound last, once they exist)

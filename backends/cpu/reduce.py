@@ -8,7 +8,8 @@ from .registry import cpu_kernel, register_table
 
 
 def _keep(fn):
-    """A reduction over ``axes`` that keeps the input dtype (numpy widens small ints and bools)."""
+    """A reduction over ``axes`` that keeps the input dtype (numpy widens small ints and bools).
+    ``fn`` is a ufunc's ``reduce``: np.sum and friends are Python wrappers costing ~1 µs more a call."""
     return lambda x, *, axes, keepdim: np.asarray(fn(x, axis=axes, keepdims=keepdim), dtype=x.dtype)
 
 
@@ -17,7 +18,8 @@ def _arg(fn):
 
 
 register_table({
-    K.SUM: _keep(np.sum), K.PROD: _keep(np.prod), K.MAX: _keep(np.max), K.MIN: _keep(np.min),
+    K.SUM: _keep(np.add.reduce), K.PROD: _keep(np.multiply.reduce), K.MAX: _keep(np.maximum.reduce),
+    K.MIN: _keep(np.minimum.reduce),
     K.ARGMAX: _arg(np.argmax), K.ARGMIN: _arg(np.argmin),
     K.ALL: lambda x, *, axes, keepdim: np.asarray(np.all(x, axis=axes, keepdims=keepdim)),
     K.ANY: lambda x, *, axes, keepdim: np.asarray(np.any(x, axis=axes, keepdims=keepdim)),

@@ -1,5 +1,7 @@
-"""Gradients of the binary kernels (the engine sums broadcast gradients back to each input's shape)."""
+"""Gradients of the binary kernels (the engine sums broadcast gradients back to each input's shape).
+The hot ones call kernels directly: their operands already share a dtype and broadcast."""
 from .. import kernel_names as K
+from ..engine import run_kernel
 from ..registry import register_gradient
 
 
@@ -15,13 +17,15 @@ def _add(dy, saved, attrs):
 
 @register_gradient(K.SUB)
 def _sub(dy, saved, attrs):
-    return dy, -dy
+    return dy, (run_kernel(K.NEG, dy) if saved.edges[1] is not None else None)
 
 
 @register_gradient(K.MUL, inputs_to_save=[0, 1])
 def _mul(dy, saved, attrs):
     a, b = saved
-    return dy * b, dy * a
+    need_a, need_b = saved.edges
+    return (run_kernel(K.MUL, dy, b) if need_a is not None else None,
+            run_kernel(K.MUL, dy, a) if need_b is not None else None)
 
 
 @register_gradient(K.DIV, inputs_to_save=[0, 1])

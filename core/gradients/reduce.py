@@ -19,8 +19,10 @@ def _kept(t, shape, attrs):
 
 @register_gradient(K.SUM)
 def _sum(dy, saved, attrs):
-    shape = tuple(saved.shapes[0])
-    return (run_kernel(K.EXPAND, _kept(dy, shape, attrs), shape=shape),)
+    shape, axes = tuple(saved.shapes[0]), attrs["axes"]
+    if not (attrs["keepdim"] or axes == tuple(range(len(axes)))):  # dy broadcasts as it is otherwise
+        dy = _kept(dy, shape, attrs)
+    return (run_kernel(K.EXPAND, dy, shape=shape),)
 
 
 @register_gradient(K.PROD, inputs_to_save=[0])

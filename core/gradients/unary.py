@@ -1,7 +1,9 @@
-"""Gradients of the unary kernels, written with ops (so they are differentiable again)."""
+"""Gradients of the unary kernels, written with ops or kernels (so they are differentiable again)."""
 import math
 
 from .. import kernel_names as K
+from ..engine import run_kernel
+from ..ops.common import scalar_tensor
 from ..registry import register_gradient
 
 
@@ -21,10 +23,39 @@ def _rule(kernel, inputs=(), outputs=()):
 
 _IN, _OUT = [0], [0]
 
-register_gradient(K.NEG, lambda dy, saved, attrs: (-dy,))
+register_gradient(K.NEG, lambda dy, saved, attrs: (run_kernel(K.NEG, dy),))
 register_gradient(K.IDENTITY, lambda dy, saved, attrs: (dy,))
 _rule(K.ABS, _IN)(lambda dy, x: dy * x.sign())
-_rule(K.EXP, outputs=_OUT)(lambda dy, y: dy * y)
+
+
+# the hottest rules call kernels directly (dy and the saved tensor share a dtype and shape)
+
+@register_gradient(K.EXP, outputs_to_save=_OUT)
+def _exp(dy, saved, attrs):
+    return (run_kernel(K.MUL, dy, saved[0]),)
+
+
+@register_gradient(K.TANH, outputs_to_save=_OUT)
+def _tanh(dy, saved, attrs):
+    (y,) = saved
+    one = scalar_tensor(1, y._dtype, y._backend)
+    return (run_kernel(K.MUL, dy, run_kernel(K.SUB, one, run_kernel(K.MUL, y, y))),)
+
+
+@register_gradient(K.SIGMOID, outputs_to_save=_OUT)
+def _sigmoid(dy, saved, attrs):
+    (y,) = saved
+    one = scalar_tensor(1, y._dtype, y._backend)
+    return (run_kernel(K.MUL, dy, run_kernel(K.MUL, y, run_kernel(K.SUB, one, y))),)
+
+
+@register_gradient(K.RELU, outputs_to_save=_OUT)
+def _relu(dy, saved, attrs):
+    (y,) = saved
+    zero = scalar_tensor(0, y._dtype, y._backend)
+    return (run_kernel(K.WHERE, run_kernel(K.GREATER, y, zero), dy, zero),)
+
+
 _rule(K.LOG, _IN)(lambda dy, x: dy / x)
 _rule(K.LOG1P, _IN)(lambda dy, x: dy / (x + 1))
 _rule(K.EXPM1, outputs=_OUT)(lambda dy, y: dy * (y + 1))
@@ -35,9 +66,6 @@ _rule(K.RECIPROCAL, outputs=_OUT)(lambda dy, y: -dy * y * y)
 _rule(K.SIN, _IN)(lambda dy, x: dy * x.cos())
 _rule(K.COS, _IN)(lambda dy, x: -dy * x.sin())
 _rule(K.TAN, outputs=_OUT)(lambda dy, y: dy * (1 + y * y))
-_rule(K.TANH, outputs=_OUT)(lambda dy, y: dy * (1 - y * y))
-_rule(K.SIGMOID, outputs=_OUT)(lambda dy, y: dy * y * (1 - y))
-_rule(K.RELU, outputs=_OUT)(lambda dy, y: _ops().where(y > 0, dy, 0.0))
 _rule(K.ERF, _IN)(lambda dy, x: dy * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 

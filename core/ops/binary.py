@@ -13,7 +13,8 @@ from .common import binary_operands, check_tensor, is_scalar, scalar_tensor
 
 def _operands(op: str, a, b, floating: bool = False):
     """Promote ``a`` and ``b`` to one dtype (float32 at least when ``floating``) and check that they broadcast."""
-    a, b = binary_operands(op, a, b)
+    if type(a) is not Tensor or type(b) is not Tensor or a._dtype is not b._dtype:
+        a, b = binary_operands(op, a, b)
     if floating and not a._dtype.is_floating:
         a, b = run_kernel(K.CAST, a, dtype=default_float), run_kernel(K.CAST, b, dtype=default_float)
     if a._data.shape != b._data.shape:
@@ -44,6 +45,9 @@ def add(input, other, *, alpha=1):
     >>> wg.add(wg.tensor([1.0, 2.0]), 1, alpha=2).tolist()
     [3.0, 4.0]
     """
+    if (type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype  # the fast path
+            and input._data.shape == other._data.shape and alpha == 1):
+        return run_kernel(K.ADD, input, other)
     return run_kernel(K.ADD, *_operands("add", input, other if alpha == 1 else _scaled("add", other, alpha)))
 
 
@@ -54,6 +58,9 @@ def sub(input, other, *, alpha=1):
     >>> wg.sub(wg.tensor([3, 4]), 1).tolist()
     [2, 3]
     """
+    if (type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype  # the fast path
+            and input._data.shape == other._data.shape and alpha == 1):
+        return run_kernel(K.SUB, input, other)
     return run_kernel(K.SUB, *_operands("sub", input, other if alpha == 1 else _scaled("sub", other, alpha)))
 
 
@@ -64,6 +71,9 @@ def mul(input, other):
     >>> (wg.tensor([[1.0], [2.0]]) * wg.tensor([1.0, 10.0])).tolist()
     [[1.0, 10.0], [2.0, 20.0]]
     """
+    if (type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype  # the fast path
+            and input._data.shape == other._data.shape):
+        return run_kernel(K.MUL, input, other)
     return run_kernel(K.MUL, *_operands("mul", input, other))
 
 

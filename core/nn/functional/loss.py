@@ -1,9 +1,11 @@
 """Losses with PyTorch's semantics and ``reduction`` ('mean' | 'sum' | 'none'), composed from ops."""
 from __future__ import annotations
 
-from ...ops.common import check_tensor
+from ... import kernel_names as K
+from ...engine import is_grad_enabled, no_grad, record_function, run_kernel
+from ...ops.common import check_tensor, scalar_tensor
 from ._utils import check_reduction, reduce_loss
-from .activation import log_softmax
+from .activation import log_softmax, softmax
 
 
 def _pair(op, input, target):
@@ -139,6 +141,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{op}: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     cdim = _class_dim(op, input)
+    if (input.ndim == 2 and weight is None and not label_smoothing and input.dtype.is_floating
+            and target.dtype.kind == "i" and tuple(target.shape) == input.shape[:1]):
+        return _cross_entropy_rows(input, target, ignore_index, reduction)
     n_classes = input.shape[cdim]
     logp = log_softmax(input, cdim)
     wshape = (n_classes,) + (1,) * (input.ndim - 1 - cdim)
@@ -161,6 +166,45 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         smooth = wg.where(target != ignore_index, -lw.sum(cdim), 0.0)
         loss = loss * (1.0 - label_smoothing) + smooth * (label_smoothing / n_classes)
     return _mean_by(loss, w, reduction)
+
+
+def _cross_entropy_rows(x, target, ignore_index, reduction):
+    """cross_entropy of logits [N, C] at class indices [N] as one recorded step (the common case: no
+    weight, no smoothing). Forward: row-wise log-sum-exp minus the picked logit; backward:
+    (softmax - onehot) * dy, scaled per row: five kernels where the composition records about twenty."""
+    n, denom = x.shape[0], None
+    with no_grad():
+        z = run_kernel(K.SUB, x, run_kernel(K.MAX, x, axes=(1,), keepdim=True))
+        e = run_kernel(K.EXP, z)
+        s = run_kernel(K.SUM, e, axes=(1,), keepdim=True)
+        keep = target != ignore_index
+        w = run_kernel(K.RESHAPE, run_kernel(K.CAST, keep, dtype=x.dtype), shape=(n, 1))
+        index = run_kernel(K.RESHAPE, _where_int(keep, target), shape=(n, 1))
+        picked = run_kernel(K.GATHER, z, index, axis=1)
+        rows = run_kernel(K.MUL, run_kernel(K.SUB, run_kernel(K.LOG, s), picked), w)   # [N, 1]
+        if reduction == "none":
+            loss = run_kernel(K.RESHAPE, rows, shape=(n,))
+        else:
+            loss = run_kernel(K.SUM, rows, axes=(0, 1), keepdim=False)
+            denom = run_kernel(K.SUM, w, axes=(0, 1), keepdim=False) if reduction == "mean" else None
+            loss = loss if denom is None else run_kernel(K.DIV, loss, denom)
+
+    def backward(dy, saved, attrs):
+        xs, e, s, w, index, *rest = saved
+        # softmax from the saved exp and sum, or (making a graph for higher orders) from x itself
+        p = softmax(xs, 1) if is_grad_enabled() else run_kernel(K.DIV, e, s)
+        scale = dy / rest[0] if rest else dy
+        scale = w * (scale.reshape(n, 1) if reduction == "none" else scale)
+        return (run_kernel(K.SCATTER_ADD, p, index, -w, axis=1) * scale,)
+
+    record_function("CrossEntropy", backward, [x], (loss,),
+                    saved=(x, e, s, w, index) + (() if denom is None else (denom,)))
+    return loss
+
+
+def _where_int(keep, target):
+    """target where ``keep``, else 0 (a safe index for the ignored rows)."""
+    return run_kernel(K.WHERE, keep, target, scalar_tensor(0, target.dtype, target._backend))
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
