@@ -308,30 +308,35 @@ class GpuBackend:
         host = {"float32": np.float32, "int32": np.int32, "bool": np.uint32}[dtype.name]
         return self.upload_bytes(np.ascontiguousarray(a, dtype=host).tobytes(), a.shape, dtype)
 
+    def _stage(self, a: GpuArray):
+        """Submit pending work plus a copy of ``a`` into a pooled staging buffer: (staging, size class),
+        or None for an empty array."""
+        if a.nbytes == 0:
+            self.flush()
+            return None
+        staging, size = self._staging_buffer(a.nbytes)
+        self.flush([(a.storage.buffer, 0, staging, 0, a.nbytes)])
+        return staging, size
+
     def read_bytes(self, a: GpuArray) -> bytes:
         """The array's bytes, submitting pending work first (sync readback)."""
-        n = a.nbytes
-        if n == 0:
-            self.flush()
+        staged = self._stage(a)
+        if staged is None:
             return b""
-        staging, size = self._staging_buffer(n)
-        self.flush([(a.storage.buffer, 0, staging, 0, n)])
         try:
-            return self.device.read_staging(staging, n)
+            return self.device.read_staging(staged[0], a.nbytes)
         finally:
-            self._staging.setdefault(size, []).append(staging)
+            self._staging.setdefault(staged[1], []).append(staged[0])
 
     async def read_bytes_async(self, a: GpuArray) -> bytes:
-        n = a.nbytes
-        if n == 0:
-            self.flush()
+        """The array's bytes, awaiting the map (the readback browsers allow without JSPI)."""
+        staged = self._stage(a)
+        if staged is None:
             return b""
-        staging, size = self._staging_buffer(n)
-        self.flush([(a.storage.buffer, 0, staging, 0, n)])
         try:
-            return await self.device.read_staging_async(staging, n)
+            return await self.device.read_staging_async(staged[0], a.nbytes)
         finally:
-            self._staging.setdefault(size, []).append(staging)
+            self._staging.setdefault(staged[1], []).append(staged[0])
 
     def _staging_buffer(self, n):
         size = size_class(n)
