@@ -487,3 +487,20 @@ def test_profile_falls_back_to_host_time_without_timestamps(gpu, monkeypatch):
     assert prof.stats["MatMul"].host_s > 0
     y = wg.tensor(randn(8), backend="wgpu")          # and the backend still runs normally after
     assert np.allclose((y * 2).numpy(), y.numpy() * 2)
+
+
+def test_device_loss_surfaces_as_an_error_naming_the_kernel(gpu):
+    """A lost device (destroyed on purpose, on a backend of its own) gives a GpuError that names
+    the kernel and says the device was lost, instead of wgpu's bare validation error."""
+    from webgrad.backends.gpu import GpuBackend, GpuError, register_kernels
+    from webgrad.backends.gpu.native import NativeDevice
+    wg.register_backend("wgpu_lost", lambda: GpuBackend(NativeDevice(), "wgpu_lost"), priority=-10)
+    register_kernels("wgpu_lost")
+    try:
+        x = wg.tensor([1.0, 2.0], backend="wgpu_lost")
+        assert (x + 1).tolist() == [2.0, 3.0]
+        wg.backend("wgpu_lost").device.device.destroy()
+        with pytest.raises(GpuError, match=r"wgpu_lost: kernel 'Fill' failed \(the GPU device was lost"):
+            (x * 3).exp().tolist()          # the 3 is uploaded (a Fill): the first call that reaches the device
+    finally:
+        wg.remove_backend("wgpu_lost")

@@ -20,15 +20,21 @@ def register_kernels(backend_name: str) -> None:
     from . import elementwise, indexing, linalg, movement, reduce, windows
     for module in (elementwise, reduce, linalg, movement, indexing, windows):
         for name, fn in module.KERNELS.items():
-            register_kernel(name, backend_name, _bind(fn, backend_name, registry))
+            register_kernel(name, backend_name, _bind(fn, backend_name, registry, name))
 
 
-def _bind(fn, backend_name, registry):
+def _bind(fn, backend_name, registry, kernel_name="kernel"):
+    """The registered kernel: finds the backend object at call time, and turns the runtime's
+    errors (validation, a lost device) into a GpuError that names the kernel."""
     instances = registry._backend_instances
 
     def kernel(*args, **attrs):
         be = instances.get(backend_name) or registry.backend(backend_name)
-        return fn(be, *args, **attrs)
+        try:
+            return fn(be, *args, **attrs)
+        except be.device.errors() as e:
+            lost = " (the GPU device was lost: restart the process to get a new one)" if "lost" in str(e) else ""
+            raise GpuError(f"{backend_name}: kernel {kernel_name!r} failed{lost}: {e}") from None
     kernel.__name__ = kernel.__qualname__ = getattr(fn, "__name__", "kernel")
     return kernel
 

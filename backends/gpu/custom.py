@@ -74,7 +74,7 @@ def _register(fn_name: str, name: str, kernel) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         for b in GPU_BACKENDS:
-            registry.register_kernel(name, b, _bind(kernel, b, registry))
+            registry.register_kernel(name, b, _bind(kernel, b, registry, name))
 
 
 # ---------------------------------------------------------------- elementwise from an expression
