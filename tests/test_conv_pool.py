@@ -7,7 +7,7 @@ import pytest
 import webgrad as wg
 import webgrad.nn.functional as F
 from webgrad import kernel_names as K
-from opinfo import OpCase, gradcheck, gradgradcheck, op_tests
+from opinfo import OpCase, assert_close, gradcheck, gradgradcheck, op_tests
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -204,3 +204,16 @@ def test_conv2d_channel_mismatch_names_op_and_shapes():
 def test_bad_arguments(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+@pytest.mark.parametrize("h, w, k, p", [(4, 6, 2, 0), (6, 4, 2, 1), (6, 6, 3, 0), (5, 5, 2, 0)],
+                         ids=["tiles", "tiles-padded", "tiles-3x3", "overhang"])
+def test_col2im_where_windows_tile_the_image(h, w, k, p, backend):
+    """A pooling's Col2Im (stride = kernel) takes a shortcut on cpu when the windows tile the padded
+    image exactly; it and the general path both agree with torch's fold."""
+    oh, ow = (h + 2 * p - k) // k + 1, (w + 2 * p - k) // k + 1
+    cols = rn(2, 3 * k * k, oh * ow)
+    got = wg.run_kernel(K.COL2IM, wg.tensor(cols.astype(np.float32)), output_size=(h, w), kernel_size=(k, k),
+                        stride=(k, k), padding=(p, p), dilation=(1, 1))
+    want = TF.fold(torch.from_numpy(cols), (h, w), k, stride=k, padding=p).numpy()
+    assert_close(got, want, rtol=1e-5, atol=1e-5)

@@ -280,3 +280,23 @@ def test_norm_bad_p():
 def test_non_tensor_input():
     with pytest.raises(TypeError, match="sum: input must be a Tensor"):
         wg.sum([1.0, 2.0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, dim", [((4, 5, 20), 1), ((3, 16, 2, 9), 1), ((1024, 10), 1), ((2, 3, 4), 1)],
+                         ids=["short-middle", "pool-window", "many-short-rows", "small"])
+def test_reductions_over_a_short_axis_match_numpy_exactly(shape, dim, dtype, backend):
+    """The cpu kernels reduce a short axis slice by slice (a pooling window's, or the classes of many
+    rows for max/min): same order as numpy, so the same bits; other backends agree within float32."""
+    x = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    if backend != "cpu" and dtype == np.float64:
+        x = x.astype(np.float32)
+    t = wg.tensor(x)
+    for name, ref in (("sum", np.sum), ("prod", np.prod), ("amax", np.max), ("amin", np.min)):
+        got = getattr(t, name)(dim).numpy()
+        want = ref(x, axis=dim)
+        if backend == "cpu":
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
+    assert getattr(t, "amax")(dim, keepdim=True).shape == tuple(1 if i == dim else s for i, s in enumerate(shape))

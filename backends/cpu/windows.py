@@ -2,7 +2,9 @@
 
 Im2Col is one strided view of the zero-padded input, copied into the column layout;
 Col2Im adds each kernel offset's slab back into the padded image (a loop over the
-kh*kw offsets, never over pixels) and crops the padding.
+kh*kw offsets, never over pixels) and crops the padding. When the windows tile the
+padded image exactly (stride = kernel, no dilation: a pooling's), Col2Im is one
+transposing copy instead.
 """
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -16,12 +18,20 @@ def _out_size(size, k, s, p, d):
     return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
+def _pad(x, ph, pw):
+    """x zero-padded by (ph, pw) on its last two dims (np.pad costs ~40 µs more a call)."""
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
+    out[:, :, ph:ph + h, pw:pw + w] = x
+    return out
+
+
 @cpu_kernel(K.IM2COL)
 def im2col(x, *, kernel_size, stride, padding, dilation):
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
     n, c, h, w = x.shape
     oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
+    xp = _pad(x, ph, pw) if ph or pw else np.ascontiguousarray(x)
     s0, s1, s2, s3 = xp.strides
     win = as_strided(xp, (n, c, kh, kw, oh, ow), (s0, s1, dh * s2, dw * s3, sh * s2, sw * s3), writeable=False)
     return np.ascontiguousarray(win).reshape(n, c * kh * kw, oh * ow)
@@ -34,6 +44,10 @@ def col2im(cols, *, output_size, kernel_size, stride, padding, dilation):
     c = cols.shape[1] // (kh * kw)
     oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
     blocks = cols.reshape(n, c, kh, kw, oh, ow)
+    if (sh, sw) == (kh, kw) and (dh, dw) == (1, 1) and (oh * kh, ow * kw) == (h + 2 * ph, w + 2 * pw):
+        # the windows tile the padded image: each pixel is in exactly one window, nothing to add
+        tiled = blocks.transpose(0, 1, 4, 2, 5, 3).reshape(n, c, oh * kh, ow * kw)
+        return np.ascontiguousarray(tiled[:, :, ph:ph + h, pw:pw + w])
     out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):

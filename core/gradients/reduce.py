@@ -46,7 +46,7 @@ def _extreme(dy, saved, attrs):
     x, y = saved
     hit = run_kernel(K.CAST, run_kernel(K.EQUAL, x, _kept(y, x.shape, attrs)), dtype=x._dtype)
     ties = run_kernel(K.SUM, hit, axes=attrs["axes"], keepdim=True)
-    return (run_kernel(K.MUL, run_kernel(K.DIV, hit, ties), _kept(dy, x.shape, attrs)),)
+    return (run_kernel(K.MUL, hit, run_kernel(K.DIV, _kept(dy, x.shape, attrs), ties)),)   # divide the small one
 
 
 register_gradient(K.MAX, _extreme, inputs_to_save=[0], outputs_to_save=[0])

@@ -1,6 +1,8 @@
 """The affine map of a fully connected layer."""
 from __future__ import annotations
 
+from ... import kernel_names as K
+from ...engine import run_kernel
 from ...ops.common import check_tensor
 
 
@@ -17,7 +19,11 @@ def linear(input, weight, bias=None):
         raise ValueError(f"linear: input of shape {tuple(input.shape)} does not match weight of shape "
                          f"{tuple(weight.shape)} (expected input[..., {weight.shape[-1]}] and weight "
                          f"[out_features, in_features])")
-    y = input @ (weight.transpose(0, 1) if weight.ndim == 2 else weight)
+    if weight.ndim == 2 and input.ndim >= 2 and input.dtype is weight.dtype and input.dtype.is_floating:
+        # weight.T folded into the kernel's flag: no Transpose forward, none in backward
+        y = run_kernel(K.MATMUL, input, weight, transpose_a=False, transpose_b=True)
+    else:
+        y = input @ (weight.transpose(0, 1) if weight.ndim == 2 else weight)
     return y if bias is None else y + bias
 
 

@@ -177,9 +177,10 @@ def _cross_entropy_rows(x, target, ignore_index, reduction):
         z = run_kernel(K.SUB, x, run_kernel(K.MAX, x, axes=(1,), keepdim=True))
         e = run_kernel(K.EXP, z)
         s = run_kernel(K.SUM, e, axes=(1,), keepdim=True)
-        keep = target != ignore_index
-        w = run_kernel(K.RESHAPE, run_kernel(K.CAST, keep, dtype=x.dtype), shape=(n, 1))
-        index = run_kernel(K.RESHAPE, _where_int(keep, target), shape=(n, 1))
+        target = run_kernel(K.RESHAPE, target, shape=(n, 1))
+        keep = run_kernel(K.NOT_EQUAL, target, scalar_tensor(ignore_index, target.dtype, target._backend))
+        w = run_kernel(K.CAST, keep, dtype=x.dtype)
+        index = _where_int(keep, target)
         picked = run_kernel(K.GATHER, z, index, axis=1)
         rows = run_kernel(K.MUL, run_kernel(K.SUB, run_kernel(K.LOG, s), picked), w)   # [N, 1]
         if reduction == "none":
