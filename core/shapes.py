@@ -89,3 +89,13 @@ def infer_reshape(shape: Sequence[int], size: int, op: str = "reshape") -> Shape
     if numel(shape) != size or any(s < 0 for s in shape):
         raise ValueError(f"{op}: shape {shape} is invalid for input of size {size}")
     return shape
+
+
+def window_count(size: int, k: int, s: int, p: int, d: int) -> int:
+    """How many windows of size ``k`` (dilation ``d``) fit with stride ``s`` over ``size`` padded
+    by ``p`` on each side: a convolution's or pooling's output length.
+
+    >>> window_count(5, 3, 1, 1, 1), window_count(8, 2, 2, 0, 1)
+    (5, 4)
+    """
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1

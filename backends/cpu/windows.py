@@ -10,12 +10,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from webgrad import kernel_names as K
+from webgrad.shapes import window_count
 
 from .registry import cpu_kernel
-
-
-def _out_size(size, k, s, p, d):
-    return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
 def _pad(x, ph, pw):
@@ -30,7 +27,7 @@ def _pad(x, ph, pw):
 def im2col(x, *, kernel_size, stride, padding, dilation):
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
     n, c, h, w = x.shape
-    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    oh, ow = window_count(h, kh, sh, ph, dh), window_count(w, kw, sw, pw, dw)
     xp = _pad(x, ph, pw) if ph or pw else np.ascontiguousarray(x)
     s0, s1, s2, s3 = xp.strides
     win = as_strided(xp, (n, c, kh, kw, oh, ow), (s0, s1, dh * s2, dw * s3, sh * s2, sw * s3), writeable=False)
@@ -42,7 +39,7 @@ def col2im(cols, *, output_size, kernel_size, stride, padding, dilation):
     (h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw) = output_size, kernel_size, stride, padding, dilation
     n = cols.shape[0]
     c = cols.shape[1] // (kh * kw)
-    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    oh, ow = window_count(h, kh, sh, ph, dh), window_count(w, kw, sw, pw, dw)
     blocks = cols.reshape(n, c, kh, kw, oh, ow)
     if (sh, sw) == (kh, kw) and (dh, dw) == (1, 1) and (oh * kh, ow * kw) == (h + 2 * ph, w + 2 * pw):
         # the windows tile the padded image: each pixel is in exactly one window, nothing to add

@@ -3,20 +3,25 @@ gradients are matmuls + col2im. Col2Im gathers per image element, so it needs no
 from __future__ import annotations
 
 from webgrad import kernel_names as K
+from webgrad.shapes import window_count
 
 from .elementwise import WG
 from .program import WGSL_TYPES, Program
 
 
-def _out_size(size, k, s, p, d):
-    return (size + 2 * p - d * (k - 1) - 1) // s + 1
+# the window geometry both shaders read from the uniforms (the order of ``geometry`` in _run)
+GEOMETRY = """    let C = ii(U_g); let H = ii(U_g + 1u); let W = ii(U_g + 2u);
+    let kh = ii(U_g + 3u); let kw = ii(U_g + 4u); let sh = ii(U_g + 5u); let sw = ii(U_g + 6u);
+    let ph = ii(U_g + 7u); let pw = ii(U_g + 8u); let dh = ii(U_g + 9u); let dw = ii(U_g + 10u);
+    let oh = ii(U_g + 11u); let ow = ii(U_g + 12u);
+    let L = oh * ow;"""
 
 
 def _run(be, name, body, src, out, geometry):
     t = WGSL_TYPES[src.dtype.name]
     if out.size:
         be.run((body, t), lambda: Program(name, body, inputs=[("in0", t)], outputs=[("out", t)], wg=WG,
-                                          uniforms=[("total", "u32", 1), ("g", "i32", 13)], subs={"T": t}),
+                                          uniforms=[("total", "u32", 1), ("g", "i32", 13)], subs={"T": t, "GEOMETRY": GEOMETRY}),
                [src], [out], [out.size, *geometry], -(-out.size // WG))
     return out
 
@@ -24,7 +29,7 @@ def _run(be, name, body, src, out, geometry):
 def im2col(be, x, *, kernel_size, stride, padding, dilation):
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
     n, c, h, w = x.shape
-    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    oh, ow = window_count(h, kh, sh, ph, dh), window_count(w, kw, sw, pw, dw)
     out = be.alloc((n, c * kh * kw, oh * ow), x.dtype)
     return _run(be, K.IM2COL, "im2col", x, out, (c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow))
 
@@ -32,7 +37,7 @@ def im2col(be, x, *, kernel_size, stride, padding, dilation):
 def col2im(be, cols, *, output_size, kernel_size, stride, padding, dilation):
     (h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw) = output_size, kernel_size, stride, padding, dilation
     n, c = cols.shape[0], cols.shape[1] // (kh * kw)
-    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    oh, ow = window_count(h, kh, sh, ph, dh), window_count(w, kw, sw, pw, dw)
     out = be.alloc((n, c, h, w), cols.dtype)
     return _run(be, K.COL2IM, "col2im", cols, out, (c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow))
 

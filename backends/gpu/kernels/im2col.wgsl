@@ -6,11 +6,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
     let e = flat_group(wid, nwg) * WG + lid;
     if (e >= ui(U_total)) { return; }
-    let C = ii(U_g); let H = ii(U_g + 1u); let W = ii(U_g + 2u);
-    let kh = ii(U_g + 3u); let kw = ii(U_g + 4u); let sh = ii(U_g + 5u); let sw = ii(U_g + 6u);
-    let ph = ii(U_g + 7u); let pw = ii(U_g + 8u); let dh = ii(U_g + 9u); let dw = ii(U_g + 10u);
-    let oh = ii(U_g + 11u); let ow = ii(U_g + 12u);
-    let L = oh * ow;
+${GEOMETRY}
     let R = C * kh * kw;
     let i = i32(e);
     let l = i % L;

@@ -5,12 +5,8 @@ from __future__ import annotations
 from ... import kernel_names as K
 from ...engine import run_kernel
 from ...ops.common import check_tensor
+from ...shapes import window_count
 from ._utils import ntuple
-
-
-def window_count(size: int, k: int, s: int, p: int, d: int) -> int:
-    """How many windows of size ``k`` (dilation ``d``) fit with stride ``s`` over ``size`` padded by ``p``."""
-    return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
 def _window_attrs(op, kernel_size, dilation, padding, stride):
@@ -174,7 +170,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if input.ndim == 3:
         return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
                                 dilation).squeeze(0)
-    c_out = _check_conv(op, input, weight, bias, groups, transposed=True)
+    _check_conv(op, input, weight, bias, groups, transposed=True)
     (kh, kw), (n, c_in, h, w) = weight.shape[2:], input.shape
     stride, padding = ntuple(stride, 2, op, "stride"), ntuple(padding, 2, op, "padding")
     dilation, output_padding = ntuple(dilation, 2, op, "dilation"), ntuple(output_padding, 2, op, "output_padding")
