@@ -78,8 +78,6 @@ ARGMAX = "ArgMax"             # axis: int, keepdim: bool -> int32 (first occurre
 ARGMIN = "ArgMin"             # axis: int, keepdim: bool -> int32 (first occurrence)
 CUMSUM = "Cumsum"             # axis: int
 
-REDUCE = (SUM, PROD, MAX, MIN, ALL, ANY)
-
 # --- linear algebra -------------------------------------------------------------
 MATMUL = "MatMul"             # (a[..., m, k], b[..., k, n]) with batch broadcasting;
                               # transpose_a, transpose_b: bool (operands given transposed)

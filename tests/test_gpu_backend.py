@@ -350,6 +350,17 @@ def test_no_leak_in_a_loop(gpu):
     assert after["pooled"] == base["pooled"], "the pool grew: buffers are not being reused"
 
 
+def test_empty_pool_frees_pooled_buffers_and_the_backend_goes_on(gpu):
+    x = wg.tensor(randn(64, 64), backend="wgpu")
+    for _ in range(3):
+        (x * 2 + 1).tolist()                 # temporaries go back to the pool
+    assert gpu.memory()["pooled"] > 0
+    in_use = gpu.memory()["in_use"]
+    gpu.empty_pool()
+    assert gpu.memory()["pooled"] == 0 and gpu.memory()["in_use"] == in_use
+    assert np.allclose((x * 2).numpy(), x.numpy() * 2)      # live buffers untouched; the pool refills
+
+
 def test_float64_refused(gpu):
     with pytest.raises(TypeError, match=r"float64.*'wgpu'.*float32"):
         wg.tensor([1.0, 2.0], dtype=wg.float64, backend="wgpu")

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import webgrad as wg
-from opinfo import OpCase, assert_close, gradcheck, gradgradcheck, op_tests
+from opinfo import OpCase, assert_close, gradgradcheck, op_tests
 
 rng = np.random.default_rng(0)
 

@@ -60,7 +60,7 @@ def test_torch_port_runs_on_webgrad_and_on_torch(tmp_path):
     """The example's only webgrad-specific lines are its imports: swapped back, it runs on PyTorch."""
     out = run_example("torch_port.py")
     assert metric(out, "test accuracy") >= 0.9
-    torch = pytest.importorskip("torch")  # noqa: F841
+    pytest.importorskip("torch")
     source = (EXAMPLES / "torch_port.py").read_text()
     swaps = {"import webgrad as torch": "import torch", "import webgrad.nn as nn": "import torch.nn as nn",
              "import webgrad.nn.functional as F": "import torch.nn.functional as F"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from webgrad import kernel_names as K
-from webgrad.dtypes import bool_, float32, int32
+from webgrad.dtypes import bool_, int32
 
 from .program import WGSL_TYPES, Program, kernel_source
 
