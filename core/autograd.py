@@ -5,179 +5,13 @@ from __future__ import annotations
 import functools
 
 from . import kernel_names as K
+from .backprop import accumulate, run_backward
 from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mode
-from .shapes import sum_axes_for_broadcast
 from .tensor import Tensor, tensor
-
-
-def _fit(g, shape, dtype, name):
-    """Sum a gradient that came back in a broadcast shape down to its input's ``shape``, and
-    cast it to the input's ``dtype`` (as PyTorch's engine does)."""
-    if g._dtype is not dtype:
-        g = run_kernel(K.CAST, g, dtype=dtype)
-    if g.shape == shape:
-        return g
-    gs = tuple(g.shape)
-    lead = len(gs) - len(shape)
-    if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, gs[lead:])):
-        raise RuntimeError(f"the gradient of kernel '{name}' returned shape {gs} for an input of shape "
-                           f"{tuple(shape)}")
-    axes = sum_axes_for_broadcast(gs, shape)
-    if len(axes) == lead:   # only leading dims to drop (a bias's gradient): one kernel
-        return run_kernel(K.SUM, g, axes=axes, keepdim=False)
-    g = run_kernel(K.SUM, g, axes=axes, keepdim=True)
-    return run_kernel(K.RESHAPE, g, shape=tuple(shape)) if g.shape != shape else g
-
-
-def _add(a, b):
-    return b if a is None else (a if b is None else run_kernel(K.ADD, a, b))
 
 
 def _ones_like(t):
     return run_kernel(K.FILL, backend=t._backend, shape=tuple(t.shape), value=1, dtype=t._dtype)
-
-
-def _zeros(shape, dtype, backend):
-    return run_kernel(K.FILL, backend=backend, shape=tuple(shape), value=0, dtype=dtype)
-
-
-def _topo_counts(roots):
-    """How many edges point at each node reachable from ``roots``."""
-    deps, stack, seen = {}, list(roots), set()
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for e in node.next:
-            if e is not None and e[1] >= 0:
-                deps[e[0]] = deps.get(e[0], 0) + 1
-                stack.append(e[0])
-    return deps
-
-
-def _run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None):
-    """Propagate ``grad_tensors`` back from ``tensors``. Leaves accumulate into ``.grad``,
-    unless ``capture`` (a dict edge -> None) is given: then the gradients reaching those
-    edges are stored there and no ``.grad`` is touched."""
-    pending, leaves, roots = {}, {}, []
-    for t, g in zip(tensors, grad_tensors):
-        if not t.requires_grad:
-            raise RuntimeError("element of the tensors passed to backward does not require grad and does not "
-                               "have a grad_fn (did you create it under no_grad, or forget requires_grad=True?)")
-        if g.shape != t.shape:
-            raise RuntimeError(f"backward: gradient has shape {tuple(g.shape)} but the output has shape "
-                               f"{tuple(t.shape)}")
-        if t.grad_fn is None:
-            _collect_leaf(leaves, t, g)
-        else:
-            slots = pending.setdefault(t.grad_fn, [None] * len(t.grad_fn.outs))
-            slots[t._out_index] = _add(slots[t._out_index], g)
-            roots.append(t.grad_fn)
-    deps = _topo_counts(set(roots))
-    ready = [n for n in dict.fromkeys(roots) if deps.get(n, 0) == 0]
-    with set_grad_enabled(create_graph):
-        while ready:
-            node = ready.pop()
-            grads = pending.pop(node)
-            _step(node, grads, pending, leaves, deps, ready, retain_graph, capture)
-        for leaf, g in leaves.values():
-            _deliver_leaf(leaf, g, create_graph, capture)
-
-
-def _collect_leaf(leaves, t, g):
-    prev = leaves.get(id(t))
-    leaves[id(t)] = (t, g if prev is None else _add(prev[1], g))
-
-
-def _step(node, grads, pending, leaves, deps, ready, retain_graph, capture):
-    if node.hooks or node.retained or capture is not None:
-        grads = _output_hooks(node, grads, capture)
-    nxt = node.next
-    if len(grads) == 1:
-        dy = grads[0]
-        live = dy is not None
-    else:
-        live = any(g is not None for g in grads)
-        dy = tuple(g if g is not None else _zeros(*meta) for g, meta in zip(grads, node.outs)) if live else None
-    if not live:
-        return _release(node, (None,) * len(nxt), pending, leaves, deps, ready)
-    rule = node.rule
-    if rule is None:
-        raise RuntimeError(f"no gradient is registered for kernel '{node.name}'; register one with "
-                           f"webgrad.register_gradient({node.name!r}, ...)")
-    in_grads = rule.fn(dy, node.unpack_saved(), node.attrs)
-    if type(in_grads) is not tuple:
-        in_grads = tuple(in_grads) if isinstance(in_grads, list) else (in_grads,)
-    if len(in_grads) != len(nxt):
-        raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(in_grads)} gradients for "
-                           f"{len(nxt)} inputs")
-    if not retain_graph and node.saved:
-        node.saved = None
-    _release(node, in_grads, pending, leaves, deps, ready)
-
-
-def _release(node, in_grads, pending, leaves, deps, ready):
-    """Send each input's gradient along its edge: into a leaf's total, or a producer node's slot."""
-    for edge, g, shape, dtype in zip(node.next, in_grads, node.shapes, node.dtypes):
-        if edge is None:
-            continue
-        target, idx = edge
-        if g is not None and (g._dtype is not dtype or g._data.shape != shape):
-            g = _fit(g, shape, dtype, node.name)
-        if idx < 0:
-            if g is not None:
-                key = id(target)
-                prev = leaves.get(key)
-                leaves[key] = (target, g) if prev is None else (target, run_kernel(K.ADD, prev[1], g))
-            continue
-        slots = pending.get(target)
-        if slots is None:
-            slots = pending[target] = [None] * len(target.outs)
-        if g is not None:
-            old = slots[idx]
-            slots[idx] = g if old is None else run_kernel(K.ADD, old, g)
-        left = deps[target] - 1
-        deps[target] = left
-        if not left:
-            ready.append(target)
-
-
-def _output_hooks(node, grads, capture):
-    if node.hooks:
-        for i, fns in node.hooks.items():
-            for fn in fns:
-                if grads[i] is not None:
-                    r = fn(grads[i])
-                    grads[i] = grads[i] if r is None else r
-    if node.retained:
-        for i, ref in node.retained.items():
-            t = ref()
-            if t is not None and grads[i] is not None and capture is None:
-                t.grad = _accumulate(t.grad, grads[i], _mode.enabled)
-    if capture is not None:
-        for i, g in enumerate(grads):
-            if (node, i) in capture:
-                capture[(node, i)] = _add(capture[(node, i)], g)
-    return grads
-
-
-def _deliver_leaf(leaf, g, create_graph, capture):
-    for fn in leaf._hooks or ():
-        r = fn(g)
-        g = g if r is None else r
-    if capture is not None:
-        if (leaf, -1) in capture:
-            capture[(leaf, -1)] = _add(capture[(leaf, -1)], g)
-        return
-    leaf.grad = _accumulate(leaf.grad, g, create_graph)
-
-
-def _accumulate(old, g, create_graph):
-    """``old + g`` as a fresh tensor object (never an alias of another tensor's ``.grad``)."""
-    if old is not None:
-        return run_kernel(K.ADD, old, g)
-    return g._alias() if create_graph else g._alias_detached()
 
 
 def _as_list(x):
@@ -200,12 +34,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is None:
-        return _run_backward(tensors, grad_tensors, retain_graph, create_graph)
+        return run_backward(tensors, grad_tensors, retain_graph, create_graph)
     inputs = _as_list(inputs)
     grads = grad(tensors, inputs, grad_tensors, retain_graph, create_graph, allow_unused=True)
     for t, g in zip(inputs, grads):
         if g is not None:
-            t.grad = _accumulate(t.grad, g, create_graph)
+            t.grad = accumulate(t.grad, g, create_graph)
 
 
 def _root_grads(outputs, grads, who):
@@ -253,7 +87,7 @@ def grad(outputs, inputs=None, grad_outputs=None, retain_graph=None, create_grap
     capture = dict.fromkeys(edges)
     if retain_graph is None:
         retain_graph = create_graph
-    _run_backward(outputs, _root_grads(outputs, grad_outputs, "grad"), retain_graph, create_graph, capture)
+    run_backward(outputs, _root_grads(outputs, grad_outputs, "grad"), retain_graph, create_graph, capture)
     result = []
     for t, e in zip(inputs, edges):
         g = capture[e]

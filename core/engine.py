@@ -115,42 +115,36 @@ class enable_grad(_GradModeContext):
 # ---------------------------------------------------------------- saved tensors and nodes
 
 
+def _modified_error(t, node, version):
+    by = f" by {t._modified_by}" if t._modified_by else ""
+    return RuntimeError(
+        f"one of the tensors needed for gradient computation has been modified by an in-place "
+        f"operation{by}: {t.dtype.name} {tuple(t.shape)}, saved by kernel '{node.name}' "
+        f"({node.name}Backward), is at version {t._version}; expected version {version}. "
+        f"Use an out-of-place op (e.g. x = x + 1 instead of x.add_(1)) or .clone() it first.")
+
+
 class SavedTensor:
-    """What a node keeps of a tensor for backward: its data and graph position at save time,
-    plus the version it had, so that a later in-place change is detected."""
+    """What a node keeps of one of its own outputs for backward: the data and output index,
+    and a weak reference (a strong one would make a cycle output -> node -> output) through
+    which a later in-place change of the output is detected.
 
-    __slots__ = ("data", "backend", "grad_fn", "out_index", "requires_grad", "leaf", "ref", "version", "is_output")
+    Tensors that are not the node's outputs are saved as themselves, with their version."""
 
-    def __init__(self, t, is_output: bool):
-        self.data, self.backend = t._data, t._backend
-        self.requires_grad, self.out_index, self.version = t.requires_grad, t._out_index, t._version
-        self.is_output = is_output
-        # an output's grad_fn is the node that saves it: not stored, to avoid a cycle
-        fn = self.grad_fn = None if is_output else t.grad_fn
-        self.leaf = t if (fn is None and not is_output and t.requires_grad) else None
-        self.ref = _weakref(t)
+    __slots__ = ("data", "backend", "out_index", "ref")
 
-    def unpack(self, node):
+    def __init__(self, t):
+        self.data, self.backend, self.out_index, self.ref = t._data, t._backend, t._out_index, _weakref(t)
+
+    def unpack(self, node, version):
         t = self.ref()
         if t is not None:
-            if t._version != self.version:
-                by = f" by {t._modified_by}" if t._modified_by else ""
-                raise RuntimeError(
-                    f"one of the tensors needed for gradient computation has been modified by an in-place "
-                    f"operation{by}: {t.dtype.name} {tuple(t.shape)}, saved by kernel '{node.name}' "
-                    f"({node.name}Backward), is at version {t._version}; expected version {self.version}. "
-                    f"Use an out-of-place op (e.g. x = x + 1 instead of x.add_(1)) or .clone() it first.")
-            # unchanged since saved (same version, same graph position): hand back the tensor itself
-            if (t.grad_fn is (node if self.is_output else self.grad_fn) and t.requires_grad is self.requires_grad
-                    and t._out_index == self.out_index):
+            if t._version != version:
+                raise _modified_error(t, node, version)
+            if t.grad_fn is node:
                 return t
-        if self.leaf is not None:
-            return self.leaf
         out = Tensor._wrap(self.data, self.backend)
-        if self.requires_grad:
-            out.requires_grad = True
-            out.grad_fn = node if self.is_output else self.grad_fn
-            out._out_index = self.out_index
+        out.requires_grad, out.grad_fn, out._out_index = True, node, self.out_index
         return out
 
 
@@ -174,48 +168,108 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
           "(kernel '{}')")
 
 
+def _edge(t):
+    """Where an input's gradient goes: None, (producer node, output index), or (leaf tensor, -1)."""
+    return None if not t.requires_grad else (t, -1) if t.grad_fn is None else (t.grad_fn, t._out_index)
+
+
+_ALL = [tuple(range(n)) for n in range(8)]   # inputs_to_save naming every input, by input count
+
+
+def _save(t, outputs):
+    return SavedTensor(t) if any(t is o for o in outputs) else t
+
+
 class Node:
     """One recorded kernel call: the backward step from its outputs' gradients to its inputs'.
 
     ``next`` holds, per input, None (no gradient needed), ``(node, output_index)`` for a
     computed input, or ``(tensor, -1)`` for a leaf that accumulates into ``.grad``.
+    ``saved`` holds what the rule asked for (tensors; a ``SavedTensor`` for the node's own
+    outputs) and ``versions`` their versions at save time.
     """
 
-    __slots__ = ("name", "rule", "attrs", "next", "saved", "shapes", "dtypes", "outs", "hooks", "retained",
-                 "__weakref__")
+    __slots__ = ("name", "rule", "attrs", "next", "saved", "versions", "shapes", "dtypes", "outs", "hooks",
+                 "retained", "__weakref__")
 
     def __init__(self, name, rule, attrs, inputs, outputs):
         self.name, self.rule, self.attrs = name, rule, attrs
-        nxt, shapes, dtypes = [], [], []
-        for t in inputs:
-            nxt.append(None if not t.requires_grad else (t, -1) if t.grad_fn is None else (t.grad_fn, t._out_index))
-            shapes.append(t._data.shape)
-            dtypes.append(t._dtype)
-        self.next, self.shapes, self.dtypes = tuple(nxt), tuple(shapes), tuple(dtypes)
+        self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
+        n = len(inputs)
+        if n == 1:
+            a = inputs[0]
+            self.next, self.shapes, self.dtypes = (_edge(a),), (a._data.shape,), (a._dtype,)
+        elif n == 2:
+            a, b = inputs
+            self.next, self.shapes, self.dtypes = (_edge(a), _edge(b)), (a._data.shape, b._data.shape), \
+                (a._dtype, b._dtype)
+        else:
+            self.next = tuple([_edge(t) for t in inputs])
+            self.shapes = tuple([t._data.shape for t in inputs])
+            self.dtypes = tuple([t._dtype for t in inputs])
         if len(outputs) == 1:
             o = outputs[0]
             self.outs = ((o._data.shape, o._dtype, o._backend),)
         else:
             self.outs = tuple([(o._data.shape, o._dtype, o._backend) for o in outputs])
-        self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
-        self.saved = ()
-        if rule is not None:
-            ins, outs = rule.inputs_to_save, rule.outputs_to_save
-            if ins or outs:
-                ins = range(len(inputs)) if ins is True else ins
-                outs = range(len(outputs)) if outs is True else outs
-                self.saved = tuple([SavedTensor(inputs[i], False) for i in ins] +
-                                   [SavedTensor(outputs[i], True) for i in outs])
+        if rule is None or not (rule.inputs_to_save or rule.outputs_to_save):
+            self.saved = self.versions = ()
+            return
+        ins, outs = rule.inputs_to_save, rule.outputs_to_save
+        ins = inputs if ins is True or ins == _ALL[n] else tuple([inputs[i] for i in ins])
+        self.versions = tuple([t._version for t in ins])
+        if outs:
+            outs = outputs if outs is True else [outputs[i] for i in outs]
+            ins += tuple([SavedTensor(o) for o in outs])
+            self.versions += (0,) * len(outs)
+        self.saved = ins
+
+    def save(self, saved, versions):
+        self.saved, self.versions = tuple(saved), tuple(versions)
 
     def __repr__(self):
         return f"<{self.name}Backward>"
 
     def unpack_saved(self) -> Saved:
+        """The saved tensors as Tensors (in their graph positions, so rules can be differentiated)."""
         if self.saved is None:
             raise RuntimeError(_FREED.format(self.name))
-        s = Saved([x.unpack(self) for x in self.saved])
-        s.shapes, s.dtypes, s.edges = self.shapes, self.dtypes, self.next
-        return s
+        out = []
+        for s, v in zip(self.saved, self.versions):
+            if type(s) is SavedTensor:
+                out.append(s.unpack(self, v))
+            elif s._version != v:
+                raise _modified_error(s, self, v)
+            else:
+                out.append(s)
+        out = Saved(out)
+        out.shapes, out.dtypes, out.edges = self.shapes, self.dtypes, self.next
+        return out
+
+    def native_saved(self) -> list:
+        """The saved tensors' native data, for a native VJP."""
+        saved = self.saved
+        if not saved:
+            if saved is None:
+                raise RuntimeError(_FREED.format(self.name))
+            return []
+        out = []
+        for s, v in zip(saved, self.versions):
+            if type(s) is SavedTensor:
+                t = s.ref()
+                if t is not None and t._version != v:
+                    raise _modified_error(t, self, v)
+                out.append(s.data)
+            elif s._version != v:
+                raise _modified_error(s, self, v)
+            else:
+                out.append(s._data)
+        return out
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        """Per input, whether a gradient is wanted for it."""
+        return tuple([e is not None for e in self.next])
 
     @property
     def next_functions(self):
@@ -305,7 +359,7 @@ def record_function(name, fn, inputs, outputs, saved=(), attrs=None):
     for i, o in floating:
         o.requires_grad, o._out_index = True, i
     node = Node(name, GradientRule(fn, (), ()), attrs or {}, inputs, outputs)
-    node.saved = tuple(SavedTensor(t, any(t is o for o in outputs)) for t in saved)
+    node.save([_save(t, outputs) for t in saved], [t._version for t in saved])
     for _, o in floating:
         o.grad_fn = node
     return node

@@ -2,7 +2,8 @@
 
 It works from outside the engine: entering the block starts the default backend (whose
 kernels register as it starts) and wraps every function in the kernel registry with a
-timing wrapper; leaving it puts the original functions back exactly. Kernels registered or
+timing wrapper (and every native VJP, reported as ``<kernel>Grad``); leaving it puts the
+original functions back exactly. Kernels registered or
 replaced inside the block (e.g. by a backend first started there) are left as they are,
 never wrapped, so they are not profiled.
 
@@ -58,6 +59,8 @@ class Profile:
         self.wall_s = 0.0
         self._originals: dict = {}    # (kernel, backend) -> original fn
         self._wrappers: dict = {}     # (kernel, backend) -> wrapper installed
+        self._vjp_originals: dict = {}    # the same for native VJPs: (kernel, backend) -> registry entry
+        self._vjp_wrappers: dict = {}
         self._timed: list = []        # backends asked for device time
         self.active = False
 
@@ -70,6 +73,9 @@ class Profile:
         for key, fn in list(registry._kernels.items()):
             self._originals[key] = fn
             self._wrappers[key] = registry._kernels[key] = self._wrap(key, fn)
+        for (name, be), entry in list(registry._vjps.items()):   # native VJPs show as "<kernel>Grad"
+            rule_fn, fn = self._vjp_originals[(name, be)] = entry
+            self._vjp_wrappers[(name, be)] = registry._vjps[(name, be)] = (rule_fn, self._wrap((name + "Grad", be), fn))
         for be in list(registry._backend_instances.values()):
             start = getattr(be, "start_device_timing", None)
             if start is not None:
@@ -83,7 +89,11 @@ class Profile:
         for key, wrapper in self._wrappers.items():
             if registry._kernels.get(key) is wrapper:
                 registry._kernels[key] = self._originals[key]
+        for key, wrapper in self._vjp_wrappers.items():
+            if registry._vjps.get(key) is wrapper:
+                registry._vjps[key] = self._vjp_originals[key]
         timed, self._originals, self._wrappers, self._timed = self._timed, {}, {}, []
+        self._vjp_originals, self._vjp_wrappers = {}, {}
         try:
             for be in timed:
                 be.stop_device_timing()
@@ -114,6 +124,8 @@ class Profile:
         s.backends.add(backend_name)
         be = registry._backend_instances.get(backend_name)
         for o in (out if type(out) is tuple else (out,)):
+            if o is None:             # a VJP's "no gradient for this input"
+                continue
             n = be.nbytes(o) if be is not None else getattr(o, "nbytes", 0)
             s.bytes += n
             self._track(o, n)

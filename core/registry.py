@@ -130,6 +130,43 @@ def get_gradient(name: str) -> Optional[GradientRule]:
     return _gradients.get(name)
 
 
+# ---------------------------------------------------------------- native VJPs
+
+_vjps: dict = {}             # (name, backend) -> (fn of the gradient rule it stands for, native vjp)
+
+
+def register_vjp(name: str, backend: str, fn: Optional[Callable] = None):
+    """Register a native VJP: the gradient rule of kernel ``name`` written over ``backend``'s
+    native arrays, to skip the Tensor wrapping and kernel dispatch of each gradient step.
+
+    ``fn(dy, saved, node)`` gets ``dy`` and the saved tensors (a list, in the rule's order)
+    as native arrays, and the node, whose ``attrs``, ``shapes`` and ``dtypes`` (per input)
+    and ``needs_input_grad`` it may read. It returns one native array (or None) per input,
+    in the input's dtype and shape or a broadcast of it. ``backward`` uses it in place of the
+    rule when it records no graph of its own (``create_graph=False``). It stands for the rule
+    registered for ``name`` now: once that rule is replaced, backward goes back to the rule.
+    Usable as a decorator::
+
+        @webgrad.register_vjp("Exp", "cpu")
+        def exp_vjp(dy, saved, node):
+            (y,) = saved
+            return (dy * y,)
+    """
+    if fn is None:
+        return lambda f: register_vjp(name, backend, f)
+    rule = _gradients.get(name)
+    if rule is None:
+        raise KeyError(f"register_vjp: kernel {name!r} has no gradient rule to stand for; register one first")
+    _vjps[(name, backend)] = (rule.fn, fn)
+    return fn
+
+
+def get_vjp(name: str, backend: str, rule: GradientRule) -> Optional[Callable]:
+    """The native VJP of (``name``, ``backend``) if it stands for ``rule``, else None."""
+    entry = _vjps.get((name, backend))
+    return entry[1] if entry is not None and entry[0] is rule.fn else None
+
+
 # ---------------------------------------------------------------- backends
 
 class _BackendEntry(NamedTuple):

@@ -184,8 +184,27 @@ def check_agreement(case: OpCase, backend: str):
             assert_close(a, b, 1e-3, 1e-4, f"{case.id}: {backend} vs cpu gradient")
 
 
+def check_native_vjps(case: OpCase):
+    """The gradients of ``backward()`` (native VJPs where cpu has them) equal the gradient rules'
+    (run with ``create_graph=True``, which uses the rules), float64 on cpu."""
+    results = []
+    for create_graph in (False, True):
+        ts = make_tensors(case.inputs, np.float64, "cpu", requires_grad=True)
+        outs = _outputs(case.fn(*ts))
+        loss = sum(((o * wg.tensor(np.random.default_rng(k).standard_normal(o.shape))).sum()
+                    for k, o in enumerate(outs) if o.requires_grad), wg.zeros((), dtype=wg.float64))
+        floats = [t for t in ts if t.requires_grad]
+        grads = wg.grad(loss, floats, allow_unused=True, create_graph=create_graph) if loss.requires_grad else ()
+        results.append([None if g is None else to_numpy(g) for g in grads])
+    for native, rule in zip(*results):
+        assert (native is None) == (rule is None), f"{case.id}: native VJP and rule disagree on which inputs get gradients"
+        if native is not None:
+            assert_close(native, rule, 1e-12, 1e-12, f"{case.id}: native VJP vs gradient rule")
+
+
 def op_tests(cases):
-    """Three parametrised tests over ``cases``: forward, finite-difference gradient, backend agreement."""
+    """Four parametrised tests over ``cases``: forward, finite-difference gradient, backend agreement,
+    and the native VJPs against the gradient rules."""
     ids = [c.id for c in cases]
     grad_cases = [c for c in cases if c.grad]
 
@@ -201,8 +220,12 @@ def op_tests(cases):
     def test_backend_agreement(case, backend):
         check_agreement(case, backend)  # on cpu this checks determinism of forward and gradient
 
+    @pytest.mark.parametrize("case", grad_cases, ids=[c.id for c in grad_cases])
+    def test_native_vjps(case):
+        check_native_vjps(case)
+
     return {"test_forward": test_forward, "test_gradient_fd": test_gradient_fd,
-            "test_backend_agreement": test_backend_agreement}
+            "test_backend_agreement": test_backend_agreement, "test_native_vjps": test_native_vjps}
 
 
 def torch_reference(fn, **kw):

@@ -36,7 +36,16 @@ def test_backward_kernels_are_profiled():
     with wg.profile() as prof:
         (x.tanh() * 2).sum().backward()
     assert {"Tanh", "Mul", "Sum"} <= set(prof.stats)
-    assert prof.stats["Mul"].calls >= 2                    # forward, and backward's dy * 2
+    assert prof.stats["Mul"].calls == 1                    # forward
+    assert {"TanhGrad", "MulGrad", "SumGrad"} <= set(prof.stats)   # backward, by the cpu's native VJPs
+
+
+def test_backward_kernels_are_profiled_when_recording_the_backward():
+    x = wg.randn(5, 3, requires_grad=True)
+    with wg.profile() as prof:
+        (g,) = wg.grad((x.tanh() * 2).sum(), x, create_graph=True)
+    assert prof.stats["Mul"].calls >= 2                    # forward, and the rule's dy * 2
+    assert not [k for k in prof.stats if k.endswith("Grad")]
 
 
 def test_table_lists_every_kernel_slowest_first():
@@ -55,13 +64,16 @@ def test_table_lists_every_kernel_slowest_first():
 
 
 def test_registry_restored_exactly_even_after_an_exception():
-    before = dict(registry._kernels)
+    before, vjps_before = dict(registry._kernels), dict(registry._vjps)
+    assert vjps_before
     with pytest.raises(KeyError):
         with wg.profile():
             assert all(registry._kernels[k] is not fn for k, fn in before.items())
+            assert all(registry._vjps[k] is not entry for k, entry in vjps_before.items())
             raise KeyError("boom")
     assert registry._kernels == before
     assert all(registry._kernels[k] is fn for k, fn in before.items())
+    assert all(registry._vjps[k] is entry for k, entry in vjps_before.items())
 
 
 def test_kernels_registered_inside_the_block_are_left_unwrapped():

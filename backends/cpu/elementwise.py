@@ -40,17 +40,21 @@ def _clamp(x, *, min, max):
     return x
 
 
+_ZERO = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64, np.int32, np.bool_)}   # 0-d, per dtype
+
 UNARY = {
     K.NEG: np.negative, K.ABS: np.abs, K.EXP: np.exp, K.LOG: np.log, K.LOG1P: np.log1p, K.EXPM1: np.expm1,
     K.SQRT: np.sqrt, K.RSQRT: lambda x: 1 / np.sqrt(x), K.SQUARE: np.square, K.RECIPROCAL: lambda x: 1 / x,
     K.SIN: np.sin, K.COS: np.cos, K.TAN: np.tan, K.TANH: np.tanh, K.SIGMOID: _sigmoid,
-    K.RELU: lambda x: np.maximum(x, 0),
+    K.RELU: lambda x: np.maximum(x, _ZERO[x.dtype]),
     K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
     K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
     K.GELU: _gelu, K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
     K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: _erf,
     K.CLAMP: _clamp, K.IDENTITY: np.copy,
 }
+
+UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.GELU, K.SOFTPLUS, K.CLAMP}
 
 BINARY = {
     K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: np.power,
@@ -90,11 +94,11 @@ def _quiet(fn):
     return run
 
 
-def _typed(fn, dtype=None, binary=False):
+def _typed(fn, dtype=None, arrays=None):
     """``fn`` run quietly, with its result made an array of ``dtype`` (the first input's when None:
-    numpy widens scalars and ints, and returns numpy scalars for 0-d results). ``binary``: ``fn``
-    takes exactly two arrays and no attrs, and the wrapper is the leaner for it (it runs once per
-    elementwise kernel call, which on tiny tensors is mostly this overhead)."""
+    numpy widens scalars and ints, and returns numpy scalars for 0-d results). ``arrays`` (1 or 2):
+    ``fn`` takes exactly that many arrays and no attrs, and the wrapper is the leaner for it (it runs
+    once per elementwise kernel call, which on tiny tensors is mostly this overhead)."""
     ndarray, asarray = np.ndarray, np.asarray
     if _extobj_contextvar is None:
         quiet = _quiet(fn)
@@ -106,7 +110,17 @@ def _typed(fn, dtype=None, binary=False):
         return run
     set_state, reset_state = _extobj_contextvar.set, _extobj_contextvar.reset   # _quiet, inlined
 
-    if binary:
+    if arrays == 1:
+        def run(x):
+            token = set_state(_IGNORE)
+            try:
+                out = fn(x)
+            finally:
+                reset_state(token)
+            dt = x.dtype if dtype is None else dtype
+            return out if type(out) is ndarray and out.dtype is dt else asarray(out, dtype=dt)
+        return run
+    if arrays == 2:
         def run(x, y):
             token = set_state(_IGNORE)
             try:
@@ -150,9 +164,9 @@ def _where(c, a, b):
     return np.bitwise_or(np.bitwise_and(ai, m), np.bitwise_and(bi, np.invert(m))).view(a.dtype)
 
 
-register_table({name: _typed(fn) for name, fn in UNARY.items()})
-register_table({name: _typed(fn, binary=True) for name, fn in BINARY.items()})
-register_table({name: _typed(fn, _BOOL, binary=True) for name, fn in PREDICATES.items()})
+register_table({name: _typed(fn, arrays=None if name in UNARY_WITH_ATTRS else 1) for name, fn in UNARY.items()})
+register_table({name: _typed(fn, arrays=2) for name, fn in BINARY.items()})
+register_table({name: _typed(fn, _BOOL, arrays=2) for name, fn in PREDICATES.items()})
 register_table({
     K.LOGICAL_NOT: _typed(np.logical_not, _BOOL),
     K.CAST: _quiet(lambda x, *, dtype: np.asarray(x).astype(np_dtype(dtype))),

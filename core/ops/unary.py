@@ -30,6 +30,8 @@ def _numeric(op: str, x) -> Tensor:
 def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, result: str):
     """Make the op ``name`` running ``kernel`` (on a float32 copy of non-float input when ``floating``)."""
     def op(input):
+        if type(input) is Tensor and input._dtype.is_floating:   # the common case, first
+            return run_kernel(kernel, input)
         return run_kernel(kernel, _input(name, input, floating) if floating else _numeric(name, input))
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"""{summary}

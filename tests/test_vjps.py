@@ -1,0 +1,116 @@
+"""Native VJPs (``register_vjp``): each cpu one equals its gradient rule, backward uses one only
+while it stands for the registered rule, and the op tests' ``test_native_vjps`` cover the ops."""
+import numpy as np
+import pytest
+
+import webgrad as wg
+from webgrad import kernel_names as K
+from webgrad import registry
+
+from opinfo import assert_close
+
+R = np.random.default_rng(0)
+
+
+def _a(*shape):
+    return R.standard_normal(shape)
+
+
+# one call per kernel with a cpu native VJP: (inputs, attrs); broadcasting and unused inputs included
+SAMPLES = {
+    K.ADD: ([_a(3, 4), _a(4)], {}),
+    K.SUB: ([_a(3, 1), _a(3, 4)], {}),
+    K.MUL: ([_a(2, 3), _a(2, 3)], {}),
+    K.DIV: ([_a(2, 3), _a(3) + 3.0], {}),
+    K.NEG: ([_a(5)], {}),
+    K.EXP: ([_a(2, 2)], {}),
+    K.LOG: ([np.abs(_a(4)) + 0.5], {}),
+    K.TANH: ([_a(3)], {}),
+    K.SIGMOID: ([_a(3)], {}),
+    K.RELU: ([np.array([-1.0, 0.0, 2.0, 3.0])], {}),
+    K.WHERE: ([np.array([True, False, True]), _a(3), _a(3)], {}),
+    K.CAST: ([_a(3)], {"dtype": wg.float32}),
+    K.SUM: ([_a(2, 3, 4)], {"axes": (1,), "keepdim": False}),
+    K.MAX: ([np.array([[1.0, 3.0, 3.0], [2.0, 0.0, -1.0]])], {"axes": (1,), "keepdim": True}),
+    K.MIN: ([np.array([[1.0, 1.0, 3.0], [2.0, 0.0, -1.0]])], {"axes": (0, 1), "keepdim": False}),
+    K.MATMUL: ([_a(3, 4), _a(5, 4)], {"transpose_a": False, "transpose_b": True}),
+    K.RESHAPE: ([_a(2, 6)], {"shape": (3, 4)}),
+    K.TRANSPOSE: ([_a(2, 3, 4)], {"perm": (2, 0, 1)}),
+    K.EXPAND: ([_a(3, 1)], {"shape": (2, 3, 4)}),
+    K.GATHER: ([_a(3, 4), np.array([[0, 3], [1, 1], [2, 0]], np.int32)], {"axis": 1}),
+    K.IM2COL: ([_a(2, 2, 5, 5)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1),
+                                  "dilation": (1, 1)}),
+}
+
+
+def _grads(kernel, arrays, attrs, create_graph):
+    ts = [wg.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    y = wg.run_kernel(kernel, *ts, **attrs)
+    w = wg.tensor(np.random.default_rng(1).standard_normal(y.shape), dtype=y.dtype)
+    floats = [t for t in ts if t.requires_grad]
+    return wg.grad((y * w).sum(), floats, create_graph=create_graph)
+
+
+def test_every_cpu_vjp_has_a_sample():
+    assert set(SAMPLES) == {name for name, be in registry._vjps if be == "cpu"}
+
+
+@pytest.mark.parametrize("kernel", sorted(SAMPLES))
+def test_cpu_vjp_equals_its_rule(kernel):
+    arrays, attrs = SAMPLES[kernel]
+    with wg.profile() as prof:
+        native = _grads(kernel, arrays, attrs, create_graph=False)
+    assert prof.stats[kernel + "Grad"].calls >= 1           # the native VJP ran ...
+    rule = _grads(kernel, arrays, attrs, create_graph=True)  # ... and here the rule
+    for n, r in zip(native, rule):
+        assert n.dtype == r.dtype
+        assert_close(n, r, 1e-12, 1e-12, f"{kernel}: native VJP vs rule")
+
+
+def test_vjp_of_the_matmul_skips_inputs_without_grad():
+    x, w = wg.tensor(_a(3, 4)), wg.tensor(_a(4, 2), requires_grad=True)
+    with wg.profile() as prof:
+        (x @ w).sum().backward()
+    assert prof.stats["MatMul"].calls == 1 and prof.stats["MatMulGrad"].calls == 1
+    assert x.grad is None and w.grad is not None
+
+
+def test_an_overridden_rule_is_used_instead_of_the_native_vjp():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    with wg.override_gradient(K.EXP, lambda dy, saved, attrs: (dy * 7.0,)):
+        x.exp().sum().backward()
+    assert x.grad.tolist() == [7.0, 7.0]
+    x.grad = None
+    with wg.profile() as prof:
+        x.exp().sum().backward()                            # the built-in rule is back, and its VJP
+    assert prof.stats["ExpGrad"].calls == 1
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_register_vjp_needs_a_rule_to_stand_for():
+    with pytest.raises(KeyError, match="NoSuchKernel"):
+        wg.register_vjp("NoSuchKernel", "cpu", lambda dy, saved, node: (dy,))
+
+
+def test_a_vjp_returning_the_wrong_count_names_the_kernel():
+    wg.register_kernel("Twice", "cpu", lambda x: x * 2)
+    wg.register_gradient("Twice", lambda dy, saved, attrs: (dy * 2,))
+    try:
+        wg.register_vjp("Twice", "cpu", lambda dy, saved, node: (dy * 2, dy))
+        x = wg.tensor([1.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match="'Twice' returned 2 gradients for 1 inputs"):
+            wg.run_kernel("Twice", x).sum().backward()
+    finally:
+        registry._vjps.pop(("Twice", "cpu"), None)
+        wg.unregister_gradient("Twice")
+        wg.unregister_kernel("Twice", "cpu")
+
+
+def test_a_saved_tensor_modified_in_place_is_caught_on_the_native_path():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 1.0
+    y = a * a
+    with wg.no_grad():
+        a.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y.sum().backward()
