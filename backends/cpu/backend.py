@@ -23,8 +23,15 @@ class CpuBackend:
     def dtype_of(self, a) -> DType:
         return DTYPE_OF[a.dtype]
 
+    def donate(self, a) -> elementwise.Donation:
+        """A context in which an in-place op's arithmetic kernel may reuse ``a`` (which dies with
+        the op) for its result: core/ops/binary.py ``inplace``."""
+        return elementwise.Donation(a)
+
     def upload(self, flat, shape, dtype: DType):
-        return np.array(flat, dtype=NP_DTYPES[dtype]).reshape(shape)
+        a = np.array(flat, dtype=NP_DTYPES[dtype])
+        a.shape = shape     # in place: the array keeps owning its memory (a reshape would be a view)
+        return a
 
     def from_array(self, obj, dtype: DType | None = None):
         a = np.asarray(obj)

@@ -120,6 +120,19 @@ def _typed(fn, dtype=None, arrays=None):
             dt = x.dtype if dtype is None else dtype
             return out if type(out) is ndarray and out.dtype is dt else asarray(out, dtype=dt)
         return run
+    if arrays == 2 and dtype is None:
+        def run(x, y):
+            if x is _donated[0]:
+                out = _into(fn, x, y)
+                if out is not None:
+                    return out
+            token = set_state(_IGNORE)
+            try:
+                out = fn(x, y)
+            finally:
+                reset_state(token)
+            return out if type(out) is ndarray and out.dtype is x.dtype else asarray(out, dtype=x.dtype)
+        return run
     if arrays == 2:
         def run(x, y):
             token = set_state(_IGNORE)
@@ -140,6 +153,34 @@ def _typed(fn, dtype=None, arrays=None):
         dt = x.dtype if dtype is None else dtype
         return out if type(out) is ndarray and out.dtype is dt else asarray(out, dtype=dt)
     return run
+
+
+_donated = [None]   # the array an in-place op gave up (CpuBackend.donate), while it runs
+
+
+class Donation:
+    """While active, the next arithmetic kernel whose first input is ``data`` may write its result
+    there (see ``_into``). The in-place op that made it (core/ops/binary.py) runs one such kernel."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def __enter__(self):
+        _donated[0] = self.data
+
+    def __exit__(self, *exc):
+        _donated[0] = None
+
+
+def _into(ufunc, x, y):
+    """``ufunc(x, y)`` written into the donated ``x`` when ``x`` can hold it: its own writable
+    float memory, of the result's shape and dtype; else None (and the kernel allocates)."""
+    _donated[0] = None   # one kernel only
+    if not (type(x) is np.ndarray and x.flags.owndata and x.flags.writeable and x.dtype.kind == "f"
+            and y.dtype == x.dtype and (y.shape == x.shape or np.broadcast_shapes(x.shape, y.shape) == x.shape)):
+        return None
+    with np.errstate(all="ignore"):
+        return ufunc(x, y, out=x)
 
 
 _BOOL = np.dtype(np.bool_)

@@ -43,8 +43,9 @@ def _arg(fn):
     return lambda x, *, axis, keepdim: np.asarray(fn(x, axis=axis, keepdims=keepdim), dtype=np.int32)
 
 
+sum_kernel = _keep(np.add)
 register_table({
-    K.SUM: _keep(np.add), K.PROD: _keep(np.multiply), K.MAX: _keep(np.maximum, True),
+    K.SUM: sum_kernel, K.PROD: _keep(np.multiply), K.MAX: _keep(np.maximum, True),
     K.MIN: _keep(np.minimum, True),
     K.ARGMAX: _arg(np.argmax), K.ARGMIN: _arg(np.argmin),
     K.ALL: lambda x, *, axes, keepdim: np.asarray(np.all(x, axis=axes, keepdims=keepdim)),

@@ -19,6 +19,7 @@ from .elementwise import _ZERO, _quiet, _where
 from .indexing import scatter_add
 from .linalg import matmul
 from .movement import expand
+from .reduce import sum_kernel
 from .windows import col2im
 
 
@@ -111,10 +112,11 @@ def _sum(dy, saved, node):
 
 def _extreme(dy, saved, node):
     x, y = saved
-    kept = reduced_shape(x.shape, node.attrs["axes"], True)
-    hit = (x == np.reshape(y, kept)).astype(x.dtype)
-    ties = np.add.reduce(hit, axis=node.attrs["axes"], keepdims=True)
-    return (hit * (np.reshape(dy, kept) / ties),)
+    axes = node.attrs["axes"]
+    kept = reduced_shape(x.shape, axes, True)
+    hit = np.asarray(x == np.reshape(y, kept), dtype=x.dtype)   # an array even when 0-d
+    ties = sum_kernel(hit, axes=axes, keepdim=True)       # the Sum kernel: fast over a pooling window's axis
+    return (np.multiply(hit, np.reshape(dy, kept) / ties, out=hit),)   # hit is ours: written in place
 
 
 register_vjp(K.MAX, "cpu", _quiet(_extreme))

@@ -3,8 +3,8 @@
 Im2Col is one strided view of the zero-padded input, copied into the column layout;
 Col2Im adds each kernel offset's slab back into the padded image (a loop over the
 kh*kw offsets, never over pixels) and crops the padding. When the windows tile the
-padded image exactly (stride = kernel, no dilation: a pooling's), Col2Im is one
-transposing copy instead.
+padded image exactly (stride = kernel, no dilation: a pooling's), the slabs are copied
+instead of added (one 6-d transposing copy is ~2x slower than these strided ones).
 """
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -41,12 +41,15 @@ def col2im(cols, *, output_size, kernel_size, stride, padding, dilation):
     c = cols.shape[1] // (kh * kw)
     oh, ow = window_count(h, kh, sh, ph, dh), window_count(w, kw, sw, pw, dw)
     blocks = cols.reshape(n, c, kh, kw, oh, ow)
-    if (sh, sw) == (kh, kw) and (dh, dw) == (1, 1) and (oh * kh, ow * kw) == (h + 2 * ph, w + 2 * pw):
-        # the windows tile the padded image: each pixel is in exactly one window, nothing to add
-        tiled = blocks.transpose(0, 1, 4, 2, 5, 3).reshape(n, c, oh * kh, ow * kw)
-        return np.ascontiguousarray(tiled[:, :, ph:ph + h, pw:pw + w])
-    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    # windows that tile the padded image (stride = kernel, no dilation: a pooling's) put each pixel
+    # in exactly one window: each offset's slab is copied, not added, and nothing needs zeroing
+    tiled = (sh, sw) == (kh, kw) and (dh, dw) == (1, 1) and (oh * kh, ow * kw) == (h + 2 * ph, w + 2 * pw)
+    out = (np.empty if tiled else np.zeros)((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
-            out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw] += blocks[:, :, i, j]
-    return out[:, :, ph:ph + h, pw:pw + w].copy()
+            dst = out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            if tiled:
+                dst[...] = blocks[:, :, i, j]
+            else:
+                dst += blocks[:, :, i, j]
+    return out[:, :, ph:ph + h, pw:pw + w].copy() if ph or pw else out

@@ -3,9 +3,11 @@ broadcasting, Python scalars on either side and PyTorch's type promotion.
 Also the in-place arithmetic methods (``add_``, ``x += y``, ...)."""
 from __future__ import annotations
 
+import sys
+
 from .. import kernel_names as K
 from ..dtypes import bool_, default_float
-from ..engine import run_kernel
+from ..engine import is_grad_enabled, run_kernel
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .common import binary_operands, check_tensor, is_scalar, scalar_tensor
@@ -276,14 +278,37 @@ def _bool_only(name: str, fn):
 # ---------------------------------------------------------------- in-place
 
 
-def inplace(self: Tensor, name: str, fn, *args, **kwargs) -> Tensor:
+def inplace(self: Tensor, name: str, fn, *args, donate: bool = False, **kwargs) -> Tensor:
     """Compute ``fn(self, *args, **kwargs)`` out of place and write it into ``self`` (op ``name``).
 
     The computation reads an alias of ``self``, so the value it saves for backward is the old one
-    and this very op does not trip the version check."""
+    and this very op does not trip the version check. ``donate``: ``fn`` runs exactly one
+    arithmetic kernel (besides casts), so its result may go into ``self``'s buffer (``_donation``)."""
+    donation = _donation(self, args) if donate else None
     src = self if self.requires_grad and self.grad_fn is None else self._alias()
     args = [src if a is self else a for a in args]
-    return self._assign(fn(src, *args, **kwargs), name)
+    if donation is None:
+        return self._assign(fn(src, *args, **kwargs), name)
+    with donation:
+        new = fn(src, *args, **kwargs)
+    return self._assign(new, name)
+
+
+_refcount = getattr(sys, "getrefcount", None)   # CPython (and Pyodide); None elsewhere
+
+
+def _donation(t: Tensor, args) -> object:
+    """When nothing is being recorded and ``t``'s data is held by ``t`` alone (no other tensor,
+    saved value, view or user reference: a count of 2 here is the slot and the argument), the
+    data dies with this in-place op, so the backend may write the result into it (its
+    ``donate(data)`` context) instead of allocating: a parameter update then costs what numpy's
+    ``p -= lr * g`` does. Returns that context, or None."""
+    donate = getattr(t._backend, "donate", None)
+    if donate is None or _refcount is None or _refcount(t._data) != 2:
+        return None
+    if is_grad_enabled() and (t.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)):
+        return None
+    return donate(t._data)
 
 
 def add_(self, other, *, alpha=1):
@@ -293,7 +318,7 @@ def add_(self, other, *, alpha=1):
     >>> wg.tensor([1.0, 2.0]).add_(1).tolist()
     [2.0, 3.0]
     """
-    return inplace(self, "add_", add, other, alpha=alpha)
+    return inplace(self, "add_", add, other, alpha=alpha, donate=alpha == 1)
 
 
 def sub_(self, other, *, alpha=1):
@@ -303,7 +328,7 @@ def sub_(self, other, *, alpha=1):
     >>> wg.tensor([1.0, 2.0]).sub_(1).tolist()
     [0.0, 1.0]
     """
-    return inplace(self, "sub_", sub, other, alpha=alpha)
+    return inplace(self, "sub_", sub, other, alpha=alpha, donate=alpha == 1)
 
 
 def mul_(self, other):
@@ -313,7 +338,7 @@ def mul_(self, other):
     >>> wg.tensor([1.0, 2.0]).mul_(3).tolist()
     [3.0, 6.0]
     """
-    return inplace(self, "mul_", mul, other)
+    return inplace(self, "mul_", mul, other, donate=True)
 
 
 def div_(self, other, *, rounding_mode=None):
@@ -323,7 +348,7 @@ def div_(self, other, *, rounding_mode=None):
     >>> wg.tensor([1.0, 2.0]).div_(2).tolist()
     [0.5, 1.0]
     """
-    return inplace(self, "div_", div, other, rounding_mode=rounding_mode)
+    return inplace(self, "div_", div, other, rounding_mode=rounding_mode, donate=rounding_mode is None)
 
 
 def pow_(self, exponent):
