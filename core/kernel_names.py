@@ -105,3 +105,7 @@ RANDOM_INT = "RandomInt"          # shape, seed: int, low, high -> int32
 # --- neural-network windows -----------------------------------------------------
 IM2COL = "Im2Col"             # x[N, C, H, W] -> [N, C*kh*kw, L]; kernel_size, stride, padding, dilation (pairs)
 COL2IM = "Col2Im"             # cols[N, C*kh*kw, L] -> [N, C, H, W] summing overlaps; output_size + the above
+
+# --- fused losses ------------------------------------------------------------------
+SOFTMAX_CROSS_ENTROPY = "SoftmaxCrossEntropy"   # (logits[N, C], target[N] int32) ignore_index: int -> loss[N]:
+                              # logsumexp(row) - row[target], 0 where target == ignore_index

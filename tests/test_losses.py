@@ -53,6 +53,11 @@ CASES = [
     OpCase("cross_entropy_smoothing", lambda x, t, w: F.cross_entropy(x, t, w, label_smoothing=0.2),
            lambda x, t, w: tref(TF.cross_entropy, weight=torch.from_numpy(w), label_smoothing=0.2)(x, t),
            [X, IGNORED, WEIGHT]),
+    OpCase("cross_entropy_mean_ignored_row", F.cross_entropy, tref(TF.cross_entropy), [rn(5, 7),
+           np.array([6, -100, 0, 3, -100], np.int32)]),
+    OpCase("softmax_cross_entropy_kernel", lambda x, t: wg.run_kernel("SoftmaxCrossEntropy", x, t, ignore_index=2),
+           lambda x, t: np.where(t == 2, 0.0, np.log(np.exp(x).sum(1)) - x[np.arange(len(x)), np.where(t == 2, 0, t)]),
+           [rn(6, 5) * 3, np.array([0, 2, 4, 1, 2, 3], np.int32)]),
     OpCase("cross_entropy_none_ignore_index", lambda x, t: F.cross_entropy(x, t, ignore_index=3, reduction="none"),
            tref(TF.cross_entropy, ignore_index=3, reduction="none"), [X, TARGET]),
     OpCase("cross_entropy_nd", lambda x, t: F.cross_entropy(x, t, reduction="sum", label_smoothing=0.1),
@@ -107,8 +112,19 @@ def test_cross_entropy_all_ignored_is_nan_like_torch():
     assert np.isnan(got) and np.isnan(want)
 
 
+def test_softmax_cross_entropy_target_out_of_range(backend):
+    x, t = wg.tensor(X, dtype=wg.float32, backend=backend), wg.tensor([1, 4, 0], backend=backend)
+    if backend == "cpu":
+        with pytest.raises(IndexError, match="SoftmaxCrossEntropy: target 4 is out of bounds for 4 classes"):
+            F.cross_entropy(x, t, reduction="none")
+    else:   # the GPU does not raise: the row's loss is NaN, the others are right
+        got = F.cross_entropy(x, t, reduction="none").numpy()
+        assert np.isnan(got[1]) and not np.isnan(got[[0, 2]]).any()
+
+
 SECOND_ORDER = {
     "cross_entropy": (lambda x: F.cross_entropy(x, wg.tensor(TARGET)), [X]),
+    "cross_entropy_ignored_row": (lambda x: F.cross_entropy(x, wg.tensor(IGNORED)), [X]),
     "cross_entropy_probs_smoothing": (lambda x, p: F.cross_entropy(x, p, label_smoothing=0.1), [X, probs(3, 4)]),
     "binary_cross_entropy_with_logits": (F.binary_cross_entropy_with_logits, [X, Q]),
     "smooth_l1_loss": (lambda a, b: F.smooth_l1_loss(a, b, beta=0.7), [X, Y]),

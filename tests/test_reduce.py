@@ -283,8 +283,9 @@ def test_non_tensor_input():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape, dim", [((4, 5, 20), 1), ((3, 16, 2, 9), 1), ((1024, 10), 1), ((2, 3, 4), 1)],
-                         ids=["short-middle", "pool-window", "many-short-rows", "small"])
+@pytest.mark.parametrize("shape, dim", [((4, 5, 20), 1), ((3, 16, 2, 9), 1), ((1024, 10), 1), ((8, 40, 6), 2),
+                                        ((2, 3, 4), 1)],
+                         ids=["short-middle", "pool-window", "many-short-rows", "short-last-3d", "small"])
 def test_reductions_over_a_short_axis_match_numpy_exactly(shape, dim, dtype, backend):
     """The cpu kernels reduce a short axis slice by slice (a pooling window's, or the classes of many
     rows for max/min): same order as numpy, so the same bits; other backends agree within float32."""

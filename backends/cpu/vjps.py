@@ -19,7 +19,7 @@ from .elementwise import _ZERO, _quiet, _where
 from .indexing import scatter_add
 from .linalg import matmul
 from .movement import expand
-from .reduce import sum_kernel
+from .reduce import max_kernel, sum_kernel
 from .windows import col2im
 
 
@@ -160,3 +160,14 @@ def _gather(dy, saved, node):
 @_vjp(K.IM2COL)
 def _im2col(dy, saved, node):
     return (col2im(dy, output_size=tuple(node.shapes[0][2:]), **node.attrs),)
+
+
+@_vjp(K.SOFTMAX_CROSS_ENTROPY)
+def _softmax_cross_entropy(dy, saved, node):
+    x, target = saved
+    keep = target != node.attrs["ignore_index"]
+    e = np.exp(x - max_kernel(x, axes=(1,), keepdim=True))
+    p = e / np.add.reduce(e, axis=1, keepdims=True)          # softmax, ours to write into
+    p[np.arange(len(p)), np.where(keep, target, 0)] -= 1    # the forward checked the targets
+    p *= (dy * keep)[:, None]
+    return p, None

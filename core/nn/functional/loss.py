@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from ... import kernel_names as K
-from ...engine import is_grad_enabled, no_grad, record_function, run_kernel
+from ...engine import run_kernel
 from ...ops.common import check_tensor, scalar_tensor
 from ._utils import check_reduction, reduce_loss
-from .activation import log_softmax, softmax
+from .activation import log_softmax
 
 
 def _pair(op, input, target):
@@ -169,43 +169,17 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
 
 
 def _cross_entropy_rows(x, target, ignore_index, reduction):
-    """cross_entropy of logits [N, C] at class indices [N] as one recorded step (the common case: no
-    weight, no smoothing). Forward: row-wise log-sum-exp minus the picked logit; backward:
-    (softmax - onehot) * dy, scaled per row: five kernels where the composition records about twenty."""
-    n, denom = x.shape[0], None
-    with no_grad():
-        z = run_kernel(K.SUB, x, run_kernel(K.MAX, x, axes=(1,), keepdim=True))
-        e = run_kernel(K.EXP, z)
-        s = run_kernel(K.SUM, e, axes=(1,), keepdim=True)
-        target = run_kernel(K.RESHAPE, target, shape=(n, 1))
-        keep = run_kernel(K.NOT_EQUAL, target, scalar_tensor(ignore_index, target.dtype, target._backend))
-        w = run_kernel(K.CAST, keep, dtype=x.dtype)
-        index = _where_int(keep, target)
-        picked = run_kernel(K.GATHER, z, index, axis=1)
-        rows = run_kernel(K.MUL, run_kernel(K.SUB, run_kernel(K.LOG, s), picked), w)   # [N, 1]
-        if reduction == "none":
-            loss = run_kernel(K.RESHAPE, rows, shape=(n,))
-        else:
-            loss = run_kernel(K.SUM, rows, axes=(0, 1), keepdim=False)
-            denom = run_kernel(K.SUM, w, axes=(0, 1), keepdim=False) if reduction == "mean" else None
-            loss = loss if denom is None else run_kernel(K.DIV, loss, denom)
-
-    def backward(dy, saved, attrs):
-        xs, e, s, w, index, *rest = saved
-        # softmax from the saved exp and sum, or (making a graph for higher orders) from x itself
-        p = softmax(xs, 1) if is_grad_enabled() else run_kernel(K.DIV, e, s)
-        scale = dy / rest[0] if rest else dy
-        scale = w * (scale.reshape(n, 1) if reduction == "none" else scale)
-        return (run_kernel(K.SCATTER_ADD, p, index, -w, axis=1) * scale,)
-
-    record_function("CrossEntropy", backward, [x], (loss,),
-                    saved=(x, e, s, w, index) + (() if denom is None else (denom,)))
-    return loss
-
-
-def _where_int(keep, target):
-    """target where ``keep``, else 0 (a safe index for the ignored rows)."""
-    return run_kernel(K.WHERE, keep, target, scalar_tensor(0, target.dtype, target._backend))
+    """cross_entropy of logits [N, C] at class indices [N] (the common case: no weight, no smoothing)
+    as the fused SoftmaxCrossEntropy kernel, reduced: six kernels where the composition makes ~15."""
+    rows = run_kernel(K.SOFTMAX_CROSS_ENTROPY, x, target, ignore_index=ignore_index)
+    if reduction == "none":
+        return rows
+    total = run_kernel(K.SUM, rows, axes=(0,), keepdim=False)
+    if reduction == "sum":
+        return total
+    keep = run_kernel(K.NOT_EQUAL, target, scalar_tensor(ignore_index, target.dtype, target._backend))
+    return run_kernel(K.DIV, total, run_kernel(K.SUM, run_kernel(K.CAST, keep, dtype=x.dtype), axes=(0,),
+                                                keepdim=False))
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):

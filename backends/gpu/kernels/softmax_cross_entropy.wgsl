@@ -1,0 +1,29 @@
+// SoftmaxCrossEntropy, a thread per row r of logits [N, C]:
+// loss[r] = log(sum_j exp(x[r, j] - m)) - (x[r, t] - m) with m the row's max and t = tgt[r];
+// 0 where t == ignore_index; NaN where t is out of range (the GPU does not raise).
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let r = flat_group(wid, nwg) * WG + lid;
+    if (r >= ui(U_n)) { return; }
+    let c = ui(U_c);
+    let t = tgt[r];
+    if (t == ii(U_ignore)) {
+        loss[r] = 0.0;
+        return;
+    }
+    if (t < 0 || u32(t) >= c) {
+        loss[r] = bitcast<f32>(ui(U_nan));    // a NaN's bits, from the uniforms: WGSL has no NaN constant
+        return;
+    }
+    let base = r * c;
+    var m = x[base];
+    for (var j = 1u; j < c; j++) {
+        m = max(m, x[base + j]);
+    }
+    var s = 0.0;
+    for (var j = 0u; j < c; j++) {
+        s += exp(x[base + j] - m);
+    }
+    loss[r] = log(s) - (x[base + u32(t)] - m);
+}
