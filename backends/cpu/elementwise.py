@@ -122,13 +122,10 @@ def _typed(fn, dtype=None, arrays=None):
         return run
     if arrays == 2 and dtype is None:
         def run(x, y):
-            if x is _donated[0]:
-                out = _into(fn, x, y)
-                if out is not None:
-                    return out
+            into = x if x is _donated[0] and _can_hold(x, y) else None
             token = set_state(_IGNORE)
             try:
-                out = fn(x, y)
+                out = fn(x, y) if into is None else fn(x, y, out=into)
             finally:
                 reset_state(token)
             return out if type(out) is ndarray and out.dtype is x.dtype else asarray(out, dtype=x.dtype)
@@ -160,7 +157,7 @@ _donated = [None]   # the array an in-place op gave up (CpuBackend.donate), whil
 
 class Donation:
     """While active, the next arithmetic kernel whose first input is ``data`` may write its result
-    there (see ``_into``). The in-place op that made it (core/ops/binary.py) runs one such kernel."""
+    there (see ``_can_hold``). The in-place op that made it (core/ops/binary.py) runs one such kernel."""
 
     def __init__(self, data):
         self.data = data
@@ -172,15 +169,12 @@ class Donation:
         _donated[0] = None
 
 
-def _into(ufunc, x, y):
-    """``ufunc(x, y)`` written into the donated ``x`` when ``x`` can hold it: its own writable
-    float memory, of the result's shape and dtype; else None (and the kernel allocates)."""
+def _can_hold(x, y) -> bool:
+    """Whether the donated ``x`` can take the result of an arithmetic kernel on (x, y): its own
+    writable float memory, of the result's shape and dtype. The donation is used up either way."""
     _donated[0] = None   # one kernel only
-    if not (type(x) is np.ndarray and x.flags.owndata and x.flags.writeable and x.dtype.kind == "f"
-            and y.dtype == x.dtype and (y.shape == x.shape or np.broadcast_shapes(x.shape, y.shape) == x.shape)):
-        return None
-    with np.errstate(all="ignore"):
-        return ufunc(x, y, out=x)
+    return (type(x) is np.ndarray and x.flags.owndata and x.flags.writeable and x.dtype.kind == "f"
+            and y.dtype == x.dtype and (y.shape == x.shape or np.broadcast_shapes(x.shape, y.shape) == x.shape))
 
 
 _BOOL = np.dtype(np.bool_)
