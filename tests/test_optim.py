@@ -196,3 +196,21 @@ def test_bad_arguments():
         wg.optim.SGD([{"params": p}, {"params": p}])
     with pytest.raises(ValueError, match="total_steps"):
         wg.optim.lr_scheduler.OneCycleLR(wg.optim.SGD(p, momentum=0.9), max_lr=1.0)
+
+
+@pytest.mark.parametrize("make", [lambda ps: wg.optim.SGD(ps, lr=0.1, momentum=0.9),
+                                  lambda ps: wg.optim.AdamW(ps, lr=0.1)], ids=["SGD", "AdamW"])
+def test_step_updates_parameters_in_their_own_buffers_and_snapshots_keep_their_values(make):
+    model = wg.nn.Linear(4, 3)
+    params = list(model.parameters())
+    opt = make(params)
+    snapshot = params[0].detach()                       # shares the data: that buffer must not change
+    before = snapshot.numpy().copy()
+    for _ in range(2):
+        opt.zero_grad()
+        model(wg.ones(2, 4)).sum().backward()
+        buffers = [id(p._data) for p in params]
+        opt.step()
+    np.testing.assert_array_equal(snapshot.numpy(), before)
+    assert not np.array_equal(params[0].detach().numpy(), before)
+    assert [id(p._data) for p in params] == buffers    # the second step wrote in place (cpu)

@@ -32,7 +32,7 @@ class Adagrad(Optimizer):
             grad = grad + group["weight_decay"] * p
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         state["sum"] = s = state["sum"] + grad * grad
-        return p - clr * grad / (s.sqrt() + group["eps"])
+        return clr * grad / (s.sqrt() + group["eps"])
 
 
 __all__ = ["Adagrad"]

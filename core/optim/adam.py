@@ -32,7 +32,7 @@ class Adam(Optimizer):
     def _update(self, p, grad, group, state):
         lr, (beta1, beta2), wd = group["lr"], group["betas"], group["weight_decay"]
         if wd and self.decoupled:
-            p = p * (1 - lr * wd)
+            p.mul_(1 - lr * wd)       # the decoupled decay scales the parameter itself (in place)
         elif wd:
             grad = grad + wd * p
         if not state:
@@ -47,7 +47,7 @@ class Adam(Optimizer):
             from ..ops.binary import maximum
             state["max_exp_avg_sq"] = v = maximum(state["max_exp_avg_sq"], v)
         denom = v.sqrt() / math.sqrt(1 - beta2 ** step) + group["eps"]
-        return p - (lr / (1 - beta1 ** step)) * m / denom
+        return (lr / (1 - beta1 ** step)) * m / denom
 
 
 class AdamW(Adam):

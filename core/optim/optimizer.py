@@ -1,13 +1,15 @@
 """``Optimizer``: parameter groups, per-parameter state, ``zero_grad`` and ``state_dict``.
 
 Subclasses write one method, ``_update(p, grad, group, state)``, made of ops on the
-parameter's backend (Python numbers enter kernels as scalars: no host round trip).
-``step`` runs it under ``no_grad`` and writes the parameter in place with ``_assign``,
-so the parameter objects (and the module holding them) keep their identity.
+parameter's backend (Python numbers enter kernels as scalars: no host round trip), that
+returns the step to subtract from the parameter. ``step`` runs it under ``no_grad`` and
+subtracts in place (``sub_``), so the parameter objects (and the module holding them) keep
+their identity, and on ``cpu`` the parameter's buffer is reused (see ``ops.binary.inplace``).
 """
 from __future__ import annotations
 
 from ..engine import enable_grad, no_grad
+from ..ops.binary import inplace, sub
 from ..tensor import Tensor
 
 class Optimizer:
@@ -81,12 +83,12 @@ class Optimizer:
                     if p.grad is None:
                         continue
                     grad = -p.grad if group.get("maximize") else p.grad
-                    new = self._update(p, grad, group, self.state.setdefault(p, {}))
-                    p._assign(new, f"{type(self).__name__}.step")
+                    delta = self._update(p, grad, group, self.state.setdefault(p, {}))
+                    inplace(p, f"{type(self).__name__}.step", sub, delta, donate=True)
         return loss
 
     def _update(self, p, grad, group, state):
-        """The parameter's new value (a tensor), updating ``state``; subclasses define it."""
+        """The step to subtract from the parameter (a tensor), updating ``state``; subclasses define it."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ state

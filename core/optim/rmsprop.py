@@ -44,8 +44,8 @@ class RMSprop(Optimizer):
             avg = sq.sqrt() + group["eps"]
         if m:
             state["momentum_buffer"] = buf = state["momentum_buffer"] * m + grad / avg
-            return p - group["lr"] * buf
-        return p - group["lr"] * grad / avg
+            return group["lr"] * buf
+        return group["lr"] * grad / avg
 
 
 __all__ = ["RMSprop"]

@@ -35,7 +35,7 @@ class SGD(Optimizer):
             buf = d if buf is None else buf * m + (1 - group["dampening"]) * d
             state["momentum_buffer"] = buf
             d = d + m * buf if group["nesterov"] else buf
-        return p - group["lr"] * d
+        return group["lr"] * d
 
 
 __all__ = ["SGD"]
