@@ -294,17 +294,33 @@ def inplace(self: Tensor, name: str, fn, *args, donate: bool = False, **kwargs) 
     return self._assign(new, name)
 
 
-_refcount = getattr(sys, "getrefcount", None)   # CPython (and Pyodide); None elsewhere
+def _refs_when_alone():
+    """What ``_refcount(t._data)`` reads when only ``t`` holds its data, measured the same way
+    (interpreters differ in the references a call adds; None where there are no refcounts, or
+    where other threads run at once: a free-threaded build)."""
+    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return None
+
+    class Holder:
+        __slots__ = ("_data",)
+    t = Holder()
+    t._data = object()
+    return _refcount(t._data)
+
+
+_refcount = getattr(sys, "getrefcount", None)
+_ALONE = _refs_when_alone()
 
 
 def _donation(t: Tensor, args) -> object:
     """When nothing is being recorded and ``t``'s data is held by ``t`` alone (no other tensor,
-    saved value, view or user reference: a count of 2 here is the slot and the argument), the
-    data dies with this in-place op, so the backend may write the result into it (its
-    ``donate(data)`` context) instead of allocating: a parameter update then costs what numpy's
-    ``p -= lr * g`` does. Returns that context, or None."""
+    saved value, view or user reference), the data dies with this in-place op, so the backend may
+    write the result into it (its ``donate(data)`` context) instead of allocating: a parameter
+    update then costs what numpy's ``p -= lr * g`` does. Returns that context, or None."""
+    if _ALONE is None or _refcount(t._data) != _ALONE:
+        return None
     donate = getattr(t._backend, "donate", None)
-    if donate is None or _refcount is None or _refcount(t._data) != 2:
+    if donate is None:
         return None
     if is_grad_enabled() and (t.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)):
         return None
