@@ -14,8 +14,9 @@ and, each in a fresh process, the peak RSS of 200 MLP steps (batch 128) for webg
 Contenders: webgrad (cpu backend), PyTorch (when importable; its thread count set to
 numpy's BLAS thread count), hand-written numpy (forward and backward by hand), and for
 the tiny-tensor rows bench/micrograd_floor.py, a closure-based autograd over numpy.
-Prints a markdown table with webgrad's ratio to each (lower is better for webgrad), then
-issue 7's targets with webgrad's ratio and pass/short.
+Prints a markdown table with each contender's median time and webgrad's ratio to each (the
+median over rounds of the round's ratio; lower is better for webgrad), then issue 7's targets
+with webgrad's ratio and pass/short.
 """
 from __future__ import annotations
 
@@ -66,8 +67,13 @@ def calibrate(fn, min_time):
 
 
 def measure(contenders, repeats, min_time, pause):
-    """Median seconds per call for each of {name: fn}. Repeats are interleaved (every contender
-    once per round) so that a change in machine load hits all of them alike, with a pause
+    """Median seconds per call for each of {name: fn} (see ``measure_rounds``)."""
+    return {name: statistics.median(t) for name, t in measure_rounds(contenders, repeats, min_time, pause).items()}
+
+
+def measure_rounds(contenders, repeats, min_time, pause):
+    """Seconds per call for each of {name: fn}, one figure per round. Repeats are interleaved (every
+    contender once per round) so that a change in machine load hits all of them alike, with a pause
     before each timing so that the previous contender's BLAS threads have stopped spinning.
     The objects alive before timing are frozen out of the cyclic GC: in one process holding
     PyTorch's ~150k Python objects, a full collection triggered by a Python-level contender's
@@ -89,7 +95,7 @@ def measure(contenders, repeats, min_time, pause):
                 times[name].append((time.perf_counter() - t0) / n)
     finally:
         gc.unfreeze()
-    return {name: statistics.median(t) for name, t in times.items()}
+    return times
 
 
 # ---------------------------------------------------------------- tiny-tensor chain
@@ -386,10 +392,16 @@ def blas_threads():
 
 
 def run_row(label, unit, scale, contenders, repeats, min_time, pause):
-    times = {name: t * scale for name, t in measure(contenders, repeats, min_time, pause).items()}
+    """One table row: each contender's median time (in ``unit``), and webgrad's ratio to each other
+    contender as the median over rounds of the round's ratio (the contenders of a round ran within
+    a second of each other, so a slow spell of this shared machine cancels out of the ratio)."""
+    rounds = measure_rounds(contenders, repeats, min_time, pause)
+    times = {name: statistics.median(t) * scale for name, t in rounds.items()}
     for name, t in times.items():
         print(f"  {label:<34} {name:<8} {t:10.2f} {unit}", file=sys.stderr, flush=True)
-    return label, unit, times
+    ratios = {name: statistics.median(w / o for w, o in zip(rounds["webgrad"], t))
+              for name, t in rounds.items() if name != "webgrad"}
+    return label, unit, times, ratios
 
 
 def fmt(v):
@@ -400,12 +412,18 @@ def ratio(times, a, b):
     return None if a not in times or b not in times else times[a] / times[b]
 
 
+def webgrad_ratio(row, other):
+    """webgrad's paired ratio to ``other`` in a row from ``run_row`` (None if ``other`` did not run)."""
+    return row[3].get(other)
+
+
 def report(rows):
     names = ["webgrad", "torch", "numpy", "floor"]
     lines = ["| benchmark | unit | " + " | ".join(names) + " | webgrad/torch | webgrad/numpy | webgrad/floor |",
              "|---|---|" + "---:|" * (len(names) + 3)]
-    for label, unit, t in rows:
-        cells = [fmt(t.get(n)) for n in names] + [fmt(ratio(t, "webgrad", n)) for n in ("torch", "numpy", "floor")]
+    for row in rows:
+        label, unit, t, _ = row
+        cells = [fmt(t.get(n)) for n in names] + [fmt(webgrad_ratio(row, n)) for n in ("torch", "numpy", "floor")]
         lines.append(f"| {label} | {unit} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -429,10 +447,10 @@ PLOTS = ("scaling_op.png", "scaling_mlp.png")
 
 def targets(rows, rss):
     """Issue 7's targets: (target, webgrad's ratio or None, bound)."""
-    t = {label: times for label, _, times in rows}
+    t = {row[0]: row for row in rows}
 
     def r(label, other):
-        return ratio(t.get(label, {}), "webgrad", other)
+        return webgrad_ratio(t[label], other) if label in t else None
     chain, op = f"{CHAIN_OPS}-op chain + backward, {CHAIN_N} elems", "a + b, 1 elem, no grad"
     out = [("tiny-tensor chain + backward ≤ 0.5× torch", r(chain, "torch"), 0.5),
            ("tiny-tensor chain + backward ≤ 1.2× floor", r(chain, "floor"), 1.2),
