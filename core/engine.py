@@ -216,7 +216,8 @@ class Node:
             self.saved = self.versions = ()
             return
         ins, outs = rule.inputs_to_save, rule.outputs_to_save
-        ins = inputs if ins is True or ins == _ALL[n] else tuple([inputs[i] for i in ins])
+        every = ins is True or (n < len(_ALL) and ins == _ALL[n])
+        ins = tuple(inputs) if every else tuple([inputs[i] for i in ins])
         self.versions = tuple([t._version for t in ins])
         if outs:
             outs = outputs if outs is True else [outputs[i] for i in outs]

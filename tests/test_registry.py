@@ -326,3 +326,16 @@ def test_memory_returns_to_baseline_after_training_loop(backend):
     gc.collect()
     end = wg.memory()[backend]
     assert end["tensors"] == base["tensors"] and end["bytes"] == base["bytes"]
+
+
+def test_a_kernel_with_many_inputs_saves_them_all():
+    wg.register_kernel("SumOfMany", "cpu", lambda *xs: sum(xs[1:], xs[0]))
+    wg.register_gradient("SumOfMany", lambda dy, saved, attrs: tuple(dy * 1.0 for _ in saved),
+                         inputs_to_save=list(range(10)))
+    try:
+        xs = [wg.tensor([float(i)], requires_grad=True) for i in range(10)]
+        wg.run_kernel("SumOfMany", *xs).sum().backward()
+        assert [x.grad.tolist() for x in xs] == [[1.0]] * 10
+    finally:
+        wg.unregister_gradient("SumOfMany")
+        wg.unregister_kernel("SumOfMany", "cpu")
