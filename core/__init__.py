@@ -10,8 +10,8 @@ and the browser (Pyodide + WebGPU). PyTorch's surface, TensorFlow.js's architect
 from . import kernel_names
 from .dtypes import DType, bool_, float32, float64, int32, to_dtype
 from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_for_backend,
-                       register_backend, register_gradient, register_kernel, register_vjp, set_backend, unregister_backend,
-                       unregister_gradient, unregister_kernel)
+                       register_backend, register_gradient, register_kernel, register_vjp, set_backend,
+                       unregister_backend, unregister_gradient, unregister_kernel)
 from .engine import enable_grad, is_grad_enabled, no_grad, run_kernel, set_grad_enabled
 from .tensor import Tensor, tensor
 from . import autograd

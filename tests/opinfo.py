@@ -197,7 +197,7 @@ def check_native_vjps(case: OpCase):
         grads = wg.grad(loss, floats, allow_unused=True, create_graph=create_graph) if loss.requires_grad else ()
         results.append([None if g is None else to_numpy(g) for g in grads])
     for native, rule in zip(*results):
-        assert (native is None) == (rule is None), f"{case.id}: native VJP and rule disagree on which inputs get gradients"
+        assert (native is None) == (rule is None), f"{case.id}: VJP and rule disagree on which inputs get gradients"
         if native is not None:
             assert_close(native, rule, 1e-12, 1e-12, f"{case.id}: native VJP vs gradient rule")
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from webgrad.dtypes import DType
 
-from . import creation, elementwise, indexing, linalg, losses, movement, reduce, vjps, windows  # noqa: F401  (register kernels)
+# importing the kernel modules registers their kernels (and vjps the native VJPs)
+from . import creation, elementwise, indexing, linalg, losses, movement, reduce, vjps, windows  # noqa: F401
 from .backend_dtypes import DTYPE_OF, NP_DTYPES
 
 _COERCE = {"i": np.int32, "u": np.int32, "f": np.float32, "b": np.bool_, "c": None}
