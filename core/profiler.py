@@ -3,9 +3,8 @@
 It works from outside the engine: entering the block starts the default backend (whose
 kernels register as it starts) and wraps every function in the kernel registry with a
 timing wrapper (and every native VJP, reported as ``<kernel>Grad``); leaving it puts the
-original functions back exactly. Kernels registered or
-replaced inside the block (e.g. by a backend first started there) are left as they are,
-never wrapped, so they are not profiled.
+original functions back exactly. Kernels registered or replaced inside the block (e.g. by a
+backend first started there) are left as they are, never wrapped, so they are not profiled.
 
 Device time: a backend whose host time is not its device time (the GPU backends encode
 work lazily and run it later) can report device time. When a started backend has
