@@ -107,5 +107,6 @@ IM2COL = "Im2Col"             # x[N, C, H, W] -> [N, C*kh*kw, L]; kernel_size, s
 COL2IM = "Col2Im"             # cols[N, C*kh*kw, L] -> [N, C, H, W] summing overlaps; output_size + the above
 
 # --- fused losses ------------------------------------------------------------------
-SOFTMAX_CROSS_ENTROPY = "SoftmaxCrossEntropy"   # (logits[N, C], target[N] int32) ignore_index: int -> loss[N]:
-                              # logsumexp(row) - row[target], 0 where target == ignore_index
+SOFTMAX_CROSS_ENTROPY = "SoftmaxCrossEntropy"   # (logits[N, C], target[N] int32) ignore_index: int,
+                              # reduction: "none" -> loss[N] (logsumexp(row) - row[target], 0 where
+                              # target == ignore_index) | "sum" -> 0-d | "mean" -> 0-d: sum / kept rows (NaN if none)

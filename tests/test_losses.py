@@ -30,6 +30,21 @@ WEIGHT = rng.uniform(0.5, 2.0, 4)
 P = rng.uniform(0.05, 0.95, (3, 4))
 Q = rng.uniform(0.0, 1.0, (3, 4))
 
+
+def _sce_kernel(reduction, ignore_index=2):
+    """The SoftmaxCrossEntropy kernel, called directly."""
+    return lambda x, t: wg.run_kernel("SoftmaxCrossEntropy", x, t, ignore_index=ignore_index, reduction=reduction)
+
+
+def _sce_reference(reduction, ignore_index=2):
+    """numpy's SoftmaxCrossEntropy: rows' losses (0 where ignored), their sum, or their mean over kept rows."""
+    def ref(x, t):
+        keep = t != ignore_index
+        rows = np.where(keep, np.log(np.exp(x).sum(1)) - x[np.arange(len(x)), np.where(keep, t, 0)], 0.0)
+        return {"none": rows, "sum": rows.sum(), "mean": rows.sum() / keep.sum()}[reduction]
+    return ref
+
+
 CASES = [
     OpCase("mse_loss", F.mse_loss, lambda a, b: ((a - b) ** 2).mean(), [X, Y]),
     OpCase("mse_loss_sum_broadcast", lambda a, b: F.mse_loss(a, b, reduction="sum"),
@@ -55,9 +70,13 @@ CASES = [
            [X, IGNORED, WEIGHT]),
     OpCase("cross_entropy_mean_ignored_row", F.cross_entropy, tref(TF.cross_entropy), [rn(5, 7),
            np.array([6, -100, 0, 3, -100], np.int32)]),
-    OpCase("softmax_cross_entropy_kernel", lambda x, t: wg.run_kernel("SoftmaxCrossEntropy", x, t, ignore_index=2),
-           lambda x, t: np.where(t == 2, 0.0, np.log(np.exp(x).sum(1)) - x[np.arange(len(x)), np.where(t == 2, 0, t)]),
-           [rn(6, 5) * 3, np.array([0, 2, 4, 1, 2, 3], np.int32)]),
+    *[OpCase(f"softmax_cross_entropy_kernel_{reduction}", _sce_kernel(reduction), _sce_reference(reduction),
+             [rn(6, 5) * 3, np.array([0, 2, 4, 1, 2, 3], np.int32)], second_order=True)
+      for reduction in ("none", "sum", "mean")],
+    OpCase("softmax_cross_entropy_kernel_mean_big", _sce_kernel("mean"), _sce_reference("mean"),   # 2 row groups
+           [rn(300, 7), rng.integers(0, 7, 300).astype(np.int32)], grad=False),
+    OpCase("softmax_cross_entropy_kernel_mean_none_ignored", _sce_kernel("mean", -100), _sce_reference("mean", -100),
+           [rn(4, 3), np.array([0, 1, 2, 1], np.int32)]),
     OpCase("cross_entropy_none_ignore_index", lambda x, t: F.cross_entropy(x, t, ignore_index=3, reduction="none"),
            tref(TF.cross_entropy, ignore_index=3, reduction="none"), [X, TARGET]),
     OpCase("cross_entropy_nd", lambda x, t: F.cross_entropy(x, t, reduction="sum", label_smoothing=0.1),
@@ -105,21 +124,47 @@ def test_binary_cross_entropy_with_logits_is_stable():
     np.testing.assert_allclose(got.numpy(), [200.0, 200.0])
 
 
-def test_cross_entropy_all_ignored_is_nan_like_torch():
+def test_cross_entropy_all_ignored_is_nan_like_torch(backend):
+    """'mean' over no kept row is NaN (0 / 0), 'sum' is 0, and every gradient is 0, as in PyTorch."""
     t = np.array([-100, -100], np.int32)
-    got = F.cross_entropy(wg.tensor(X[:2]), wg.tensor(t)).item()
-    want = TF.cross_entropy(torch.tensor(X[:2]), torch.tensor(t).long()).item()
-    assert np.isnan(got) and np.isnan(want)
+    for reduction in ("mean", "sum"):
+        x = wg.tensor(X[:2], dtype=wg.float32, requires_grad=True)
+        got = F.cross_entropy(x, wg.tensor(t), reduction=reduction)
+        got.backward()
+        tx = torch.tensor(X[:2], requires_grad=True)
+        want = TF.cross_entropy(tx, torch.tensor(t).long(), reduction=reduction)
+        want.backward()
+        np.testing.assert_array_equal(got.item(), want.item(), err_msg=f"{reduction} on {backend}")
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy(), err_msg=f"{reduction} gradient on {backend}")
 
 
-def test_softmax_cross_entropy_target_out_of_range(backend):
-    x, t = wg.tensor(X, dtype=wg.float32, backend=backend), wg.tensor([1, 4, 0], backend=backend)
+def test_cross_entropy_is_one_kernel(backend):
+    x, t = wg.tensor(X, dtype=wg.float32, requires_grad=True), wg.tensor(IGNORED)
+    with wg.profile() as prof:
+        F.cross_entropy(x, t)
+    assert {name: s.calls for name, s in prof.stats.items() if s.calls} == {"SoftmaxCrossEntropy": 1}
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_softmax_cross_entropy_target_out_of_range(backend, reduction):
+    x, t = wg.tensor(X, dtype=wg.float32, backend=backend), wg.tensor([1, 4, -100], backend=backend)
     if backend == "cpu":
-        with pytest.raises(IndexError, match="SoftmaxCrossEntropy: target 4 is out of bounds for 4 classes"):
-            F.cross_entropy(x, t, reduction="none")
-    else:   # the GPU does not raise: the row's loss is NaN, the others are right
-        got = F.cross_entropy(x, t, reduction="none").numpy()
-        assert np.isnan(got[1]) and not np.isnan(got[[0, 2]]).any()
+        for bad in ([1, 4, -100], [1, -3, 0]):
+            with pytest.raises(IndexError, match=f"SoftmaxCrossEntropy: target {bad[1]} is out of bounds for 4 "
+                                                 "classes"):
+                F.cross_entropy(x, wg.tensor(bad), reduction=reduction)
+    else:   # the GPU does not raise: the row's loss is NaN, the others are right, and so is a reduction
+        got = F.cross_entropy(x, t, reduction=reduction).numpy()
+        if reduction == "none":
+            assert np.isnan(got[1]) and not np.isnan(got[[0, 2]]).any()
+        else:
+            assert np.isnan(got)
+
+
+def test_softmax_cross_entropy_unknown_reduction(backend):
+    x, t = wg.tensor(X, dtype=wg.float32), wg.tensor(TARGET)
+    with pytest.raises(ValueError, match="SoftmaxCrossEntropy: reduction must be one of .*; got 'avg'"):
+        wg.run_kernel("SoftmaxCrossEntropy", x, t, ignore_index=-100, reduction="avg")
 
 
 SECOND_ORDER = {

@@ -38,7 +38,8 @@ SAMPLES = {
     K.TRANSPOSE: ([_a(2, 3, 4)], {"perm": (2, 0, 1)}),
     K.EXPAND: ([_a(3, 1)], {"shape": (2, 3, 4)}),
     K.GATHER: ([_a(3, 4), np.array([[0, 3], [1, 1], [2, 0]], np.int32)], {"axis": 1}),
-    K.SOFTMAX_CROSS_ENTROPY: ([_a(4, 3), np.array([2, -100, 0, 1], np.int32)], {"ignore_index": -100}),
+    K.SOFTMAX_CROSS_ENTROPY: ([_a(4, 3), np.array([2, -100, 0, 1], np.int32)],
+                              {"ignore_index": -100, "reduction": "mean"}),   # "none", "sum": the op tests
     K.IM2COL: ([_a(2, 2, 5, 5)], {"kernel_size": (3, 3), "stride": (2, 2), "padding": (1, 1),
                                   "dilation": (1, 1)}),
 }

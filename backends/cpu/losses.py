@@ -1,4 +1,8 @@
-"""cpu fused-loss kernels: SoftmaxCrossEntropy (a row's log-sum-exp minus its target logit)."""
+"""cpu fused-loss kernels: SoftmaxCrossEntropy (a row's log-sum-exp minus its target logit), reduced.
+
+It runs on tiny batches as often as on big ones, where each numpy call (~0.5-1 µs) is most of
+the cost: the common case (every target a class, none ignored) takes no masking calls at all.
+"""
 import numpy as np
 
 from webgrad import kernel_names as K
@@ -8,20 +12,47 @@ from .reduce import max_kernel
 from .registry import cpu_kernel
 
 
-def safe_targets(target, keep, n_classes):
-    """The target indices with ignored rows pointed at class 0; an index out of range raises."""
+def kept_targets(target, ignore_index, n_classes):
+    """``(t, keep)``: the target indices safe to index with (ignored rows pointed at class 0) and
+    the mask of kept rows, None when every row is kept. A target out of range raises IndexError."""
+    in_range = _in_range(target, n_classes)
+    if in_range and not 0 <= ignore_index < n_classes:
+        return target, None                 # every target a class, so none equals ignore_index
+    keep = target != ignore_index
     t = np.where(keep, target, 0)
-    if t.size and (t.min() < 0 or t.max() >= n_classes):
+    if not in_range and not _in_range(t, n_classes):
         bad = t[(t < 0) | (t >= n_classes)][0]
         raise IndexError(f"{K.SOFTMAX_CROSS_ENTROPY}: target {bad} is out of bounds for {n_classes} classes")
-    return t
+    return t, keep
+
+
+def _in_range(t, n_classes):
+    """Whether every index in ``t`` (int32) is in [0, n_classes): one numpy call, as unsigned
+    (a negative index reads as one above 2**31)."""
+    return not t.size or np.maximum.reduce(t.view(np.uint32)) < n_classes
+
+
+def _bad_reduction(reduction):
+    """The ValueError of an unknown ``reduction`` (core's own check, which names the kernel)."""
+    from webgrad.nn.functional._utils import check_reduction
+    check_reduction(reduction, K.SOFTMAX_CROSS_ENTROPY)
 
 
 @cpu_kernel(K.SOFTMAX_CROSS_ENTROPY)
 @_quiet
-def softmax_cross_entropy(x, target, *, ignore_index):
-    keep = target != ignore_index
-    t = safe_targets(target, keep, x.shape[1])
+def softmax_cross_entropy(x, target, *, ignore_index, reduction):
+    """Per-row losses [N] ('none', 0 at ignored rows), their sum, or their mean over the kept rows
+    ('mean': NaN when none is kept, as in PyTorch); 'sum' and 'mean' give 0-d arrays."""
+    t, keep = kept_targets(target, ignore_index, x.shape[1])
     z = x - max_kernel(x, axes=(1,), keepdim=True)
     loss = np.log(np.add.reduce(np.exp(z), axis=1)) - z[np.arange(len(z)), t]
-    return np.where(keep, loss, _ZERO[x.dtype])
+    if keep is not None:
+        loss = np.where(keep, loss, _ZERO[x.dtype])
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.asarray(np.add.reduce(loss), dtype=x.dtype)
+    if reduction == "mean":
+        kept = len(loss) if keep is None else np.count_nonzero(keep)
+        return np.asarray(np.add.reduce(loss) / kept, dtype=x.dtype)
+    _bad_reduction(reduction)

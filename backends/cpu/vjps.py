@@ -164,10 +164,18 @@ def _im2col(dy, saved, node):
 
 @_vjp(K.SOFTMAX_CROSS_ENTROPY)
 def _softmax_cross_entropy(dy, saved, node):
+    """(softmax(x) - onehot(target)) times each row's share of dy (dy / kept rows for 'mean'),
+    0 at ignored rows; the masking is skipped when no row is ignored (the common case)."""
     x, target = saved
-    keep = target != node.attrs["ignore_index"]
+    attrs = node.attrs
+    keep = target != attrs["ignore_index"]
+    every = np.logical_and.reduce(keep)                     # (keep.all() costs a Python wrapper more)
+    if attrs["reduction"] == "mean":
+        dy = dy / (len(keep) if every else np.count_nonzero(keep))
+    if not every:
+        target, dy = np.where(keep, target, 0), np.where(keep, dy, _ZERO[x.dtype])
     e = np.exp(x - max_kernel(x, axes=(1,), keepdim=True))
     p = e / np.add.reduce(e, axis=1, keepdims=True)          # softmax, ours to write into
-    p[np.arange(len(p)), np.where(keep, target, 0)] -= 1    # the forward checked the targets
-    p *= (dy * keep)[:, None]
+    p[np.arange(len(p)), target] -= 1                       # the forward checked the targets
+    p *= dy.reshape(-1, 1)                                  # a row's dy, or the one dy of a reduction
     return p, None

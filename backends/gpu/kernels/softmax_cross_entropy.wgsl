@@ -1,14 +1,21 @@
 // SoftmaxCrossEntropy, a thread per row r of logits [N, C]:
 // loss[r] = log(sum_j exp(x[r, j] - m)) - (x[r, t] - m) with m the row's max and t = tgt[r];
 // 0 where t == ignore_index; NaN where t is out of range (the GPU does not raise).
+// When U_count is set (reduction 'mean'), loss has 2N elements and loss[N + r] is 1.0 where
+// row r is kept (t != ignore_index), else 0.0: the count a mean divides by.
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let r = flat_group(wid, nwg) * WG + lid;
-    if (r >= ui(U_n)) { return; }
+    let n = ui(U_n);
+    if (r >= n) { return; }
     let c = ui(U_c);
     let t = tgt[r];
-    if (t == ii(U_ignore)) {
+    let kept = t != ii(U_ignore);
+    if (ui(U_count) != 0u) {
+        loss[n + r] = select(0.0, 1.0, kept);
+    }
+    if (!kept) {
         loss[r] = 0.0;
         return;
     }

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import kernel_names as K
 from ...engine import run_kernel
-from ...ops.common import check_tensor, scalar_tensor
+from ...ops.common import check_tensor
 from ._utils import check_reduction, reduce_loss
 from .activation import log_softmax
 
@@ -138,12 +138,15 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     op = "cross_entropy"
     input, target = _pair(op, input, target)
     check_reduction(reduction, op)
+    if weight is None and not label_smoothing:
+        shape = input.shape
+        if len(shape) == 2 and target.shape == shape[:1] and target.dtype.kind == "i" and input.dtype.kind == "f":
+            # logits [N, C] at class indices [N], the common case: the fused kernel, reduction and all
+            return run_kernel(K.SOFTMAX_CROSS_ENTROPY, input, target, ignore_index=ignore_index,
+                              reduction=reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{op}: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     cdim = _class_dim(op, input)
-    if (input.ndim == 2 and weight is None and not label_smoothing and input.dtype.is_floating
-            and target.dtype.kind == "i" and tuple(target.shape) == input.shape[:1]):
-        return _cross_entropy_rows(input, target, ignore_index, reduction)
     n_classes = input.shape[cdim]
     logp = log_softmax(input, cdim)
     wshape = (n_classes,) + (1,) * (input.ndim - 1 - cdim)
@@ -166,20 +169,6 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         smooth = wg.where(target != ignore_index, -lw.sum(cdim), 0.0)
         loss = loss * (1.0 - label_smoothing) + smooth * (label_smoothing / n_classes)
     return _mean_by(loss, w, reduction)
-
-
-def _cross_entropy_rows(x, target, ignore_index, reduction):
-    """cross_entropy of logits [N, C] at class indices [N] (the common case: no weight, no smoothing)
-    as the fused SoftmaxCrossEntropy kernel, reduced: six kernels where the composition makes ~15."""
-    rows = run_kernel(K.SOFTMAX_CROSS_ENTROPY, x, target, ignore_index=ignore_index)
-    if reduction == "none":
-        return rows
-    total = run_kernel(K.SUM, rows, axes=(0,), keepdim=False)
-    if reduction == "sum":
-        return total
-    keep = run_kernel(K.NOT_EQUAL, target, scalar_tensor(ignore_index, target.dtype, target._backend))
-    return run_kernel(K.DIV, total, run_kernel(K.SUM, run_kernel(K.CAST, keep, dtype=x.dtype), axes=(0,),
-                                                keepdim=False))
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
