@@ -40,6 +40,7 @@ def col2im(**kw):
 
 W33 = dict(kernel_size=(3, 3), stride=(1, 1), padding=(0, 0), dilation=(1, 1))
 W_ODD = dict(kernel_size=(2, 3), stride=(2, 1), padding=(1, 2), dilation=(1, 2))
+W_GAPS = dict(kernel_size=(2, 2), stride=(3, 3), padding=(1, 0), dilation=(1, 1))   # some pixels in no window
 
 CASES = [
     OpCase("im2col", im2col(**W33), tref(TF.unfold, kernel_size=3), [rn(1, 2, 4, 5)]),
@@ -51,6 +52,10 @@ CASES = [
     OpCase("col2im_strided", col2im(output_size=(4, 5), **W_ODD),
            tref(TF.fold, output_size=(4, 5), kernel_size=(2, 3), stride=(2, 1), padding=(1, 2), dilation=(1, 2)),
            [rn(1, 6, 15)]),
+    OpCase("im2col_gaps", im2col(**W_GAPS),
+           tref(TF.unfold, kernel_size=2, stride=3, padding=(1, 0)), [rn(2, 2, 5, 7)]),
+    OpCase("col2im_gaps", col2im(output_size=(5, 7), **W_GAPS),
+           tref(TF.fold, output_size=(5, 7), kernel_size=2, stride=3, padding=(1, 0)), [rn(2, 8, 4)]),
     OpCase("unfold", lambda x: F.unfold(x, 2, padding=1, stride=2), tref(TF.unfold, kernel_size=2, padding=1,
                                                                                stride=2), [rn(1, 2, 3, 3)]),
     OpCase("fold", lambda x: F.fold(x, (3, 4), 2), tref(TF.fold, output_size=(3, 4), kernel_size=2),
@@ -83,9 +88,13 @@ CASES = [
            tref(TF.max_pool2d, kernel_size=3, stride=2, padding=1), [distinct(1, 1, 5, 5)]),
     OpCase("max_pool2d_ceil_dil", lambda x: F.max_pool2d(x, 2, stride=2, dilation=(1, 2), ceil_mode=True),
            tref(TF.max_pool2d, kernel_size=2, stride=2, dilation=(1, 2), ceil_mode=True), [distinct(1, 1, 5, 6)]),
+    OpCase("max_pool2d_batch", lambda x: F.max_pool2d(x, (2, 3)), tref(TF.max_pool2d, kernel_size=(2, 3)),
+           [distinct(3, 2, 6, 7)]),
     OpCase("max_pool2d_big", lambda x: F.max_pool2d(x, 3, stride=2, padding=1),
            tref(TF.max_pool2d, kernel_size=3, stride=2, padding=1), [distinct(2, 3, 16, 15)], grad=False),
     OpCase("avg_pool2d", lambda x: F.avg_pool2d(x, 2), tref(TF.avg_pool2d, kernel_size=2), [rn(1, 2, 4, 4)],),
+    OpCase("avg_pool2d_batch", lambda x: F.avg_pool2d(x, (2, 3), stride=(3, 2)),
+           tref(TF.avg_pool2d, kernel_size=(2, 3), stride=(3, 2)), [rn(2, 3, 6, 7)]),
     OpCase("avg_pool2d_pad_ceil", lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
            tref(TF.avg_pool2d, kernel_size=3, stride=2, padding=1, ceil_mode=True), [rn(1, 1, 6, 5)]),
     OpCase("avg_pool2d_exclude_pad",
@@ -217,3 +226,27 @@ def test_col2im_where_windows_tile_the_image(h, w, k, p, backend):
                         stride=(k, k), padding=(p, p), dilation=(1, 1))
     want = TF.fold(torch.from_numpy(cols), (h, w), k, stride=k, padding=p).numpy()
     assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("attrs, hw", [(W33, (4, 5)), (W_ODD, (4, 5)), (W_GAPS, (5, 7)),
+                                       (dict(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0), dilation=(1, 1)),
+                                        (6, 8)),
+                                       (dict(kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), dilation=(1, 1)),
+                                        (8, 8))],
+                         ids=["3x3", "odd", "gaps", "tiles", "padded-3x3"])
+def test_cpu_windows_gather_and_strided_roads_agree(attrs, hw, monkeypatch):
+    """cpu Im2Col/Col2Im gather through a cached index on short rows and copy strided slabs on long
+    ones: both roads give the same columns and the same image, here on one geometry each."""
+    from webgrad.backends.cpu import windows
+    x = rn(2, 3, *hw)
+    cols = windows.im2col(x, **attrs)
+    back = windows.col2im(cols, output_size=hw, **attrs)
+    monkeypatch.setattr(windows, "_GATHER_MAX_ROW", 0)
+    windows._gather_index.cache_clear()
+    windows._scatter_index.cache_clear()
+    try:
+        np.testing.assert_array_equal(windows.im2col(x, **attrs), cols)
+        np.testing.assert_allclose(windows.col2im(cols, output_size=hw, **attrs), back, rtol=1e-12, atol=1e-12)
+    finally:
+        windows._gather_index.cache_clear()
+        windows._scatter_index.cache_clear()

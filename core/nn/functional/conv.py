@@ -15,13 +15,13 @@ def _window_attrs(op, kernel_size, dilation, padding, stride):
 
 
 def _check_windows(op, spatial, attrs):
-    out = tuple(window_count(n, k, s, p, d) for n, k, s, p, d in zip(
-        spatial, attrs["kernel_size"], attrs["stride"], attrs["padding"], attrs["dilation"]))
-    if any(v < 1 for v in attrs["kernel_size"] + attrs["stride"] + attrs["dilation"]) or \
-            any(p < 0 for p in attrs["padding"]):
+    """The window counts (oh, ow) over ``spatial`` (H, W), or a ValueError naming ``op``."""
+    k, s, p, d = attrs["kernel_size"], attrs["stride"], attrs["padding"], attrs["dilation"]
+    if min(k + s + d) < 1 or min(p) < 0:
         raise ValueError(f"{op}: kernel_size, stride and dilation must be positive and padding non-negative; got "
                          f"{attrs}")
-    if any(v < 1 for v in out):
+    out = (window_count(spatial[0], k[0], s[0], p[0], d[0]), window_count(spatial[1], k[1], s[1], p[1], d[1]))
+    if min(out) < 1:
         raise ValueError(f"{op}: input of spatial size {tuple(spatial)} (padding {attrs['padding']}) is smaller "
                          f"than the kernel {attrs['kernel_size']} with dilation {attrs['dilation']}")
     return out
@@ -107,8 +107,18 @@ def _check_conv(op, x, weight, bias, groups, transposed=False):
     return c_out
 
 
-def _add_bias(y, bias):
-    return y if bias is None else y + bias.reshape(1, -1, 1, 1)
+def reshape_to(x, shape):
+    """``x`` reshaped to ``shape``, fully resolved and known to fit (the Reshape kernel, without the op's
+    checks), or ``x`` itself when it already has that shape."""
+    return x if x.shape == shape else run_kernel(K.RESHAPE, x, shape=shape)
+
+
+def _matmul(a, b):
+    """``a @ b`` for operands whose shapes are known to fit: straight to the MatMul kernel when their
+    dtypes match and are floating (the op's promotion and checks are for the other cases)."""
+    if a.dtype is b.dtype and a.dtype.is_floating:
+        return run_kernel(K.MATMUL, a, b, transpose_a=False, transpose_b=False)
+    return a @ b
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -132,10 +142,17 @@ def _conv(op, x, weight, bias, stride, padding, dilation, groups):
     x, padding = _conv_padding(op, x, padding, kernel, stride, dilation)
     attrs = dict(kernel_size=kernel, stride=stride, padding=padding, dilation=dilation)
     oh, ow = _check_windows(op, x.shape[2:], attrs)
-    n = x.shape[0]
-    cols = run_kernel(K.IM2COL, x, **attrs).reshape(n, groups, -1, oh * ow)
-    y = weight.reshape(groups, c_out // groups, -1) @ cols            # [N, G, C_out/G, L]
-    return _add_bias(y.reshape(n, c_out, oh, ow), bias)
+    n, group_k = x.shape[0], weight.shape[1] * kernel[0] * kernel[1]   # a group's rows of cols
+    cols = run_kernel(K.IM2COL, x, **attrs)                            # [N, C_in*kh*kw, L]
+    if groups == 1:   # [C_out, C_in*kh*kw] @ [N, C_in*kh*kw, L] (batch broadcast): no reshape of cols
+        y = _matmul(reshape_to(weight, (c_out, group_k)), cols)       # [N, C_out, L]
+    else:
+        cols = reshape_to(cols, (n, groups, group_k, oh * ow))
+        y = _matmul(reshape_to(weight, (groups, c_out // groups, group_k)), cols)   # [N, G, C_out/G, L]
+        y = reshape_to(y, (n, c_out, oh * ow))
+    if bias is not None:
+        y = y + reshape_to(bias, (1, c_out, 1))   # (1, C_out, 1): its gradient needs no Reshape back
+    return reshape_to(y, (n, c_out, oh, ow))
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -186,7 +203,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     cols = (wt @ input.reshape(n, groups, c_in // groups, h * w)).reshape(n, -1, h * w)
     canvas = run_kernel(K.COL2IM, cols, output_size=full, kernel_size=(kh, kw), stride=stride, padding=(0, 0),
                         dilation=dilation)
-    return _add_bias(_crop(canvas, padding, out), bias)
+    y = _crop(canvas, padding, out)
+    return y if bias is None else y + reshape_to(bias, (1, y.shape[1], 1, 1))
 
 
 def _crop(canvas, padding, out):

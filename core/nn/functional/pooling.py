@@ -9,6 +9,7 @@ from ... import kernel_names as K
 from ...engine import run_kernel
 from ...ops.common import check_tensor
 from ._utils import ntuple
+from .conv import reshape_to
 
 
 def _pool_geometry(op, x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -19,7 +20,7 @@ def _pool_geometry(op, x, kernel_size, stride, padding, dilation, ceil_mode):
     k = ntuple(kernel_size, 2, op, "kernel_size")
     s = k if stride is None or stride == [] else ntuple(stride, 2, op, "stride")
     p, d = ntuple(padding, 2, op, "padding"), ntuple(dilation, 2, op, "dilation")
-    if any(v < 1 for v in k + s + d) or any(2 * pi > ki for pi, ki in zip(p, k)) or min(p) < 0:
+    if min(k + s + d) < 1 or min(p) < 0 or 2 * p[0] > k[0] or 2 * p[1] > k[1]:
         raise ValueError(f"{op}: need positive kernel_size/stride/dilation and 0 <= padding <= kernel_size/2; "
                          f"got kernel_size={k}, stride={s}, padding={p}, dilation={d}")
     out, extra = [], []
@@ -37,10 +38,19 @@ def _pool_geometry(op, x, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def _windows(x, k, s, d, out):
-    """[N, C, H', W'] (already padded) -> [N, C, kh*kw, oh, ow]."""
-    n, c = x.shape[:2]
-    cols = run_kernel(K.IM2COL, x, kernel_size=k, stride=s, padding=(0, 0), dilation=d)
-    return cols.reshape(n, c, k[0] * k[1], out[0], out[1])
+    """The windows of ``x`` [N, C, H', W'] (already padded) and the axis that runs over each window:
+    [kh*kw, N, C, oh, ow] and 0 where every window lies in a band of ``sh`` rows that tile H' (a
+    2x2/stride-2 pool over an even height): the N*C images stacked into one tall image then have
+    exactly their own windows, and a reduction over the first axis (and its gradient) runs on
+    contiguous slabs, ~5x faster on small maps than over the middle axis of torch's layout;
+    [N, C, kh*kw, oh, ow] and 2 otherwise."""
+    n, c, h, w = x.shape
+    attrs = dict(kernel_size=k, stride=s, padding=(0, 0), dilation=d)
+    if n * c and h == out[0] * s[0] and d[0] * (k[0] - 1) < s[0]:
+        cols = run_kernel(K.IM2COL, reshape_to(x, (1, 1, n * c * h, w)), **attrs)   # [1, kh*kw, N*C*oh*ow]
+        return reshape_to(cols, (k[0] * k[1], n, c, out[0], out[1])), 0
+    cols = run_kernel(K.IM2COL, x, **attrs)
+    return reshape_to(cols, (n, c, k[0] * k[1], out[0], out[1])), 2
 
 
 def _batched(fn):
@@ -65,7 +75,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k, s, p, d, out, extra = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
     pads = (p[1], p[1] + extra[1], p[0], p[0] + extra[0])
     x = wg.pad(input, pads, value=-math.inf) if any(pads) else input
-    return _windows(x, k, s, d, out).amax(2)
+    windows, axis = _windows(x, k, s, d, out)
+    return run_kernel(K.MAX, windows, axes=(axis,), keepdim=False)   # amax(axis): windows are nonempty
 
 
 @_batched
@@ -81,7 +92,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     k, s, p, d, out, extra = _pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
     pads = (p[1], p[1] + extra[1], p[0], p[0] + extra[0])
     x = wg.pad(input, pads) if any(pads) else input
-    total = _windows(x, k, s, d, out).sum(2)
+    windows, axis = _windows(x, k, s, d, out)
+    total = windows.sum(axis)
     if divisor_override is not None:
         return total / divisor_override
     # the divisor counts the window's cells inside the input (plus the padding, if included); cells added
@@ -89,7 +101,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     inside = wg.ones(1, 1, *input.shape[-2:], dtype=input.dtype, backend=input._backend)
     inside = wg.pad(inside, (p[1], p[1], p[0], p[0]), value=1.0 if count_include_pad else 0.0)
     inside = wg.pad(inside, (0, extra[1], 0, extra[0]))
-    return total / _windows(inside, k, s, d, out).sum(2)
+    windows, axis = _windows(inside, k, s, d, out)
+    return total / windows.sum(axis)
 
 
 def _averaging_matrix(n_in, n_out, like):
