@@ -11,15 +11,18 @@ Gradients travel in one of two forms, chosen once per pass:
 """
 from __future__ import annotations
 
+from heapq import heappop, heappush
+
 from . import kernel_names as K
 from .engine import _mode, run_kernel, set_grad_enabled
-from .registry import _kernels, get_vjp
-from .shapes import sum_axes_for_broadcast
+from .registry import _kernels, _vjps
+from .shapes import remembered, sum_axes_for_broadcast
 from .tensor import Tensor
 
 _wrap = Tensor._wrap
 
 
+@remembered
 def _sum_plan(got: tuple, shape: tuple, name: str):
     """How a gradient of shape ``got`` (a broadcast of ``shape``) sums back to ``shape``:
     (axes, keepdim), with keepdim False when only leading dims go (one Sum, no Reshape)."""
@@ -85,9 +88,9 @@ class NATIVE:
     @staticmethod
     def grads(node, dy):
         be = node.outs[0][2]
-        vjp = get_vjp(node.name, be.name, node.rule) if node.rule is not None else None
-        if vjp is not None:
-            return vjp(dy, node.native_saved(), node)
+        vjp = _vjps.get((node.name, be.name))   # (the rule it stands for, the VJP): registry.get_vjp, inlined
+        if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
+            return vjp[1](dy, node.native_saved() if node.saved != () else (), node)
         dy = _wrap(dy, be) if type(dy) is not tuple else tuple([_wrap(g, o[2]) for g, o in zip(dy, node.outs)])
         grads = rule_grads(node, dy)   # fitted here, as Tensors: a rule's result may be on another backend
         if len(grads) != len(node.next):
@@ -118,21 +121,6 @@ def _native_sum_to(g, shape, backend, name):
     return _kernels[(K.RESHAPE, backend.name)](g, shape=tuple(shape)) if g.shape != shape else g
 
 
-def _topo_counts(roots):
-    """How many edges point at each node reachable from ``roots``."""
-    deps, stack, seen = {}, list(roots), set()
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for e in node.next:
-            if e is not None and e[1] >= 0:
-                deps[e[0]] = deps.get(e[0], 0) + 1
-                stack.append(e[0])
-    return deps
-
-
 def _plus(mode, a, b, backend):
     return b if a is None else (a if b is None else mode.add(a, b, backend))
 
@@ -140,9 +128,13 @@ def _plus(mode, a, b, backend):
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None):
     """Propagate ``grad_tensors`` back from ``tensors``. Leaves accumulate into ``.grad``,
     unless ``capture`` (a dict edge -> None) is given: then the gradients reaching those
-    edges are stored there (as Tensors) and no ``.grad`` is touched."""
+    edges are stored there (as Tensors) and no ``.grad`` is touched.
+
+    The schedule: a node runs once every gradient bound for it has arrived, which is when
+    every node made after it has run (its consumers were all made after it), so the nodes
+    that have a gradient waiting run newest first (a heap on ``Node.order``)."""
     mode = TENSORS if create_graph else NATIVE
-    pending, leaves, roots = {}, {}, []
+    pending, leaves, queue = {}, {}, []
     for t, g in zip(tensors, grad_tensors):
         if not t.requires_grad:
             raise RuntimeError("element of the tensors passed to backward does not require grad and does not "
@@ -154,17 +146,23 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
         if t.grad_fn is None:
             _to_leaf(mode, leaves, t, g)
         else:
-            slots = pending.setdefault(t.grad_fn, [None] * len(t.grad_fn.outs))
-            slots[t._out_index] = _plus(mode, slots[t._out_index], g, t._backend)
-            roots.append(t.grad_fn)
-    deps = _topo_counts(set(roots))
-    ready = [n for n in dict.fromkeys(roots) if deps.get(n, 0) == 0]
+            _to_node(mode, pending, queue, t.grad_fn, t._out_index, g)
     with set_grad_enabled(create_graph):
-        while ready:
-            node = ready.pop()
-            _step(mode, node, pending.pop(node), pending, leaves, deps, ready, retain_graph, capture)
+        while queue:
+            node = heappop(queue)[1]
+            _step(mode, node, pending.pop(node), pending, leaves, queue, retain_graph, capture)
         for leaf, g in leaves.values():
             _deliver_leaf(leaf, mode.tensor(g, leaf._backend), create_graph, capture)
+
+
+def _to_node(mode, pending, queue, node, index, g):
+    """Add ``g`` to the gradient waiting for output ``index`` of ``node`` (queued on its first)."""
+    slots = pending.get(node)
+    if slots is None:
+        slots = pending[node] = [None] * len(node.outs)
+        heappush(queue, (node.order, node))
+    old = slots[index]
+    slots[index] = g if old is None else mode.add(old, g, node.outs[index][2])
 
 
 def _to_leaf(mode, leaves, leaf, g):
@@ -172,52 +170,40 @@ def _to_leaf(mode, leaves, leaf, g):
     leaves[id(leaf)] = (leaf, g) if prev is None else (leaf, mode.add(prev[1], g, leaf._backend))
 
 
-def _step(mode, node, grads, pending, leaves, deps, ready, retain_graph, capture):
+def _step(mode, node, grads, pending, leaves, queue, retain_graph, capture):
     """Run one node: its outputs' gradients in, each input's gradient sent along its edge,
-    into a leaf's total or a producer node's slot (which is ready when its last consumer has run)."""
+    into a leaf's total or a producer node's slot."""
     if node.hooks or node.retained or capture is not None:
         grads = _output_hooks(mode, node, grads, capture)
     nxt = node.next
     if len(grads) == 1:
         dy = grads[0]
-        live = dy is not None
+        if dy is None:
+            return
+    elif any(g is not None for g in grads):
+        dy = tuple([g if g is not None else mode.zeros(*meta) for g, meta in zip(grads, node.outs)])
     else:
-        live = any(g is not None for g in grads)
-        dy = tuple([g if g is not None else mode.zeros(*meta) for g, meta in zip(grads, node.outs)]) if live else None
-    if live:
-        in_grads = mode.grads(node, dy)
-        if len(in_grads) != len(nxt):
-            raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(in_grads)} gradients for "
-                               f"{len(nxt)} inputs")
-        if not retain_graph and node.saved:
-            node.saved = None
-    else:
-        in_grads = (None,) * len(nxt)
+        return
+    in_grads = mode.grads(node, dy)
+    if len(in_grads) != len(nxt):
+        raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(in_grads)} gradients for "
+                           f"{len(nxt)} inputs")
+    if not retain_graph and node.saved:
+        node.saved = None
     native = mode is NATIVE
     for edge, g, shape, dtype in zip(nxt, in_grads, node.shapes, node.dtypes):
-        if edge is None:
+        if edge is None or g is None:
             continue
+        if native:
+            if g.shape != shape:
+                g = _native_sum_to(g, shape, node.outs[0][2], node.name)
+        elif g._dtype is not dtype or g._data.shape != shape:
+            g = fit(g, shape, dtype, node.name)
         target, idx = edge
-        if g is not None:
-            if native:
-                if g.shape != shape:
-                    g = _native_sum_to(g, shape, node.outs[0][2], node.name)
-            elif g._dtype is not dtype or g._data.shape != shape:
-                g = fit(g, shape, dtype, node.name)
         if idx < 0:
-            if g is not None:
-                _to_leaf(mode, leaves, target, g)
-            continue
-        slots = pending.get(target)
-        if slots is None:
-            slots = pending[target] = [None] * len(target.outs)
-        if g is not None:
-            old = slots[idx]
-            slots[idx] = g if old is None else mode.add(old, g, target.outs[idx][2])
-        left = deps[target] - 1
-        deps[target] = left
-        if not left:
-            ready.append(target)
+            _to_leaf(mode, leaves, target, g)
+        else:
+            _to_node(mode, pending, queue, target, idx, g)
 
 
 def _output_hooks(mode, node, grads, capture):

@@ -8,6 +8,7 @@ that the kernel's gradient rule asked for.
 """
 from __future__ import annotations
 
+import itertools
 import threading
 from weakref import ref as _weakref
 
@@ -173,6 +174,7 @@ def _edge(t):
     return None if not t.requires_grad else (t, -1) if t.grad_fn is None else (t.grad_fn, t._out_index)
 
 
+_next_order = itertools.count(0, -1).__next__   # Node.order (one C call: atomic under the GIL)
 _ALL = [tuple(range(n)) for n in range(8)]   # inputs_to_save naming every input, by input count
 
 
@@ -186,14 +188,16 @@ class Node:
     ``next`` holds, per input, None (no gradient needed), ``(node, output_index)`` for a
     computed input, or ``(tensor, -1)`` for a leaf that accumulates into ``.grad``.
     ``saved`` holds what the rule asked for (tensors; a ``SavedTensor`` for the node's own
-    outputs) and ``versions`` their versions at save time.
+    outputs) and ``versions`` their versions at save time. ``order`` falls with each node made
+    (0, -1, -2, ...): a node's inputs were made before it, so running nodes lowest ``order``
+    first runs every consumer of a node before the node itself (the backward pass's schedule).
     """
 
     __slots__ = ("name", "rule", "attrs", "next", "saved", "versions", "shapes", "dtypes", "outs", "hooks",
-                 "retained", "__weakref__")
+                 "retained", "order", "__weakref__")
 
     def __init__(self, name, rule, attrs, inputs, outputs):
-        self.name, self.rule, self.attrs = name, rule, attrs
+        self.name, self.rule, self.attrs, self.order = name, rule, attrs, _next_order()
         self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
         n = len(inputs)
         if n == 1:

@@ -1,9 +1,38 @@
 """Shape arithmetic in plain Python: broadcasting, axis normalisation, sizes."""
 from __future__ import annotations
 
+import functools
 from typing import Iterable, Sequence
 
 Shape = tuple
+
+
+def remembered(fn):
+    """``fn``, remembering its result for each tuple of positional arguments: shapes and axes
+    recur every training step, so a dict lookup replaces the arithmetic. Keyword arguments only
+    name the op in error messages and are not part of the key; errors are not remembered, and
+    unhashable arguments are computed each time. At most 4096 results are kept.
+
+    >>> @remembered
+    ... def area(shape): return shape[0] * shape[1]
+    >>> area((2, 3)), area((2, 3))
+    (6, 6)
+    """
+    memo = {}
+
+    @functools.wraps(fn)
+    def cached(*args, **kwargs):
+        try:
+            return memo[args]
+        except KeyError:
+            out = fn(*args, **kwargs)
+        except TypeError:   # an unhashable argument
+            return fn(*args, **kwargs)
+        if len(memo) >= 4096:
+            memo.clear()
+        memo[args] = out
+        return out
+    return cached
 
 
 def numel(shape: Sequence[int]) -> int:
@@ -14,6 +43,7 @@ def numel(shape: Sequence[int]) -> int:
     return n
 
 
+@remembered
 def broadcast_shapes(*shapes: Sequence[int], op: str = "broadcast") -> Shape:
     """The numpy/PyTorch broadcast of several shapes, or a ValueError naming ``op`` and the shapes.
 

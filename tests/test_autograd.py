@@ -115,6 +115,27 @@ def test_diamond_graph():
     np.testing.assert_allclose(x.grad.item(), 3 * np.exp(6.0) + 2 * 6 * 3, rtol=1e-6)
 
 
+def test_a_node_runs_once_after_all_its_consumers():
+    """The schedule waits for the gradient from a long path and a short one (and one made later)
+    before running their common producer: its hook sees the summed gradient, once."""
+    x = leaf(0.5)
+    a = x * 3
+    seen = []
+    a.register_hook(lambda g: seen.append(g.item()))
+    long = a
+    for _ in range(5):
+        long = long.tanh()
+    late = a * 2            # made after the long path
+    (late + long + a.exp()).backward()
+    t, d = 1.5, 1.0
+    for _ in range(5):
+        d, t = d * (1 - np.tanh(t) ** 2), np.tanh(t)
+    want = 2 + d + np.exp(1.5)
+    assert len(seen) == 1
+    np.testing.assert_allclose(seen[0], want, rtol=1e-5)
+    np.testing.assert_allclose(x.grad.item(), 3 * want, rtol=1e-5)
+
+
 def test_non_leaf_grad_is_none_unless_retained():
     x = leaf([1.0, 2.0])
     y = x * 2
