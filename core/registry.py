@@ -161,12 +161,6 @@ def register_vjp(name: str, backend: str, fn: Optional[Callable] = None):
     return fn
 
 
-def get_vjp(name: str, backend: str, rule: GradientRule) -> Optional[Callable]:
-    """The native VJP of (``name``, ``backend``) if it stands for ``rule``, else None."""
-    entry = _vjps.get((name, backend))
-    return entry[1] if entry is not None and entry[0] is rule.fn else None
-
-
 # ---------------------------------------------------------------- backends
 
 class _BackendEntry(NamedTuple):
