@@ -13,8 +13,15 @@ from ..tensor import Tensor
 from .common import binary_operands, check_tensor, is_scalar, scalar_tensor
 
 
+_NUMBERS = (int, float)
+
+
 def _operands(op: str, a, b, floating: bool = False):
     """Promote ``a`` and ``b`` to one dtype (float32 at least when ``floating``) and check that they broadcast."""
+    if type(b) in _NUMBERS and type(a) is Tensor and a._dtype.is_floating:   # float tensor op number: the
+        return a, scalar_tensor(b, a._dtype, a._backend)                       # tensor's dtype, 0-d broadcasts
+    if type(a) in _NUMBERS and type(b) is Tensor and b._dtype.is_floating:
+        return scalar_tensor(a, b._dtype, b._backend), b
     if type(a) is not Tensor or type(b) is not Tensor or a._dtype is not b._dtype:
         a, b = binary_operands(op, a, b)
     if floating and not a._dtype.is_floating:
