@@ -18,6 +18,7 @@ from .backend_dtypes import np_dtype
 from .elementwise import _ZERO, _quiet, _where
 from .indexing import scatter_add
 from .linalg import matmul
+from .losses import class_major
 from .movement import expand
 from .reduce import max_kernel, sum_kernel
 from .windows import col2im
@@ -174,6 +175,7 @@ def _softmax_cross_entropy(dy, saved, node):
         dy = dy / (len(keep) if every else np.count_nonzero(keep))
     if not every:
         target, dy = np.where(keep, target, 0), np.where(keep, dy, _ZERO[x.dtype])
+    x = class_major(x)
     e = np.exp(x - max_kernel(x, axes=(1,), keepdim=True))
     p = e / np.add.reduce(e, axis=1, keepdims=True)          # softmax, ours to write into
     p[np.arange(len(p)), target] -= 1                       # the forward checked the targets
