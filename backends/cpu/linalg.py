@@ -8,6 +8,6 @@ from .registry import cpu_kernel
 
 @cpu_kernel(K.MATMUL)
 def matmul(a, b, *, transpose_a=False, transpose_b=False):
-    a = np.swapaxes(a, -1, -2) if transpose_a else a
-    b = np.swapaxes(b, -1, -2) if transpose_b else b
+    a = a.swapaxes(-1, -2) if transpose_a else a   # (the methods: np.swapaxes is a Python wrapper)
+    b = b.swapaxes(-1, -2) if transpose_b else b
     return np.asarray(np.matmul(a, b), dtype=a.dtype)

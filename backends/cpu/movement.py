@@ -10,7 +10,7 @@ from .registry import cpu_kernel
 
 @cpu_kernel(K.RESHAPE)
 def reshape(x, *, shape):
-    return np.reshape(x, shape)
+    return x.reshape(shape)   # the method: np.reshape is a Python wrapper ~0.8 µs slower
 
 
 _COPY_BELOW = 4096   # elements: a copy this small costs 0.3 µs, np.broadcast_to's view 2.6 µs
@@ -27,7 +27,7 @@ def expand(x, *, shape):
 
 @cpu_kernel(K.TRANSPOSE)
 def transpose(x, *, perm):
-    return np.transpose(x, perm)
+    return x.transpose(perm)
 
 
 @cpu_kernel(K.SLICE)

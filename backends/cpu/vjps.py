@@ -107,7 +107,7 @@ def _cast(dy, saved, node):
 def _sum(dy, saved, node):
     shape, axes = tuple(node.shapes[0]), node.attrs["axes"]
     if not (node.attrs["keepdim"] or axes == tuple(range(len(axes)))):  # dy broadcasts as it is otherwise
-        dy = np.reshape(dy, reduced_shape(shape, axes, True))
+        dy = dy.reshape(reduced_shape(shape, axes, True))
     return (expand(dy, shape=shape),)
 
 
@@ -115,9 +115,9 @@ def _extreme(dy, saved, node):
     x, y = saved
     axes = node.attrs["axes"]
     kept = reduced_shape(x.shape, axes, True)
-    hit = np.asarray(x == np.reshape(y, kept), dtype=x.dtype)   # an array even when 0-d
+    hit = np.asarray(x == y.reshape(kept), dtype=x.dtype)   # an array even when 0-d
     ties = sum_kernel(hit, axes=axes, keepdim=True)       # the Sum kernel: fast over a pooling window's axis
-    return (np.multiply(hit, np.reshape(dy, kept) / ties, out=hit),)   # hit is ours: written in place
+    return (np.multiply(hit, dy.reshape(kept) / ties, out=hit),)   # hit is ours: written in place
 
 
 register_vjp(K.MAX, "cpu", _quiet(_extreme))
@@ -139,12 +139,12 @@ def _matmul(dy, saved, node):
 
 @_vjp(K.RESHAPE)
 def _reshape(dy, saved, node):
-    return (np.reshape(dy, node.shapes[0]),)
+    return (dy.reshape(node.shapes[0]),)
 
 
 @_vjp(K.TRANSPOSE)
 def _transpose(dy, saved, node):
-    return (np.transpose(dy, np.argsort(node.attrs["perm"])),)
+    return (dy.transpose(np.argsort(node.attrs["perm"])),)
 
 
 @_vjp(K.EXPAND)
