@@ -152,7 +152,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
             node = heappop(queue)[1]
             _step(mode, node, pending.pop(node), pending, leaves, queue, retain_graph, capture)
         for leaf, g in leaves.values():
-            _deliver_leaf(leaf, mode.tensor(g, leaf._backend), create_graph, capture)
+            _deliver_leaf(leaf, mode.tensor(g, leaf._backend), create_graph, capture, mode is NATIVE)
 
 
 def _to_node(mode, pending, queue, node, index, g):
@@ -228,15 +228,18 @@ def _output_hooks(mode, node, grads, capture):
     return [None if g is None else mode.value(g) for g in grads]
 
 
-def _deliver_leaf(leaf, g, create_graph, capture):
+def _deliver_leaf(leaf, g, create_graph, capture, fresh):
+    """Run ``leaf``'s hooks on its total gradient ``g`` and accumulate it into ``.grad`` (or
+    ``capture``); ``fresh``: ``g`` is a Tensor object made for this leaf alone (a native pass
+    wraps each leaf's total anew), so where no hook has seen it, it may become ``.grad`` itself."""
     for fn in leaf._hooks or ():
         r = fn(g)
-        g = g if r is None else r
+        g, fresh = g if r is None else r, False
     if capture is not None:
         if (leaf, -1) in capture:
             capture[(leaf, -1)] = _plus(TENSORS, capture[(leaf, -1)], g, None)
         return
-    leaf.grad = accumulate(leaf.grad, g, create_graph)
+    leaf.grad = g if fresh and leaf.grad is None else accumulate(leaf.grad, g, create_graph)
 
 
 def accumulate(old, g, create_graph):
