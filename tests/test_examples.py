@@ -108,3 +108,16 @@ def test_bench_quick_run_prints_its_table():
     rows = [line for line in out.splitlines() if line.startswith("|")]
     assert rows[0].startswith("| benchmark") and len(rows) >= 5, out
     assert any("chain" in r for r in rows) and any("MLP" in r for r in rows), out
+
+
+@pytest.mark.parametrize("row", ["chain", "add", "mlp128", "cnn"])
+def test_instruction_count_steps_run(row):
+    """The steps bench/count_instructions.py counts build and run for each of its contenders, in a
+    process that imports no PyTorch, as under valgrind (valgrind itself is not run here)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("count_instructions", ROOT / "bench" / "count_instructions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for contender in module.ROWS[row][3]:
+        run_script(ROOT / "bench" / "count_instructions.py", "--child", row, contender, 2,
+                   env={"WEBGRAD_BENCH_RSS_CHILD": "webgrad"})
