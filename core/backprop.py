@@ -90,7 +90,7 @@ class NATIVE:
         be = node.outs[0][2]
         vjp = _vjps.get((node.name, be.name))   # (fn of the rule it stands for, the VJP)
         if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
-            return vjp[1](dy, node.native_saved() if node.saved != () else (), node)
+            return vjp[1](dy, node.native_saved(), node)
         dy = _wrap(dy, be) if type(dy) is not tuple else tuple([_wrap(g, o[2]) for g, o in zip(dy, node.outs)])
         grads = rule_grads(node, dy)   # fitted here, as Tensors: a rule's result may be on another backend
         if len(grads) != len(node.next):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from .. import kernel_names as K
 from ..dtypes import promote, promote_scalar, scalar_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor
@@ -85,4 +86,16 @@ def _bad_operands(op, a, b):
     return TypeError(f"{op}: expected tensors or Python numbers, got {type(a).__name__} and {type(b).__name__}")
 
 
-__all__ = ["is_scalar", "check_tensor", "scalar_tensor", "binary_operands", "scalar_dtype"]
+def reshape_to(x: Tensor, shape) -> Tensor:
+    """``x`` reshaped to ``shape`` (fully resolved and known to fit: the Reshape kernel without the
+    reshape op's checks), or ``x`` itself when it already has that shape.
+
+    >>> import webgrad as wg
+    >>> reshape_to(wg.ones(2, 3), [3, 2]).shape
+    (3, 2)
+    """
+    shape = tuple(shape)
+    return x if x._data.shape == shape else run_kernel(K.RESHAPE, x, shape=shape)
+
+
+__all__ = ["is_scalar", "check_tensor", "scalar_tensor", "binary_operands", "scalar_dtype", "reshape_to"]

@@ -11,7 +11,7 @@ from .. import kernel_names as K
 from ..dtypes import promote
 from ..engine import run_kernel
 from ..shapes import broadcast_shapes, numel
-from .common import check_tensor
+from .common import check_tensor, reshape_to
 
 
 def _operands(op, a, b):
@@ -22,11 +22,6 @@ def _operands(op, a, b):
         raise TypeError(f"{op}: bool tensors cannot be multiplied; convert them with .int() or .float()")
     return (a if a._dtype is dt else run_kernel(K.CAST, a, dtype=dt),
             b if b._dtype is dt else run_kernel(K.CAST, b, dtype=dt))
-
-
-def _reshape(x, shape):
-    shape = tuple(shape)
-    return x if x.shape == shape else run_kernel(K.RESHAPE, x, shape=shape)
 
 
 def matmul(a, b):
@@ -45,15 +40,15 @@ def matmul(a, b):
     if not a.ndim or not b.ndim:
         raise ValueError(f"matmul: both arguments need to be at least 1D, but they are {a.ndim}D and "
                          f"{b.ndim}D")
-    a2 = _reshape(a, (1,) + a.shape) if a.ndim == 1 else a
-    b2 = _reshape(b, b.shape + (1,)) if b.ndim == 1 else b
+    a2 = reshape_to(a, (1,) + a.shape) if a.ndim == 1 else a
+    b2 = reshape_to(b, b.shape + (1,)) if b.ndim == 1 else b
     if a2.shape[-1] != b2.shape[-2]:
         raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
                          f"({a2.shape[-1]} != {b2.shape[-2]})")
     batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2], op="matmul")
     out = run_kernel(K.MATMUL, a2, b2, transpose_a=False, transpose_b=False)
     shape = batch + ((a.shape[-2],) if a.ndim > 1 else ()) + ((b.shape[-1],) if b.ndim > 1 else ())
-    return _reshape(out, shape)
+    return reshape_to(out, shape)
 
 
 def rmatmul(b, a):
@@ -112,7 +107,7 @@ def outer(a, b):
     [[3.0, 4.0], [6.0, 8.0]]
     """
     _check_ndim("outer", 1, check_tensor("outer", a), check_tensor("outer", b))
-    return matmul(_reshape(a, a.shape + (1,)), _reshape(b, (1,) + b.shape))
+    return matmul(reshape_to(a, a.shape + (1,)), reshape_to(b, (1,) + b.shape))
 
 
 # ---------------------------------------------------------------- einsum
@@ -195,11 +190,11 @@ def _contract(a, la, b, lb, keep, sizes):
     only_a = [c for c in la if c not in lb]
     only_b = [c for c in lb if c not in la]
     size = lambda labels: numel(sizes[c] for c in labels)  # noqa: E731
-    a = _reshape(_arrange(a, la, batch + only_a + shared, sizes), (size(batch), size(only_a), size(shared)))
-    b = _reshape(_arrange(b, lb, batch + shared + only_b, sizes), (size(batch), size(shared), size(only_b)))
+    a = reshape_to(_arrange(a, la, batch + only_a + shared, sizes), (size(batch), size(only_a), size(shared)))
+    b = reshape_to(_arrange(b, lb, batch + shared + only_b, sizes), (size(batch), size(shared), size(only_b)))
     out = run_kernel(K.MATMUL, a, b, transpose_a=False, transpose_b=False)
     labels = batch + only_a + only_b
-    return _reshape(out, tuple(sizes[c] for c in labels)), labels
+    return reshape_to(out, tuple(sizes[c] for c in labels)), labels
 
 
 def einsum(equation, *operands):

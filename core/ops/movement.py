@@ -13,7 +13,7 @@ from ..engine import run_kernel
 from ..shapes import infer_reshape, normalize_axes, normalize_axis, numel
 from ..tensor import Tensor, tensor
 from . import indexing
-from .common import check_tensor, scalar_tensor
+from .common import check_tensor, reshape_to, scalar_tensor
 from .creation import arange
 
 
@@ -47,8 +47,7 @@ def _dims(dims, ndim, op) -> tuple:
 
 def _reshape(x, shape, op):
     check_tensor(op, x)
-    shape = infer_reshape(shape, x.numel(), op)
-    return x if shape == x.shape else run_kernel(K.RESHAPE, x, shape=shape)
+    return reshape_to(x, infer_reshape(shape, x.numel(), op))
 
 
 def reshape(x, *shape) -> Tensor:

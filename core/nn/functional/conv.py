@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import kernel_names as K
 from ...engine import run_kernel
-from ...ops.common import check_tensor
+from ...ops.common import check_tensor, reshape_to
 from ...shapes import window_count
 from ._utils import ntuple
 
@@ -105,12 +105,6 @@ def _check_conv(op, x, weight, bias, groups, transposed=False):
     if bias is not None and tuple(bias.shape) != (c_out,):
         raise ValueError(f"{op}: bias must have shape ({c_out},), got {tuple(bias.shape)}")
     return c_out
-
-
-def reshape_to(x, shape):
-    """``x`` reshaped to ``shape``, fully resolved and known to fit (the Reshape kernel, without the op's
-    checks), or ``x`` itself when it already has that shape."""
-    return x if x.shape == shape else run_kernel(K.RESHAPE, x, shape=shape)
 
 
 def _matmul(a, b):

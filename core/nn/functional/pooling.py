@@ -7,9 +7,8 @@ import math
 
 from ... import kernel_names as K
 from ...engine import run_kernel
-from ...ops.common import check_tensor
+from ...ops.common import check_tensor, reshape_to
 from ._utils import ntuple
-from .conv import reshape_to
 
 
 def _pool_geometry(op, x, kernel_size, stride, padding, dilation, ceil_mode):
