@@ -7,10 +7,13 @@ import functools
 from . import kernel_names as K
 from .backprop import accumulate, run_backward
 from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mode
+from .ops.common import scalar_tensor
 from .tensor import Tensor, tensor
 
 
 def _ones_like(t):
+    if not t._data.shape:   # a 0-d loss: the cached constant
+        return scalar_tensor(1, t._dtype, t._backend)
     return run_kernel(K.FILL, backend=t._backend, shape=tuple(t.shape), value=1, dtype=t._dtype)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from heapq import heappop, heappush
 
 from . import kernel_names as K
-from .engine import _mode, run_kernel, set_grad_enabled
+from .engine import _mode, run_kernel
 from .registry import _kernels, _vjps
 from .shapes import remembered, sum_axes_for_broadcast
 from .tensor import Tensor
@@ -87,11 +87,11 @@ class NATIVE:
 
     @staticmethod
     def grads(node, dy):
-        be = node.outs[0][2]
+        be = node.backend
         vjp = _vjps.get((node.name, be.name))   # (fn of the rule it stands for, the VJP)
         if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
             return vjp[1](dy, node.native_saved(), node)
-        dy = _wrap(dy, be) if type(dy) is not tuple else tuple([_wrap(g, o[2]) for g, o in zip(dy, node.outs)])
+        dy = _wrap(dy, be) if type(dy) is not tuple else tuple([_wrap(g, be) for g in dy])
         grads = rule_grads(node, dy)   # fitted here, as Tensors: a rule's result may be on another backend
         if len(grads) != len(node.next):
             return grads
@@ -147,12 +147,15 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
             _to_leaf(mode, leaves, t, g)
         else:
             _to_node(mode, pending, queue, t.grad_fn, t._out_index, g)
-    with set_grad_enabled(create_graph):
+    recording, _mode.enabled = _mode.enabled, create_graph   # set_grad_enabled's work, without its object
+    try:
         while queue:
             node = heappop(queue)[1]
             _step(mode, node, pending.pop(node), pending, leaves, queue, retain_graph, capture)
-        for leaf, g in leaves.values():
+        for leaf, g in leaves.items():
             _deliver_leaf(leaf, mode.tensor(g, leaf._backend), create_graph, capture, mode is NATIVE)
+    finally:
+        _mode.enabled = recording
 
 
 def _to_node(mode, pending, queue, node, index, g):
@@ -162,12 +165,12 @@ def _to_node(mode, pending, queue, node, index, g):
         slots = pending[node] = [None] * len(node.outs)
         heappush(queue, (node.order, node))
     old = slots[index]
-    slots[index] = g if old is None else mode.add(old, g, node.outs[index][2])
+    slots[index] = g if old is None else mode.add(old, g, node.backend)
 
 
 def _to_leaf(mode, leaves, leaf, g):
-    prev = leaves.get(id(leaf))
-    leaves[id(leaf)] = (leaf, g) if prev is None else (leaf, mode.add(prev[1], g, leaf._backend))
+    old = leaves.get(leaf)   # keyed by the tensor itself: its hash is its identity's
+    leaves[leaf] = g if old is None else mode.add(old, g, leaf._backend)
 
 
 def _step(mode, node, grads, pending, leaves, queue, retain_graph, capture):
@@ -181,7 +184,7 @@ def _step(mode, node, grads, pending, leaves, queue, retain_graph, capture):
         if dy is None:
             return
     elif any(g is not None for g in grads):
-        dy = tuple([g if g is not None else mode.zeros(*meta) for g, meta in zip(grads, node.outs)])
+        dy = tuple([g if g is not None else mode.zeros(*meta, node.backend) for g, meta in zip(grads, node.outs)])
     else:
         return
     in_grads = mode.grads(node, dy)
@@ -196,7 +199,7 @@ def _step(mode, node, grads, pending, leaves, queue, retain_graph, capture):
             continue
         if native:
             if g.shape != shape:
-                g = _native_sum_to(g, shape, node.outs[0][2], node.name)
+                g = _native_sum_to(g, shape, node.backend, node.name)
         elif g._dtype is not dtype or g._data.shape != shape:
             g = fit(g, shape, dtype, node.name)
         target, idx = edge
@@ -209,7 +212,7 @@ def _step(mode, node, grads, pending, leaves, queue, retain_graph, capture):
 def _output_hooks(mode, node, grads, capture):
     """Run the tensor hooks and fill the retained grads of the node's outputs (and ``capture``),
     which see Tensors; the (possibly hook-replaced) gradients go on in ``mode``'s form."""
-    grads = [None if g is None else mode.tensor(g, meta[2]) for g, meta in zip(grads, node.outs)]
+    grads = [None if g is None else mode.tensor(g, node.backend) for g in grads]
     if node.hooks:
         for i, fns in node.hooks.items():
             for fn in fns:

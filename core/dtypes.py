@@ -14,14 +14,11 @@ class DType:
     (True, 4)
     """
 
-    __slots__ = ("name", "itemsize", "kind", "_rank")
+    __slots__ = ("name", "itemsize", "kind", "_rank", "is_floating")
 
     def __init__(self, name: str, itemsize: int, kind: str, rank: int):
         self.name, self.itemsize, self.kind, self._rank = name, itemsize, kind, rank
-
-    @property
-    def is_floating(self) -> bool:
-        return self.kind == "f"
+        self.is_floating = kind == "f"   # a plain attribute: every recorded op reads it
 
     def __repr__(self) -> str:
         return f"webgrad.{self.name}"

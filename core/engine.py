@@ -176,10 +176,36 @@ def _edge(t):
 
 _next_order = itertools.count(0, -1).__next__   # Node.order (one C call: atomic under the GIL)
 _ALL = [tuple(range(n)) for n in range(8)]   # inputs_to_save naming every input, by input count
+_ONE_OUTPUT = (None,)   # Node.outs of a one-output node: its output's shape and dtype are never needed
 
 
 def _save(t, outputs):
     return SavedTensor(t) if any(t is o for o in outputs) else t
+
+
+def _versions(ts) -> tuple:
+    n = len(ts)
+    return (ts[0]._version,) if n == 1 else (ts[0]._version, ts[1]._version) if n == 2 else \
+        tuple([t._version for t in ts])
+
+
+def _to_save(rule, inputs, outputs) -> tuple:
+    """(saved, versions): the inputs and outputs that ``rule`` asked to keep, and their versions."""
+    ins, outs = rule.inputs_to_save, rule.outputs_to_save
+    if not ins:
+        saved = versions = ()
+    else:
+        n = len(inputs)
+        every = ins is True or (n < len(_ALL) and ins == _ALL[n])
+        saved = tuple(inputs) if every else tuple([inputs[i] for i in ins])
+        versions = _versions(saved)
+    if outs:
+        if len(outputs) == 1:   # outs is (0,) or True
+            return saved + (SavedTensor(outputs[0]),), versions + (0,)
+        outs = range(len(outputs)) if outs is True else outs
+        saved += tuple([SavedTensor(outputs[i]) for i in outs])
+        versions += (0,) * len(outs)
+    return saved, versions
 
 
 class Node:
@@ -187,16 +213,19 @@ class Node:
 
     ``next`` holds, per input, None (no gradient needed), ``(node, output_index)`` for a
     computed input, or ``(tensor, -1)`` for a leaf that accumulates into ``.grad``.
+    ``shapes`` and ``dtypes`` hold the inputs', ``outs`` the outputs' (shape, dtype) pairs
+    (``(None,)`` for one output, whose gradient never has to be made up as zeros), and
+    ``backend`` the outputs' backend.
     ``saved`` holds what the rule asked for (tensors; a ``SavedTensor`` for the node's own
     outputs) and ``versions`` their versions at save time. ``order`` falls with each node made
     (0, -1, -2, ...): a node's inputs were made before it, so running nodes lowest ``order``
     first runs every consumer of a node before the node itself (the backward pass's schedule).
     """
 
-    __slots__ = ("name", "rule", "attrs", "next", "saved", "versions", "shapes", "dtypes", "outs", "hooks",
-                 "retained", "order", "__weakref__")
+    __slots__ = ("name", "rule", "attrs", "next", "saved", "versions", "shapes", "dtypes", "outs", "backend",
+                 "hooks", "retained", "order", "__weakref__")
 
-    def __init__(self, name, rule, attrs, inputs, outputs):
+    def __init__(self, name, rule, attrs, inputs: tuple, outputs: tuple):
         self.name, self.rule, self.attrs, self.order = name, rule, attrs, _next_order()
         self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
         n = len(inputs)
@@ -211,23 +240,12 @@ class Node:
             self.next = tuple([_edge(t) for t in inputs])
             self.shapes = tuple([t._data.shape for t in inputs])
             self.dtypes = tuple([t._dtype for t in inputs])
-        if len(outputs) == 1:
-            o = outputs[0]
-            self.outs = ((o._data.shape, o._dtype, o._backend),)
-        else:
-            self.outs = tuple([(o._data.shape, o._dtype, o._backend) for o in outputs])
+        self.backend = outputs[0]._backend
+        self.outs = _ONE_OUTPUT if len(outputs) == 1 else tuple([(o._data.shape, o._dtype) for o in outputs])
         if rule is None or not (rule.inputs_to_save or rule.outputs_to_save):
             self.saved = self.versions = ()
-            return
-        ins, outs = rule.inputs_to_save, rule.outputs_to_save
-        every = ins is True or (n < len(_ALL) and ins == _ALL[n])
-        ins = tuple(inputs) if every else tuple([inputs[i] for i in ins])
-        self.versions = tuple([t._version for t in ins])
-        if outs:
-            outs = outputs if outs is True else [outputs[i] for i in outs]
-            ins += tuple([SavedTensor(o) for o in outs])
-            self.versions += (0,) * len(outs)
-        self.saved = ins
+        else:
+            self.saved, self.versions = _to_save(rule, inputs, outputs)
 
     def save(self, saved, versions):
         self.saved, self.versions = tuple(saved), tuple(versions)

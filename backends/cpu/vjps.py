@@ -27,7 +27,7 @@ from .windows import col2im
 def _vjp(name):
     """Register the decorated function as kernel ``name``'s native VJP, run with numpy's warnings off."""
     def deco(fn):
-        register_vjp(name, "cpu", _quiet(fn))
+        register_vjp(name, "cpu", _quiet(fn, vjp=True))
         return fn
     return deco
 
@@ -120,8 +120,8 @@ def _extreme(dy, saved, node):
     return (np.multiply(hit, dy.reshape(kept) / ties, out=hit),)   # hit is ours: written in place
 
 
-register_vjp(K.MAX, "cpu", _quiet(_extreme))
-register_vjp(K.MIN, "cpu", _quiet(_extreme))
+register_vjp(K.MAX, "cpu", _quiet(_extreme, vjp=True))
+register_vjp(K.MIN, "cpu", _quiet(_extreme, vjp=True))
 
 
 @_vjp(K.MATMUL)
