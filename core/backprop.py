@@ -15,7 +15,7 @@ from heapq import heappop, heappush
 
 from . import kernel_names as K
 from .engine import _mode, run_kernel
-from .registry import _kernels, _vjps
+from .registry import _NONE, _kernels, _vjps
 from .shapes import remembered, sum_axes_for_broadcast
 from .tensor import Tensor
 
@@ -88,7 +88,7 @@ class NATIVE:
     @staticmethod
     def grads(node, dy):
         be = node.backend
-        vjp = _vjps.get((node.name, be.name))   # (fn of the rule it stands for, the VJP)
+        vjp = _vjps.get(be.name, _NONE).get(node.name)   # (fn of the rule it stands for, the VJP)
         if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
             return vjp[1](dy, node.native_saved(), node)
         dy = _wrap(dy, be) if type(dy) is not tuple else tuple([_wrap(g, be) for g in dy])
@@ -100,11 +100,11 @@ class NATIVE:
 
     @staticmethod
     def add(a, b, backend):
-        return _kernels[(K.ADD, backend.name)](a, b)
+        return _kernels[backend.name][K.ADD](a, b)
 
     @staticmethod
     def zeros(shape, dtype, backend):
-        return _kernels[(K.FILL, backend.name)](shape=tuple(shape), value=0, dtype=dtype)
+        return _kernels[backend.name][K.FILL](shape=tuple(shape), value=0, dtype=dtype)
 
     @staticmethod
     def tensor(g, backend):
@@ -117,8 +117,8 @@ class NATIVE:
 
 def _native_sum_to(g, shape, backend, name):
     axes, keepdim = _sum_plan(tuple(g.shape), shape, name)
-    g = _kernels[(K.SUM, backend.name)](g, axes=axes, keepdim=keepdim)
-    return _kernels[(K.RESHAPE, backend.name)](g, shape=tuple(shape)) if g.shape != shape else g
+    g = _kernels[backend.name][K.SUM](g, axes=axes, keepdim=keepdim)
+    return _kernels[backend.name][K.RESHAPE](g, shape=tuple(shape)) if g.shape != shape else g
 
 
 def _plus(mode, a, b, backend):

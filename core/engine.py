@@ -15,7 +15,7 @@ from weakref import ref as _weakref
 _new = object.__new__
 
 from . import registry
-from .registry import GradientRule, _gradients, _kernels
+from .registry import _NONE, GradientRule, _gradients, _kernels
 
 Tensor = _wrap = None  # the Tensor class and its _wrap, bound here by tensor.py (which imports this module)
 
@@ -325,7 +325,7 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     else:
         be = registry.get_backend() if backend is None else (
             registry.backend(backend) if isinstance(backend, str) else backend)
-    fn = _kernels.get((name, be.name))
+    fn = _kernels.get(be.name, _NONE).get(name)
     if fn is None:
         raise NotImplementedError(registry.missing_kernel_message(name, be.name))
     if n == 2:          # one and two inputs (nearly every call) take the straight roads

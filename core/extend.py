@@ -84,12 +84,12 @@ class override_kernel(_Override):
 
     def __init__(self, name: str, backend: str, fn: Callable):
         self.name, self.backend = name, backend
-        super().__init__(registry._kernels.get((name, backend)))
+        super().__init__(registry._kernels.get(backend, registry._NONE).get(name))
         _register_quietly(name, backend, fn)
 
     def _put_back(self, previous) -> None:
         if previous is None:
-            registry._kernels.pop((self.name, self.backend), None)
+            registry._kernels.get(self.backend, {}).pop(self.name, None)
         else:
             _register_quietly(self.name, self.backend, previous)
 

@@ -69,12 +69,14 @@ class Profile:
             raise RuntimeError("profile: this profile is already running")
         self.active = True
         registry.get_backend()        # a backend's kernels register when it starts: start the default one now
-        for key, fn in list(registry._kernels.items()):
-            self._originals[key] = fn
-            self._wrappers[key] = registry._kernels[key] = self._wrap(key, fn)
-        for (name, be), entry in list(registry._vjps.items()):   # native VJPs show as "<kernel>Grad"
-            rule_fn, fn = self._vjp_originals[(name, be)] = entry
-            self._vjp_wrappers[(name, be)] = registry._vjps[(name, be)] = (rule_fn, self._wrap((name + "Grad", be), fn))
+        for be, table in registry._kernels.items():
+            for name, fn in list(table.items()):
+                self._originals[(name, be)] = fn
+                self._wrappers[(name, be)] = table[name] = self._wrap((name, be), fn)
+        for be, table in registry._vjps.items():   # native VJPs show as "<kernel>Grad"
+            for name, entry in list(table.items()):
+                rule_fn, fn = self._vjp_originals[(name, be)] = entry
+                self._vjp_wrappers[(name, be)] = table[name] = (rule_fn, self._wrap((name + "Grad", be), fn))
         for be in list(registry._backend_instances.values()):
             start = getattr(be, "start_device_timing", None)
             if start is not None:
@@ -85,12 +87,14 @@ class Profile:
 
     def __exit__(self, *exc) -> bool:
         self.wall_s += time.perf_counter() - self._t0
-        for key, wrapper in self._wrappers.items():
-            if registry._kernels.get(key) is wrapper:
-                registry._kernels[key] = self._originals[key]
-        for key, wrapper in self._vjp_wrappers.items():
-            if registry._vjps.get(key) is wrapper:
-                registry._vjps[key] = self._vjp_originals[key]
+        for (name, be), wrapper in self._wrappers.items():
+            table = registry._kernels[be]
+            if table.get(name) is wrapper:
+                table[name] = self._originals[(name, be)]
+        for (name, be), wrapper in self._vjp_wrappers.items():
+            table = registry._vjps[be]
+            if table.get(name) is wrapper:
+                table[name] = self._vjp_originals[(name, be)]
         timed, self._originals, self._wrappers, self._timed = self._timed, {}, {}, []
         self._vjp_originals, self._vjp_wrappers = {}, {}
         try:

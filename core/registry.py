@@ -1,6 +1,6 @@
 """The three registries that join ops, kernels, gradients and backends.
 
-* kernels:   (kernel name, backend name) -> function of native arrays
+* kernels:   backend name -> {kernel name -> function of native arrays} (a table per backend)
 * gradients: kernel name -> GradientRule (the backward function and what to save)
 * backends:  backend name -> (factory, priority); instances are made on first use
 """
@@ -12,7 +12,8 @@ from typing import Callable, NamedTuple, Optional
 
 # ---------------------------------------------------------------- kernels
 
-_kernels: dict = {}          # (name, backend) -> fn
+_kernels: dict = {}          # backend -> {name -> fn}: run_kernel looks a kernel up by name in its backend's table
+_NONE: dict = {}             # the table of a backend with no kernels (never written)
 
 
 def register_kernel(name: str, backend: str, fn: Optional[Callable] = None):
@@ -29,10 +30,11 @@ def register_kernel(name: str, backend: str, fn: Optional[Callable] = None):
     """
     if fn is None:
         return lambda f: register_kernel(name, backend, f)
-    if (name, backend) in _kernels and _kernels[(name, backend)] is not fn:
+    table = _kernels.setdefault(backend, {})
+    if table.get(name, fn) is not fn:
         warnings.warn(f"kernel {name!r} on backend {backend!r} was already registered; replacing it",
                       stacklevel=2)
-    _kernels[(name, backend)] = fn
+    table[name] = fn
     return fn
 
 
@@ -42,7 +44,7 @@ def unregister_kernel(name: str, backend: str) -> Callable:
     >>> fn = unregister_kernel("MyOp", "cpu")  # doctest: +SKIP
     """
     try:
-        return _kernels.pop((name, backend))
+        return _kernels.get(backend, _NONE).pop(name)
     except KeyError:
         raise KeyError(f"no kernel {name!r} is registered for backend {backend!r}") from None
 
@@ -52,14 +54,14 @@ def get_kernel(name: str, backend: str) -> Callable:
 
     >>> get_kernel("Add", "cpu")  # doctest: +SKIP
     """
-    fn = _kernels.get((name, backend))
+    fn = _kernels.get(backend, _NONE).get(name)
     if fn is None:
         raise NotImplementedError(missing_kernel_message(name, backend))
     return fn
 
 
 def missing_kernel_message(name: str, backend: str) -> str:
-    have = sorted(b for (n, b) in _kernels if n == name)
+    have = sorted(b for b, table in _kernels.items() if name in table)
     where = f"it is registered for: {', '.join(have)}" if have else "no backend registers it"
     return f"kernel {name!r} is not registered for backend {backend!r}; {where}"
 
@@ -70,7 +72,7 @@ def kernels_for_backend(backend: str) -> dict:
     >>> "Add" in kernels_for_backend("cpu")  # doctest: +SKIP
     True
     """
-    return {n: fn for (n, b), fn in _kernels.items() if b == backend}
+    return dict(_kernels.get(backend, _NONE))
 
 
 # ---------------------------------------------------------------- gradients
@@ -132,7 +134,7 @@ def get_gradient(name: str) -> Optional[GradientRule]:
 
 # ---------------------------------------------------------------- native VJPs
 
-_vjps: dict = {}             # (name, backend) -> (fn of the gradient rule it stands for, native vjp)
+_vjps: dict = {}             # backend -> {name -> (fn of the gradient rule it stands for, native vjp)}
 
 
 def register_vjp(name: str, backend: str, fn: Optional[Callable] = None):
@@ -157,7 +159,7 @@ def register_vjp(name: str, backend: str, fn: Optional[Callable] = None):
     rule = _gradients.get(name)
     if rule is None:
         raise KeyError(f"register_vjp: kernel {name!r} has no gradient rule to stand for; register one first")
-    _vjps[(name, backend)] = (rule.fn, fn)
+    _vjps.setdefault(backend, {})[name] = (rule.fn, fn)
     return fn
 
 

@@ -20,8 +20,8 @@ def scratch_kernels():
     names = []
     yield names
     for name in names:
-        for (n, b) in [k for k in registry._kernels if k[0] == name]:
-            wg.unregister_kernel(n, b)
+        for b in [b for b, table in registry._kernels.items() if name in table]:
+            wg.unregister_kernel(name, b)
         registry._gradients.pop(name, None)
 
 

@@ -54,7 +54,7 @@ def _grads(kernel, arrays, attrs, create_graph):
 
 
 def test_every_cpu_vjp_has_a_sample():
-    assert set(SAMPLES) == {name for name, be in registry._vjps if be == "cpu"}
+    assert set(SAMPLES) == set(registry._vjps["cpu"])
 
 
 @pytest.mark.parametrize("kernel", sorted(SAMPLES))
@@ -103,7 +103,7 @@ def test_a_vjp_returning_the_wrong_count_names_the_kernel():
         with pytest.raises(RuntimeError, match="'Twice' returned 2 gradients for 1 inputs"):
             wg.run_kernel("Twice", x).sum().backward()
     finally:
-        registry._vjps.pop(("Twice", "cpu"), None)
+        registry._vjps["cpu"].pop("Twice", None)
         wg.unregister_gradient("Twice")
         wg.unregister_kernel("Twice", "cpu")
 
