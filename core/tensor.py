@@ -274,7 +274,7 @@ class Tensor:
         if _mode.enabled and self.requires_grad and self.grad_fn is None:
             raise RuntimeError(f"{op}: a leaf tensor that requires grad is being used in an in-place operation; "
                                f"wrap it in `with webgrad.no_grad():` (e.g. for a parameter update)")
-        if new.shape != self.shape:
+        if new._data.shape != self._data.shape:
             if new.ndim > self.ndim or any(n not in (1, s) for n, s in zip(new.shape[::-1], self.shape[::-1])):
                 raise RuntimeError(f"{op}: the result of shape {tuple(new.shape)} cannot be written into a "
                                    f"tensor of shape {tuple(self.shape)}")

@@ -175,7 +175,8 @@ def _can_hold(x, y) -> bool:
     """Whether the donated ``x`` can take the result of an arithmetic kernel on (x, y): its own
     writable float memory, of the result's shape and dtype. The donation is used up either way."""
     _donated[0] = None   # one kernel only
-    return (type(x) is np.ndarray and x.flags.owndata and x.flags.writeable and x.dtype.kind == "f"
+    flags = x.flags if type(x) is np.ndarray else None
+    return (flags is not None and flags.owndata and flags.writeable and x.dtype.kind == "f"
             and y.dtype == x.dtype and (y.shape == x.shape or np.broadcast_shapes(x.shape, y.shape) == x.shape))
 
 

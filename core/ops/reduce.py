@@ -27,10 +27,11 @@ _min_result = namedtuple("min", ["values", "indices"])
 def _axes(x, dim, op) -> tuple:
     """Normalised reduction axes; None or () means every dim; a 0-d tensor has none."""
     check_tensor(op, x)
-    if isinstance(dim, (tuple, list)) and not dim:
-        dim = None
-    axes = normalize_axes(dim, x.ndim, op)
-    return axes if x.ndim else ()
+    ndim = len(x._data.shape)
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        return tuple(range(ndim))
+    axes = normalize_axes(dim, ndim, op)   # on a 0-d tensor, dim 0 or -1 is allowed and names no axis
+    return axes if ndim else ()
 
 
 def _cast(x, dtype):
