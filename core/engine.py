@@ -379,6 +379,12 @@ def record_function(name, fn, inputs, outputs, saved=(), attrs=None):
     if not (_mode.enabled and any(t.requires_grad for t in inputs)):
         return None
     floating = [(i, o) for i, o in enumerate(outputs) if o._dtype.is_floating]
+    if not floating:
+        return None
+    if any(o._backend is not outputs[0]._backend for o in outputs):
+        got = ", ".join(f"{o._backend.name} {tuple(o.shape)}" for o in outputs)
+        raise RuntimeError(f"{name}: outputs live on different backends ({got}); the outputs of one recorded "
+                           f"function share a backend (return them moved to one, e.g. with .to(...))")
     for i, o in floating:
         o.requires_grad, o._out_index = True, i
     node = Node(name, GradientRule(fn, (), ()), attrs or {}, inputs, outputs)

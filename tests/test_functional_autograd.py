@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import webgrad as wg
+from backends_under_test import BACKENDS
 
 
 def leaf(values, dtype=wg.float32):
@@ -234,6 +235,23 @@ def test_function_non_tensor_args_needs_input_grad_and_two_outputs():
     x.grad = None
     first.sum().backward()                  # the unused output's gradient arrives as zeros
     assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_function_outputs_on_two_backends_are_refused():
+    if "wgpu" not in BACKENDS:
+        pytest.skip("needs the wgpu backend too (pip install wgpu, and a Vulkan driver: mesa-vulkan-drivers)")
+
+    class Split(wg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1, (x * 1).to("wgpu")
+
+        @staticmethod
+        def backward(ctx, d_here, d_there):
+            return d_here
+    x = wg.tensor([1.0, 2.0], requires_grad=True, backend="cpu")
+    with pytest.raises(RuntimeError, match=r"Split: outputs live on different backends \(cpu \(2,\), wgpu \(2,\)\)"):
+        Split.apply(x)
 
 
 def test_function_wrong_gradient_count():
