@@ -130,17 +130,24 @@ def _typed(fn, dtype=None, arrays=None):
             dt = x.dtype if dtype is None else dtype
             return out if type(out) is ndarray and out.dtype is dt else asarray(out, dtype=dt)
         return run
-    if arrays == 2:
-        def run(x, y):
-            # an arithmetic kernel (dtype None) may write into a donated first input
-            into = x if dtype is None and x is _donated[0] and _can_hold(x, y) else None
+    if arrays == 2 and dtype is None:
+        def run(x, y):   # an arithmetic kernel: it may write into a donated first input
+            into = x if x is _donated[0] and _can_hold(x, y) else None
             token = set_state(_IGNORE)
             try:
                 out = fn(x, y) if into is None else fn(x, y, out=into)
             finally:
                 reset_state(token)
-            dt = x.dtype if dtype is None else dtype
-            return out if type(out) is ndarray and out.dtype is dt else asarray(out, dtype=dt)
+            return out if type(out) is ndarray and out.dtype is x.dtype else asarray(out, dtype=x.dtype)
+        return run
+    if arrays == 2:
+        def run(x, y):   # a predicate
+            token = set_state(_IGNORE)
+            try:
+                out = fn(x, y)
+            finally:
+                reset_state(token)
+            return out if type(out) is ndarray and out.dtype is dtype else asarray(out, dtype=dtype)
         return run
 
     def run(x, *rest, **attrs):
