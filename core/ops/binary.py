@@ -292,11 +292,9 @@ def inplace(self: Tensor, name: str, fn, *args, donate: bool = False, **kwargs) 
     and this very op does not trip the version check. ``donate``: ``fn`` runs exactly one
     arithmetic kernel (besides casts), so its result may go into ``self``'s buffer (``_donation``)."""
     donation = _donation(self, args) if donate else None
-    if not (self.requires_grad and self.grad_fn is None):   # a leaf that requires grad reads itself
-        src = self._alias()
+    src = self if self.requires_grad and self.grad_fn is None else self._alias()
+    if src is not self:   # the alias stands in for self among the arguments too
         args = [src if a is self else a for a in args]
-    else:
-        src = self
     if donation is None:
         return self._assign(fn(src, *args, **kwargs), name)
     with donation:
