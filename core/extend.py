@@ -84,12 +84,13 @@ class override_kernel(_Override):
 
     def __init__(self, name: str, backend: str, fn: Callable):
         self.name, self.backend = name, backend
-        super().__init__(registry._kernels.get(backend, registry._NONE).get(name))
+        super().__init__(registry.kernels_for_backend(backend).get(name))
         _register_quietly(name, backend, fn)
 
     def _put_back(self, previous) -> None:
         if previous is None:
-            registry._kernels.get(self.backend, {}).pop(self.name, None)
+            if self.name in registry.kernels_for_backend(self.backend):
+                registry.unregister_kernel(self.name, self.backend)
         else:
             _register_quietly(self.name, self.backend, previous)
 

@@ -67,7 +67,7 @@ def _register(fn_name: str, name: str, kernel) -> None:
     """Register ``kernel(be, *arrays, **attrs)`` for every GPU backend name, warning once
     (at the caller's line) when one of them already has a kernel ``name``."""
     from . import _bind
-    taken = [b for b in GPU_BACKENDS if name in registry._kernels.get(b, ())]
+    taken = [b for b in GPU_BACKENDS if name in registry.kernels_for_backend(b)]
     if taken:
         warnings.warn(f"{fn_name}: kernel {name!r} was already registered for {', '.join(taken)}; replacing it",
                       UserWarning, stacklevel=3)
