@@ -62,10 +62,6 @@ class TENSORS:
     """Gradients as Tensors, from the rules (the backward pass records when grad mode is on)."""
 
     @staticmethod
-    def grads(node, dy):
-        return rule_grads(node, dy)
-
-    @staticmethod
     def add(a, b, backend):
         return run_kernel(K.ADD, a, b)
 
@@ -86,19 +82,6 @@ class NATIVE:
     """Gradients as native arrays, from native VJPs where registered (nothing is recorded)."""
 
     @staticmethod
-    def grads(node, dy):
-        be = node.backend
-        vjp = _vjps.get(be.name, _NONE).get(node.name)   # (fn of the rule it stands for, the VJP)
-        if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
-            return vjp[1](dy, node.native_saved(), node)
-        dy = _wrap(dy, be) if type(dy) is not tuple else tuple([_wrap(g, be) for g in dy])
-        grads = rule_grads(node, dy)   # fitted here, as Tensors: a rule's result may be on another backend
-        if len(grads) != len(node.next):
-            return grads
-        return tuple([None if g is None else fit(g, s, d, node.name)._data
-                      for g, s, d in zip(grads, node.shapes, node.dtypes)])
-
-    @staticmethod
     def add(a, b, backend):
         return _kernels[backend.name][K.ADD](a, b)
 
@@ -113,6 +96,18 @@ class NATIVE:
     @staticmethod
     def value(t):
         return t._data
+
+
+def _native_rule_grads(node, dy) -> tuple:
+    """The input gradients from the node's rule, for a native pass: run on wrapped Tensors, each
+    fitted to its input (as Tensors: a rule's result may be on another backend), as native data."""
+    be = node.backend
+    dy = _wrap(dy, be) if type(dy) is not tuple else tuple([_wrap(g, be) for g in dy])
+    grads = rule_grads(node, dy)
+    if len(grads) != len(node.next):
+        return grads
+    return tuple([None if g is None else fit(g, s, d, node.name)._data
+                  for g, s, d in zip(grads, node.shapes, node.dtypes)])
 
 
 def _native_sum_to(g, shape, backend, name):
@@ -149,9 +144,12 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
             _to_node(mode, pending, queue, t.grad_fn, t._out_index, g)
     recording, _mode.enabled = _mode.enabled, create_graph   # set_grad_enabled's work, without its object
     try:
-        while queue:
-            node = heappop(queue)[1]
-            _step(mode, node, pending.pop(node), pending, leaves, queue, retain_graph, capture)
+        if mode is NATIVE:
+            _run_native(pending, leaves, queue, retain_graph, capture)
+        else:
+            while queue:
+                node = heappop(queue)[1]
+                _step(node, pending.pop(node), pending, leaves, queue, retain_graph, capture)
         for leaf, g in leaves.items():
             _deliver_leaf(leaf, mode.tensor(g, leaf._backend), create_graph, capture, mode is NATIVE)
     finally:
@@ -173,40 +171,105 @@ def _to_leaf(mode, leaves, leaf, g):
     leaves[leaf] = g if old is None else mode.add(old, g, leaf._backend)
 
 
-def _step(mode, node, grads, pending, leaves, queue, retain_graph, capture):
-    """Run one node: its outputs' gradients in, each input's gradient sent along its edge,
-    into a leaf's total or a producer node's slot."""
+def _output_grads(mode, node, grads, capture):
+    """The node's output gradients as one ``dy`` for its rule (a tuple for several outputs, zeros
+    standing in for the missing), after its hooks; None when no gradient reached it."""
     if node.hooks or node.retained or capture is not None:
         grads = _output_hooks(mode, node, grads, capture)
-    nxt = node.next
     if len(grads) == 1:
-        dy = grads[0]
-        if dy is None:
-            return
-    elif any(g is not None for g in grads):
-        dy = tuple([g if g is not None else mode.zeros(*meta, node.backend) for g, meta in zip(grads, node.outs)])
-    else:
-        return
-    in_grads = mode.grads(node, dy)
-    if len(in_grads) != len(nxt):
+        return grads[0]
+    if any(g is not None for g in grads):
+        return tuple([g if g is not None else mode.zeros(*meta, node.backend) for g, meta in zip(grads, node.outs)])
+    return None
+
+
+def _checked(node, in_grads, retain_graph) -> tuple:
+    """``in_grads`` once their count is checked; the node's saved tensors are freed unless retained."""
+    if len(in_grads) != len(node.next):
         raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(in_grads)} gradients for "
-                           f"{len(nxt)} inputs")
+                           f"{len(node.next)} inputs")
     if not retain_graph and node.saved:
         node.saved = None
-    native = mode is NATIVE
-    for edge, g, shape, dtype in zip(nxt, in_grads, node.shapes, node.dtypes):
+    return in_grads
+
+
+def _step(node, grads, pending, leaves, queue, retain_graph, capture):
+    """Run one node of a recorded pass: its rule on its outputs' gradients, each input's gradient
+    (fitted to the input's shape and dtype) sent along its edge, into a leaf's total or a producer
+    node's slot."""
+    dy = _output_grads(TENSORS, node, grads, capture)
+    if dy is None:
+        return
+    in_grads = _checked(node, rule_grads(node, dy), retain_graph)
+    for edge, g, shape, dtype in zip(node.next, in_grads, node.shapes, node.dtypes):
         if edge is None or g is None:
             continue
-        if native:
-            if g.shape != shape:
-                g = _native_sum_to(g, shape, node.backend, node.name)
-        elif g._dtype is not dtype or g._data.shape != shape:
+        if g._dtype is not dtype or g._data.shape != shape:
             g = fit(g, shape, dtype, node.name)
-        target, idx = edge
-        if idx < 0:
-            _to_leaf(mode, leaves, target, g)
+        target, index = edge
+        if index < 0:
+            _to_leaf(TENSORS, leaves, target, g)
         else:
-            _to_node(mode, pending, queue, target, idx, g)
+            _to_node(TENSORS, pending, queue, target, index, g)
+
+
+def _run_native(pending, leaves, queue, retain_graph, capture):
+    """The nodes of a native pass; each backend's VJPs run inside its ``gradient_scope`` (cpu:
+    numpy's warnings off), entered on the first node of that backend and left at the end."""
+    adders, scopes = {}, []   # backend -> how the pass sums two of its gradients; the scopes entered
+    try:
+        while queue:
+            node = heappop(queue)[1]
+            _native_step(node, pending.pop(node), pending, leaves, queue, retain_graph, capture, adders, scopes)
+    finally:
+        for scope in reversed(scopes):
+            scope.__exit__(None, None, None)
+
+
+def _adder(backend, adders, scopes):
+    """How a native pass sums two of ``backend``'s gradients (its ``add_gradients``, else its Add
+    kernel), after entering the backend's ``gradient_scope`` if it has one."""
+    scope = getattr(backend, "gradient_scope", None)
+    if scope is not None:
+        scope = scope()
+        scope.__enter__()
+        scopes.append(scope)
+    add = adders[backend] = getattr(backend, "add_gradients", None) or _kernels[backend.name][K.ADD]
+    return add
+
+
+def _native_step(node, grads, pending, leaves, queue, retain_graph, capture, adders, scopes):
+    """``_step`` for a native pass: the node's native VJP where one stands for its rule, the rule
+    otherwise, and the routing of ``_to_leaf`` and ``_to_node`` written out (this runs per node)."""
+    be = node.backend
+    add = adders.get(be) or _adder(be, adders, scopes)
+    if len(grads) == 1 and not (node.hooks or node.retained or capture is not None):
+        dy = grads[0]   # _output_grads' usual case, inlined
+    else:
+        dy = _output_grads(NATIVE, node, grads, capture)
+    if dy is None:
+        return
+    vjp = _vjps.get(be.name, _NONE).get(node.name)   # (fn of the rule it stands for, the VJP)
+    if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
+        in_grads = vjp[1](dy, node.native_saved(), node)
+    else:
+        in_grads = _native_rule_grads(node, dy)
+    for edge, g, shape in zip(node.next, _checked(node, in_grads, retain_graph), node.shapes):
+        if edge is None or g is None:
+            continue
+        if g.shape != shape:
+            g = _native_sum_to(g, shape, be, node.name)
+        target, index = edge
+        if index < 0:
+            old = leaves.get(target)
+            leaves[target] = g if old is None else add(old, g)
+            continue
+        slots = pending.get(target)
+        if slots is None:
+            slots = pending[target] = [None] * len(target.outs)
+            heappush(queue, (target.order, target))
+        old = slots[index]
+        slots[index] = g if old is None else add(old, g)
 
 
 def _output_hooks(mode, node, grads, capture):

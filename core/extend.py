@@ -117,7 +117,14 @@ class Backend(Protocol):
     * ``async read_async(native)`` -> nested lists: ``await t.data()`` uses it (else ``to_list``);
     * ``in_use``: an int, the bytes held by live data, read by ``webgrad.profile()`` for its
       peak figure when present (``memory()`` may be too slow to call per kernel);
-    * ``start_device_timing(report)`` / ``stop_device_timing()``: see ``core/profiler.py``.
+    * ``start_device_timing(report)`` / ``stop_device_timing()``: see ``core/profiler.py``;
+    * ``constant_cache``: True when natives are never mutated, so ops may reuse small constants;
+    * ``donate(native)`` -> a context in which an in-place op's one kernel may write into ``native``;
+    * ``gradient_scope()`` -> a context a native backward pass enters once, on its first node on
+      this backend, and leaves at its end; the backend's native VJPs run inside it (cpu: numpy's
+      floating-point warnings off);
+    * ``add_gradients(a, b)`` -> ``a + b`` for two natives of one shape and dtype, called inside
+      ``gradient_scope`` to sum the gradients that meet at a tensor (else the ``Add`` kernel).
 
     >>> import webgrad as wg
     >>> isinstance(wg.backend("cpu"), wg.Backend)

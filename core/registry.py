@@ -145,8 +145,9 @@ def register_vjp(name: str, backend: str, fn: Optional[Callable] = None):
     as native arrays, and the node, whose ``attrs``, ``shapes`` and ``dtypes`` (per input)
     and ``needs_input_grad`` it may read. It returns one native array (or None) per input,
     in the input's dtype and shape or a broadcast of it. ``backward`` uses it in place of the
-    rule when it records no graph of its own (``create_graph=False``). It stands for the rule
-    registered for ``name`` now: once that rule is replaced, backward goes back to the rule.
+    rule when it records no graph of its own (``create_graph=False``), inside the backend's
+    ``gradient_scope`` if it has one (on cpu: numpy's floating-point warnings are off). It stands
+    for the rule registered for ``name`` now: once that rule is replaced, backward goes back to the rule.
     Usable as a decorator::
 
         @webgrad.register_vjp("Exp", "cpu")

@@ -116,3 +116,19 @@ def test_a_saved_tensor_modified_in_place_is_caught_on_the_native_path():
         a.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.sum().backward()
+
+
+def test_native_backward_runs_quietly_and_restores_numpys_error_state():
+    before = np.geterr()
+    x, y = wg.tensor([1.0, 1e30], requires_grad=True), wg.tensor([0.0, 1e-30], requires_grad=True)
+    with np.errstate(all="raise"):   # a warning the pass let through would raise here
+        (x / y * 1e30).sum().backward()   # the Div VJP divides by zero and overflows
+        assert np.geterr()["divide"] == "raise"   # the pass's quiet scope is left behind it
+    assert np.isinf(x.grad.numpy()).all() and np.isinf(y.grad.numpy()).all()
+    assert np.geterr() == before
+
+
+def test_numpys_error_state_is_restored_when_a_native_pass_fails():
+    before = np.geterr()
+    test_a_vjp_returning_the_wrong_count_names_the_kernel()
+    assert np.geterr() == before

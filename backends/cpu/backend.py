@@ -24,6 +24,17 @@ class CpuBackend:
     def dtype_of(self, a) -> DType:
         return DTYPE_OF[a.dtype]
 
+    def gradient_scope(self) -> np.errstate:
+        """The context a native backward pass runs this backend's VJPs in, entered once per pass
+        (numpy's floating-point warnings off: inf and nan are results, as in every cpu kernel)."""
+        return np.errstate(all="ignore")
+
+    @staticmethod
+    def add_gradients(a, b):
+        """``a + b`` for two gradients of one shape and dtype (inside ``gradient_scope``)."""
+        out = a + b
+        return out if type(out) is np.ndarray else np.asarray(out)
+
     def donate(self, a) -> elementwise.Donation:
         """A context in which an in-place op's arithmetic kernel may reuse ``a`` (which dies with
         the op) for its result: core/ops/binary.py ``inplace``."""

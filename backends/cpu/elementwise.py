@@ -76,24 +76,14 @@ except ImportError:  # numpy 1.x
     _extobj_contextvar = None
 
 
-def _quiet(fn, vjp: bool = False):
-    """Run ``fn`` with numpy's floating-point warnings off: inf and nan are results here, as in PyTorch.
-    ``vjp``: ``fn`` is a native VJP, taking exactly ``(dy, saved, node)`` (the wrapper is the leaner for it)."""
+def _quiet(fn):
+    """Run ``fn`` with numpy's floating-point warnings off: inf and nan are results here, as in PyTorch."""
     if _extobj_contextvar is None:
         def run(*args, **attrs):
             with np.errstate(all="ignore"):
                 return fn(*args, **attrs)
         return run
     set_state, reset_state = _extobj_contextvar.set, _extobj_contextvar.reset
-
-    if vjp:
-        def run_vjp(dy, saved, node):
-            token = set_state(_IGNORE)
-            try:
-                return fn(dy, saved, node)
-            finally:
-                reset_state(token)
-        return run_vjp
 
     def run(*args, **attrs):
         token = set_state(_IGNORE)

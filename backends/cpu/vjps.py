@@ -15,7 +15,7 @@ from webgrad.registry import register_vjp
 from webgrad.shapes import reduced_shape
 
 from .backend_dtypes import np_dtype
-from .elementwise import _ZERO, _quiet, _where
+from .elementwise import _ZERO, _where
 from .indexing import scatter_add
 from .linalg import matmul
 from .losses import class_major
@@ -25,9 +25,10 @@ from .windows import col2im
 
 
 def _vjp(name):
-    """Register the decorated function as kernel ``name``'s native VJP, run with numpy's warnings off."""
+    """Register the decorated function as kernel ``name``'s native VJP (backward runs it inside
+    ``CpuBackend.gradient_scope``, with numpy's warnings off)."""
     def deco(fn):
-        register_vjp(name, "cpu", _quiet(fn, vjp=True))
+        register_vjp(name, "cpu", fn)
         return fn
     return deco
 
@@ -120,8 +121,8 @@ def _extreme(dy, saved, node):
     return (np.multiply(hit, dy.reshape(kept) / ties, out=hit),)   # hit is ours: written in place
 
 
-register_vjp(K.MAX, "cpu", _quiet(_extreme, vjp=True))
-register_vjp(K.MIN, "cpu", _quiet(_extreme, vjp=True))
+register_vjp(K.MAX, "cpu", _extreme)
+register_vjp(K.MIN, "cpu", _extreme)
 
 
 @_vjp(K.MATMUL)
