@@ -15,7 +15,7 @@ from weakref import ref as _weakref
 _new = object.__new__
 
 from . import registry
-from .registry import _NONE, GradientRule, _gradients, _kernels
+from .registry import _NONE, _gradients, _kernels, gradient_rule
 
 Tensor = _wrap = None  # the Tensor class and its _wrap, bound here by tensor.py (which imports this module)
 
@@ -175,7 +175,6 @@ def _edge(t):
 
 
 _next_order = itertools.count(0, -1).__next__   # Node.order (one C call: atomic under the GIL)
-_ALL = [tuple(range(n)) for n in range(8)]   # inputs_to_save naming every input, by input count
 _ONE_OUTPUT = (None,)   # Node.outs of a one-output node: its output's shape and dtype are never needed
 
 
@@ -183,29 +182,33 @@ def _save(t, outputs):
     return SavedTensor(t) if any(t is o for o in outputs) else t
 
 
-def _versions(ts) -> tuple:
-    n = len(ts)
-    return (ts[0]._version,) if n == 1 else (ts[0]._version, ts[1]._version) if n == 2 else \
-        tuple([t._version for t in ts])
+def _save_inputs(rule, inputs, outputs) -> tuple:
+    """(saved, versions) for a rule keeping its first inputs (all of them, usually)."""
+    ins = rule.inputs_to_save
+    saved = inputs if ins is True or len(ins) == len(inputs) else inputs[:len(ins)]
+    n = len(saved)
+    return saved, ((saved[0]._version,) if n == 1 else (saved[0]._version, saved[1]._version) if n == 2 else
+                   tuple([t._version for t in saved]))
 
 
-def _to_save(rule, inputs, outputs) -> tuple:
+def _save_output(rule, inputs, outputs) -> tuple:
+    """(saved, versions) for a rule keeping output 0 alone (its version is 0: it was just made)."""
+    return (SavedTensor(outputs[0]),), (0,)
+
+
+def _save_some(rule, inputs, outputs) -> tuple:
     """(saved, versions): the inputs and outputs that ``rule`` asked to keep, and their versions."""
     ins, outs = rule.inputs_to_save, rule.outputs_to_save
-    if not ins:
-        saved = versions = ()
-    else:
-        n = len(inputs)
-        every = ins is True or (n < len(_ALL) and ins == _ALL[n])
-        saved = tuple(inputs) if every else tuple([inputs[i] for i in ins])
-        versions = _versions(saved)
+    saved = tuple(inputs) if ins is True else tuple([inputs[i] for i in ins])
+    versions = tuple([t._version for t in saved])
     if outs:
-        if len(outputs) == 1:   # outs is (0,) or True
-            return saved + (SavedTensor(outputs[0]),), versions + (0,)
         outs = range(len(outputs)) if outs is True else outs
         saved += tuple([SavedTensor(outputs[i]) for i in outs])
         versions += (0,) * len(outs)
     return saved, versions
+
+
+_SAVE = {"nothing": None, "inputs": _save_inputs, "output": _save_output, "some": _save_some}   # by rule.saves
 
 
 class Node:
@@ -242,10 +245,11 @@ class Node:
             self.dtypes = tuple([t._dtype for t in inputs])
         self.backend = outputs[0]._backend
         self.outs = _ONE_OUTPUT if len(outputs) == 1 else tuple([(o._data.shape, o._dtype) for o in outputs])
-        if rule is None or not (rule.inputs_to_save or rule.outputs_to_save):
+        save = None if rule is None else _SAVE[rule.saves]
+        if save is None:
             self.saved = self.versions = ()
         else:
-            self.saved, self.versions = _to_save(rule, inputs, outputs)
+            self.saved, self.versions = save(rule, inputs, outputs)
 
     def save(self, saved, versions):
         self.saved, self.versions = tuple(saved), tuple(versions)
@@ -387,7 +391,7 @@ def record_function(name, fn, inputs, outputs, saved=(), attrs=None):
                            f"function share a backend (return them moved to one, e.g. with .to(...))")
     for i, o in floating:
         o.requires_grad, o._out_index = True, i
-    node = Node(name, GradientRule(fn, (), ()), attrs or {}, inputs, outputs)
+    node = Node(name, gradient_rule(fn), attrs or {}, inputs, outputs)
     node.save([_save(t, outputs) for t in saved], [t._version for t in saved])
     for _, o in floating:
         o.grad_fn = node

@@ -78,10 +78,14 @@ def kernels_for_backend(backend: str) -> dict:
 # ---------------------------------------------------------------- gradients
 
 class GradientRule(NamedTuple):
-    """A kernel's backward rule: ``fn(dy, saved, attrs) -> one gradient (or None) per input``."""
+    """A kernel's backward rule: ``fn(dy, saved, attrs) -> one gradient (or None) per input``,
+    and what the forward keeps for it. ``saves`` sorts that for the engine, which records one
+    node per kernel call: "nothing", "inputs" (the first ones, or all), "output" (output 0
+    alone) or "some" (any other choice)."""
     fn: Callable
     inputs_to_save: tuple
     outputs_to_save: tuple
+    saves: str = "some"
 
 
 _gradients: dict = {}
@@ -91,6 +95,20 @@ def _as_indices(spec) -> tuple:
     if spec is True:
         return True
     return tuple(int(i) for i in (spec or ()))
+
+
+def gradient_rule(fn: Callable, inputs_to_save=(), outputs_to_save=()) -> GradientRule:
+    """The rule ``fn`` keeping the inputs and outputs named (index lists, or True for all).
+
+    >>> gradient_rule(print, inputs_to_save=[0, 1]).saves
+    'inputs'
+    """
+    ins, outs = _as_indices(inputs_to_save), _as_indices(outputs_to_save)
+    if not outs:
+        saves = "nothing" if not ins else "inputs" if ins is True or ins == tuple(range(len(ins))) else "some"
+    else:
+        saves = "output" if not ins and outs == (0,) else "some"
+    return GradientRule(fn, ins, outs, saves)
 
 
 def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_save=(), outputs_to_save=()):
@@ -111,7 +129,7 @@ def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_sav
     if fn is None:
         return lambda f: register_gradient(name, f, inputs_to_save=inputs_to_save,
                                            outputs_to_save=outputs_to_save)
-    _gradients[name] = GradientRule(fn, _as_indices(inputs_to_save), _as_indices(outputs_to_save))
+    _gradients[name] = gradient_rule(fn, inputs_to_save, outputs_to_save)
     return fn
 
 
