@@ -216,40 +216,41 @@ def _step(node, grads, pending, leaves, queue, retain_graph, capture):
 def _run_native(pending, leaves, queue, retain_graph, capture):
     """The nodes of a native pass; each backend's VJPs run inside its ``gradient_scope`` (cpu:
     numpy's warnings off), entered on the first node of that backend and left at the end."""
-    adders, scopes = {}, []   # backend -> how the pass sums two of its gradients; the scopes entered
+    backends, scopes = {}, []   # backend -> (its native VJPs, how it sums two gradients); the scopes entered
     try:
         while queue:
             node = heappop(queue)[1]
-            _native_step(node, pending.pop(node), pending, leaves, queue, retain_graph, capture, adders, scopes)
+            _native_step(node, pending.pop(node), pending, leaves, queue, retain_graph, capture, backends, scopes)
     finally:
         for scope in reversed(scopes):
             scope.__exit__(None, None, None)
 
 
-def _adder(backend, adders, scopes):
-    """How a native pass sums two of ``backend``'s gradients (its ``add_gradients``, else its Add
-    kernel), after entering the backend's ``gradient_scope`` if it has one."""
+def _enter(backend, backends, scopes) -> tuple:
+    """What a native pass uses of ``backend``: its native VJPs, and how it sums two gradients (its
+    ``add_gradients``, else its Add kernel); on the way in, it enters the backend's ``gradient_scope``."""
     scope = getattr(backend, "gradient_scope", None)
     if scope is not None:
         scope = scope()
         scope.__enter__()
         scopes.append(scope)
-    add = adders[backend] = getattr(backend, "add_gradients", None) or _kernels[backend.name][K.ADD]
-    return add
+    add = getattr(backend, "add_gradients", None) or _kernels[backend.name][K.ADD]
+    used = backends[backend] = (_vjps.get(backend.name, _NONE), add)
+    return used
 
 
-def _native_step(node, grads, pending, leaves, queue, retain_graph, capture, adders, scopes):
+def _native_step(node, grads, pending, leaves, queue, retain_graph, capture, backends, scopes):
     """``_step`` for a native pass: the node's native VJP where one stands for its rule, the rule
     otherwise, and the routing of ``_to_leaf`` and ``_to_node`` written out (this runs per node)."""
     be = node.backend
-    add = adders.get(be) or _adder(be, adders, scopes)
+    vjps, add = backends.get(be) or _enter(be, backends, scopes)
     if len(grads) == 1 and not (node.hooks or node.retained or capture is not None):
         dy = grads[0]   # _output_grads' usual case, inlined
     else:
         dy = _output_grads(NATIVE, node, grads, capture)
     if dy is None:
         return
-    vjp = _vjps.get(be.name, _NONE).get(node.name)   # (fn of the rule it stands for, the VJP)
+    vjp = vjps.get(node.name)   # (fn of the rule it stands for, the VJP)
     if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
         in_grads = vjp[1](dy, node.native_saved(), node)
     else:
