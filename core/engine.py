@@ -132,10 +132,10 @@ class SavedTensor:
 
     Tensors that are not the node's outputs are saved as themselves, with their version."""
 
-    __slots__ = ("data", "backend", "out_index", "ref")
+    __slots__ = ("_data", "_backend", "out_index", "ref")   # _data and _backend named as a Tensor's
 
     def __init__(self, t):
-        self.data, self.backend, self.out_index, self.ref = t._data, t._backend, t._out_index, _weakref(t)
+        self._data, self._backend, self.out_index, self.ref = t._data, t._backend, t._out_index, _weakref(t)
 
     def unpack(self, node, version):
         t = self.ref()
@@ -144,7 +144,7 @@ class SavedTensor:
                 raise _modified_error(t, node, version)
             if t.grad_fn is node:
                 return t
-        out = Tensor._wrap(self.data, self.backend)
+        out = Tensor._wrap(self._data, self._backend)
         out.requires_grad, out.grad_fn, out._out_index = True, node, self.out_index
         return out
 
@@ -175,6 +175,14 @@ def _edge(t):
 
 
 _next_order = itertools.count(0, -1).__next__   # Node.order (one C call: atomic under the GIL)
+_last_change = [1]   # the order drawn by the latest in-place change of any tensor (above every node's: none yet)
+
+
+def bump_version(t) -> None:
+    """Count an in-place change of ``t``: its version, and, by drawing an order as a node would, the
+    latest change of any tensor (a node made after it need not check its saved tensors' versions)."""
+    t._version += 1
+    _last_change[0] = _next_order()
 _ONE_OUTPUT = (None,)   # Node.outs of a one-output node: its output's shape and dtype are never needed
 
 
@@ -280,13 +288,15 @@ class Node:
             if saved is None:
                 raise RuntimeError(_FREED.format(self.name))
             return []
+        if _last_change[0] > self.order:   # no tensor was changed in place since this node was made
+            return [s._data for s in saved]
         out = []
         for s, v in zip(saved, self.versions):
             if type(s) is SavedTensor:
                 t = s.ref()
                 if t is not None and t._version != v:
                     raise _modified_error(t, self, v)
-                out.append(s.data)
+                out.append(s._data)
             elif s._version != v:
                 raise _modified_error(s, self, v)
             else:

@@ -285,7 +285,7 @@ class Tensor:
                                    f"type {self._dtype.name}")
             new = run_kernel("Cast", new, dtype=self._dtype)
         self._data = new._data
-        self._version += 1
+        engine.bump_version(self)
         self._modified_by = op
         if new.requires_grad and _mode.enabled:
             self.requires_grad, self.grad_fn, self._out_index = True, new.grad_fn, new._out_index

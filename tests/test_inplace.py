@@ -227,7 +227,7 @@ def test_a_saved_output_is_never_written():
     y = x.exp()                                     # ExpBackward keeps y's data
     with wg.no_grad():
         assert not _donated(y, lambda: y.add_(1.0))
-    np.testing.assert_allclose(y.grad_fn.saved[0].data, np.exp([0.0, 1.0]), rtol=1e-6)
+    np.testing.assert_allclose(y.grad_fn.saved[0]._data, np.exp([0.0, 1.0]), rtol=1e-6)
 
 
 def test_no_donation_while_recording_and_gradients_stay_right():

@@ -118,6 +118,23 @@ def test_a_saved_tensor_modified_in_place_is_caught_on_the_native_path():
         y.sum().backward()
 
 
+def test_a_parameter_reloaded_after_the_forward_is_caught_on_the_native_path():
+    lin = wg.nn.Linear(3, 2)
+    loss = lin(wg.ones(4, 3)).sum()   # the MatMul saved lin.weight
+    lin.load_state_dict({k: v + 1 for k, v in lin.state_dict().items()})   # an in-place change, not an op
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        loss.backward()
+
+
+def test_an_in_place_change_before_the_forward_leaves_the_check_out_and_the_gradient_right():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 1.0
+    with wg.no_grad():
+        a.add_(1.0)   # before the node that saves it: nothing to catch
+    (a * a).sum().backward()
+    assert x.grad.tolist() == [4.0, 6.0]
+
+
 def test_native_backward_runs_quietly_and_restores_numpys_error_state():
     before = np.geterr()
     x, y = wg.tensor([1.0, 1e30], requires_grad=True), wg.tensor([0.0, 1e-30], requires_grad=True)

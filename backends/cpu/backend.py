@@ -83,6 +83,6 @@ class CpuBackend:
             if issubclass(kind, Tensor) and o._backend is self:
                 tensors += 1
                 arrays[id(o._data)] = o._data
-            elif kind is SavedTensor and o.backend is self:
-                arrays[id(o.data)] = o.data
+            elif kind is SavedTensor and o._backend is self:
+                arrays[id(o._data)] = o._data
         return {"tensors": tensors, "bytes": sum(a.nbytes for a in arrays.values())}

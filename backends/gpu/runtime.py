@@ -383,8 +383,8 @@ class GpuBackend:
             if issubclass(kind, Tensor) and o._backend is self:
                 tensors += 1
                 arrays[id(o._data.storage)] = o._data
-            elif kind is SavedTensor and o.backend is self:
-                arrays[id(o.data.storage)] = o.data
+            elif kind is SavedTensor and o._backend is self:
+                arrays[id(o._data.storage)] = o._data
         return {"tensors": tensors, "bytes": sum(a.nbytes for a in arrays.values()),
                 "in_use": self.in_use, "pooled": self.pooled}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..engine import no_grad
+from ..engine import bump_version, no_grad
 from ..tensor import Tensor
 from .parameter import Parameter
 
@@ -330,7 +330,7 @@ class Module:
                 continue
             moved = value.detach().to(target.device).to(target.dtype)
             target._data = moved._data
-            target._version += 1
+            bump_version(target)
         if strict and (missing or unexpected):
             if missing:
                 errors.insert(0, f"Missing key(s) in state_dict: {', '.join(map(repr, missing))}.")
