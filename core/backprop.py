@@ -8,6 +8,11 @@ Gradients travel in one of two forms, chosen once per pass:
   arrays, made by a node's native VJP where its backend registers one (``register_vjp``)
   and by its rule on wrapped Tensors otherwise. Nothing is recorded, so no Tensor is made
   between the nodes: a Tensor appears only where a user sees one (hooks, ``.grad``).
+  Each backend's VJPs run inside its ``gradient_scope`` (cpu: numpy's warnings off), entered
+  once per pass, and gradients meeting at a tensor are summed by its ``add_gradients``.
+
+Each mode has its step (``_step``, ``_native_step``); both send a node's input gradients
+along its edges, into a leaf's total or a producer node's slot.
 """
 from __future__ import annotations
 

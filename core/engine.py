@@ -180,9 +180,17 @@ _last_change = [1]   # the order drawn by the latest in-place change of any tens
 
 def bump_version(t) -> None:
     """Count an in-place change of ``t``: its version, and, by drawing an order as a node would, the
-    latest change of any tensor (a node made after it need not check its saved tensors' versions)."""
+    latest change of any tensor (a node made after it need not check its saved tensors' versions).
+
+    >>> import webgrad as wg
+    >>> t = wg.ones(2)
+    >>> bump_version(t); t._version
+    1
+    """
     t._version += 1
     _last_change[0] = _next_order()
+
+
 _ONE_OUTPUT = (None,)   # Node.outs of a one-output node: its output's shape and dtype are never needed
 
 
