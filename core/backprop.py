@@ -240,8 +240,8 @@ def _enter(backend, backends, scopes) -> tuple:
         scope.__enter__()
         scopes.append(scope)
     add = getattr(backend, "add_gradients", None) or _kernels[backend.name][K.ADD]
-    used = backends[backend] = (_vjps.get(backend.name, _NONE), add)
-    return used
+    backends[backend] = (_vjps.get(backend.name, _NONE), add)
+    return backends[backend]
 
 
 def _native_step(node, grads, pending, leaves, queue, retain_graph, capture, backends, scopes):
