@@ -296,20 +296,12 @@ class Node:
             if saved is None:
                 raise RuntimeError(_FREED.format(self.name))
             return []
-        if _last_change[0] > self.order:   # no tensor was changed in place since this node was made
-            return [s._data for s in saved]
-        out = []
-        for s, v in zip(saved, self.versions):
-            if type(s) is SavedTensor:
-                t = s.ref()
+        if _last_change[0] < self.order:   # a tensor was changed in place since this node was made
+            for s, v in zip(saved, self.versions):
+                t = s.ref() if type(s) is SavedTensor else s   # a dead output can no longer change
                 if t is not None and t._version != v:
                     raise _modified_error(t, self, v)
-                out.append(s._data)
-            elif s._version != v:
-                raise _modified_error(s, self, v)
-            else:
-                out.append(s._data)
-        return out
+        return [s._data for s in saved]
 
     @property
     def needs_input_grad(self) -> tuple:
