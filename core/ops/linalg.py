@@ -11,6 +11,7 @@ from .. import kernel_names as K
 from ..dtypes import promote
 from ..engine import run_kernel
 from ..shapes import broadcast_shapes, numel
+from ..tensor import Tensor
 from .common import check_tensor, reshape_to
 
 
@@ -36,6 +37,10 @@ def matmul(a, b):
     >>> wg.matmul(wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).item()
     11.0
     """
+    if type(a) is Tensor and type(b) is Tensor and a._dtype is b._dtype and a._dtype.is_floating:
+        sa, sb = a._data.shape, b._data.shape   # the fast path: [m, k] @ [k, n], one float dtype
+        if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:
+            return run_kernel(K.MATMUL, a, b, transpose_a=False, transpose_b=False)
     a, b = _operands("matmul", a, b)
     if not a.ndim or not b.ndim:
         raise ValueError(f"matmul: both arguments need to be at least 1D, but they are {a.ndim}D and "
