@@ -8,7 +8,7 @@ import numpy as np
 from webgrad import kernel_names as K
 
 from .elementwise import _ZERO, _quiet
-from .reduce import _SHORT_ROW, max_kernel
+from .reduce import _SHORT_ROW
 from .registry import cpu_kernel
 
 
@@ -38,6 +38,27 @@ def _bad_reduction(reduction):
     check_reduction(reduction, K.SOFTMAX_CROSS_ENTROPY)
 
 
+def shifted(x):
+    """Logits ``x`` [N, C] minus each row's max (class-major when rows are short: ``class_major``,
+    whose layout numpy's reduce over the classes walks fast)."""
+    x = class_major(x)
+    return x - np.maximum.reduce(x, axis=1, keepdims=True)
+
+
+_ROWS: dict = {}   # n -> np.arange(n), read-only: the row indices of a batch (batch sizes recur)
+
+
+def row_indices(n):
+    """``np.arange(n)``, kept for the batch sizes seen (at most 64), to pick one class per row."""
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = np.arange(n)
+        rows.flags.writeable = False
+        if len(_ROWS) < 64:
+            _ROWS[n] = rows
+    return rows
+
+
 def class_major(x):
     """Logits ``x`` [N, C] laid out class by class when their rows are short (C <= 32): numpy reduces
     a short last axis at ~80 ns a row but vectorises across rows when they are the contiguous axis,
@@ -51,9 +72,8 @@ def softmax_cross_entropy(x, target, *, ignore_index, reduction):
     """Per-row losses [N] ('none', 0 at ignored rows), their sum, or their mean over the kept rows
     ('mean': NaN when none is kept, as in PyTorch); 'sum' and 'mean' give 0-d arrays."""
     t, keep = kept_targets(target, ignore_index, x.shape[1])
-    x = class_major(x)
-    z = x - max_kernel(x, axes=(1,), keepdim=True)
-    loss = np.log(np.add.reduce(np.exp(z), axis=1)) - z[np.arange(len(z)), t]
+    z = shifted(x)
+    loss = np.log(np.add.reduce(np.exp(z), axis=1)) - z[row_indices(len(z)), t]
     if keep is not None:
         loss = np.where(keep, loss, _ZERO[x.dtype])
     if reduction == "none":

@@ -18,9 +18,9 @@ from .backend_dtypes import np_dtype
 from .elementwise import _ZERO, _where
 from .indexing import scatter_add
 from .linalg import matmul
-from .losses import class_major
+from .losses import row_indices, shifted
 from .movement import expand
-from .reduce import max_kernel, sum_kernel
+from .reduce import sum_kernel
 from .windows import col2im
 
 
@@ -176,9 +176,8 @@ def _softmax_cross_entropy(dy, saved, node):
         dy = dy / (len(keep) if every else np.count_nonzero(keep))
     if not every:
         target, dy = np.where(keep, target, 0), np.where(keep, dy, _ZERO[x.dtype])
-    x = class_major(x)
-    e = np.exp(x - max_kernel(x, axes=(1,), keepdim=True))
+    e = np.exp(shifted(x))
     p = e / np.add.reduce(e, axis=1, keepdims=True)          # softmax, ours to write into
-    p[np.arange(len(p)), target] -= 1                       # the forward checked the targets
+    p[row_indices(len(p)), target] -= 1                      # the forward checked the targets
     p *= dy.reshape(-1, 1)                                  # a row's dy, or the one dy of a reduction
     return p, None
