@@ -7,7 +7,7 @@ import sys
 
 from .. import kernel_names as K
 from ..dtypes import bool_, default_float
-from ..engine import is_grad_enabled, run_kernel
+from ..engine import _mode, run_kernel
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .common import binary_operands, check_tensor, is_scalar, scalar_tensor
@@ -288,18 +288,19 @@ def _bool_only(name: str, fn):
 def inplace(self: Tensor, name: str, fn, *args, donate: bool = False, **kwargs) -> Tensor:
     """Compute ``fn(self, *args, **kwargs)`` out of place and write it into ``self`` (op ``name``).
 
-    The computation reads an alias of ``self``, so the value it saves for backward is the old one
-    and this very op does not trip the version check. ``donate``: ``fn`` runs exactly one
-    arithmetic kernel (besides casts), so its result may go into ``self``'s buffer (``_donation``)."""
-    donation = _donation(self, args) if donate else None
-    src = self if self.requires_grad and self.grad_fn is None else self._alias()
-    if src is not self:   # the alias stands in for self among the arguments too
-        args = [src if a is self else a for a in args]
-    if donation is None:
-        return self._assign(fn(src, *args, **kwargs), name)
-    with donation:
-        new = fn(src, *args, **kwargs)
-    return self._assign(new, name)
+    When the op is recorded, the computation reads an alias of ``self``, so the value it saves for
+    backward is the old one and this very op does not trip the version check. ``donate``: ``fn``
+    runs exactly one arithmetic kernel (besides casts), so when nothing is recorded its result may
+    go into ``self``'s buffer (``_donation``)."""
+    if not (_mode.enabled and (self.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args))):
+        donation = _donation(self) if donate else None   # nothing is recorded: nothing saves self
+        if donation is None:
+            return self._assign(fn(self, *args, **kwargs), name)
+        with donation:
+            new = fn(self, *args, **kwargs)
+        return self._assign(new, name)
+    src = self._alias()   # stands in for self among the arguments too
+    return self._assign(fn(src, *[src if a is self else a for a in args], **kwargs), name)
 
 
 def _refs_when_alone():
@@ -320,19 +321,15 @@ _refcount = getattr(sys, "getrefcount", None)
 _ALONE = _refs_when_alone()
 
 
-def _donation(t: Tensor, args) -> object:
-    """When nothing is being recorded and ``t``'s data is held by ``t`` alone (no other tensor,
-    saved value, view or user reference), the data dies with this in-place op, so the backend may
-    write the result into it (its ``donate(data)`` context) instead of allocating: a parameter
-    update then costs what numpy's ``p -= lr * g`` does. Returns that context, or None."""
+def _donation(t: Tensor) -> object:
+    """When ``t``'s data is held by ``t`` alone (no other tensor, saved value, view or user
+    reference), the data dies with an unrecorded in-place op, so the backend may write the result
+    into it (its ``donate(data)`` context) instead of allocating: a parameter update then costs
+    what numpy's ``p -= lr * g`` does. Returns that context, or None."""
     if _ALONE is None or _refcount(t._data) != _ALONE:
         return None
     donate = getattr(t._backend, "donate", None)
-    if donate is None:
-        return None
-    if is_grad_enabled() and (t.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)):
-        return None
-    return donate(t._data)
+    return None if donate is None else donate(t._data)
 
 
 def add_(self, other, *, alpha=1):
