@@ -29,22 +29,26 @@ def _keep(ufunc, any_order=False):
     reduce = ufunc.reduce
 
     def run(x, *, axes, keepdim):
-        if 1 < len(axes) < x.ndim and axes[0] == 0 and x.dtype.kind == "f":   # first axis first, then the rest
+        shape, dtype = x.shape, x.dtype
+        if dtype.kind != "f":
+            return np.asarray(reduce(x, axis=axes, keepdims=keepdim), dtype=dtype)
+        if 1 < len(axes) < len(shape) and axes[0] == 0:   # first axis first, then the rest
             rest = reduce(x, axis=0, keepdims=keepdim)
             return run(rest, axes=tuple(a - (not keepdim) for a in axes[1:]), keepdim=keepdim)
-        if len(axes) == 1 and x.dtype.kind == "f":
+        if len(axes) == 1:
             a = axes[0]
-            n = x.shape[a]
-            if a < x.ndim - 1 and 2 <= n <= _SLICED_MAX and math.prod(x.shape[a + 1:]) >= _SLICED_INNER:
+            n = shape[a]
+            if a < len(shape) - 1 and 2 <= n <= _SLICED_MAX and math.prod(shape[a + 1:]) >= _SLICED_INNER:
                 lead = (slice(None),) * a
                 out = ufunc(x[lead + (0,)], x[lead + (1,)])
                 for i in range(2, n):
                     ufunc(out, x[lead + (i,)], out=out)   # out was allocated just above
                 return _kept(out, x, a) if keepdim else out
-            if any_order and a == x.ndim - 1 and 2 <= n <= _SHORT_ROW and x.size >= _MANY_ROWS * n:
+            if any_order and a == len(shape) - 1 and 2 <= n <= _SHORT_ROW and x.size >= _MANY_ROWS * n:
                 out = reduce(np.ascontiguousarray(x.transpose((a,) + tuple(range(a)))), axis=0)
                 return _kept(out, x, a) if keepdim else out
-        return np.asarray(reduce(x, axis=axes, keepdims=keepdim), dtype=x.dtype)
+        out = reduce(x, axis=axes, keepdims=keepdim)
+        return out if type(out) is np.ndarray and out.dtype is dtype else np.asarray(out, dtype=dtype)
     return run
 
 
