@@ -28,6 +28,8 @@ CASES = [
            id="matmul-65x33x17"),
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(3, 37, 29), r(1, 29, 41)], grad=False, rtol=1e-4,
            atol=1e-4, id="matmul-batched-odd"),
+    OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(4, 1), r(1, 3)], second_order=True, id="matmul-k1"),
+    OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 1, 3, 1), r(3, 1, 4)], id="matmul-k1-batch-broadcast"),
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(0, 3), r(3, 2)], grad=False, id="matmul-empty-rows"),
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 0), r(0, 3)], grad=False, id="matmul-empty-k"),
     OpCase("dot", wg.dot, np.dot, [r(5), r(5)]),
@@ -78,6 +80,17 @@ def test_matmul_kernel_transposed_operands(ta, tb):
     fn = lambda x, y: wg.run_kernel("MatMul", x, y, transpose_a=ta, transpose_b=tb)  # noqa: E731
     assert_close(fn(wg.tensor(a_, dtype=wg.float64), wg.tensor(b_, dtype=wg.float64)), want)
     gradcheck(fn, a_, b_, what=f"MatMul transpose_a={ta} transpose_b={tb}")
+
+
+@pytest.mark.parametrize("ta, tb", [(False, False), (False, True), (True, False), (True, True)])
+def test_matmul_kernel_over_one_element_is_exact(ta, tb):
+    """k == 1 (the cpu kernel multiplies instead): numpy's matmul to the bit, batch dims broadcast."""
+    a, b = r(3, 1, 5, 1).astype(np.float32), r(2, 1, 4).astype(np.float32)
+    a_ = np.ascontiguousarray(a.swapaxes(-1, -2)) if ta else a
+    b_ = np.ascontiguousarray(b.swapaxes(-1, -2)) if tb else b
+    got = wg.run_kernel("MatMul", wg.tensor(a_), wg.tensor(b_), transpose_a=ta, transpose_b=tb)
+    assert got.dtype is wg.float32 and got.shape == (3, 2, 5, 4)
+    np.testing.assert_array_equal(got.numpy(), np.matmul(a, b))
 
 
 def test_einsum_list_form_and_three_operands():
