@@ -16,11 +16,14 @@ numpy's BLAS thread count), hand-written numpy (forward and backward by hand), a
 the tiny-tensor rows bench/micrograd_floor.py, a closure-based autograd over numpy.
 Prints a markdown table with each contender's median time and webgrad's ratio to each (the
 median over rounds of the round's ratio; lower is better for webgrad), then issue 7's targets
-with webgrad's ratio and pass/short.
+with webgrad's ratio and pass/short. glibc malloc's thresholds are pinned for the run
+(``pin_malloc``): left to move, they make a contender's step page-fault or not depending on
+what ran before it.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import gc
 import importlib
 import os
@@ -383,6 +386,25 @@ def peak_rss(batch):
 
 # ---------------------------------------------------------------- report
 
+MALLOC_MMAP_MIB, MALLOC_TRIM_MIB = 32, 256
+
+
+def pin_malloc() -> bool:
+    """Fix glibc malloc's mmap and trim thresholds for this process (True where it took).
+
+    glibc moves both with the process's allocation history, so whether a step's large temporaries
+    (~0.8 MiB at batch 128) come from the heap or are mapped, unmapped and faulted in anew each time
+    depends on what ran before: the same MLP step page-faults ~500 times a step (~+40% time) in
+    one order of contenders and never in another. Pinned, every contender runs on the same terms.
+    Fresh processes (the peak-RSS children) keep glibc's defaults."""
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):   # not glibc
+        return False
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+    return bool(mallopt(M_MMAP_THRESHOLD, MALLOC_MMAP_MIB << 20) and mallopt(M_TRIM_THRESHOLD, MALLOC_TRIM_MIB << 20))
+
+
 def blas_threads():
     try:
         from threadpoolctl import threadpool_info
@@ -431,7 +453,7 @@ def report(rows):
     return "\n".join(lines)
 
 
-def environment():
+def environment(malloc_pinned=False):
     model = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -442,7 +464,8 @@ def environment():
         pass
     versions = [f"python {platform.python_version()}", f"numpy {np.__version__}",
                 f"torch {torch.__version__ if torch else 'not installed'}", f"webgrad {wg.__version__}"]
-    return f"{os.cpu_count()} cpus, {model}; " + ", ".join(versions)
+    malloc = f"; malloc thresholds pinned (mmap {MALLOC_MMAP_MIB} MiB, trim {MALLOC_TRIM_MIB} MiB)" if malloc_pinned else ""
+    return f"{os.cpu_count()} cpus, {model}; " + ", ".join(versions) + malloc
 
 
 PLOTS = ("scaling_op.png", "scaling_mlp.png")
@@ -496,6 +519,7 @@ def main(argv=None):
     pause = 0.0 if args.quick else PAUSE_S
     batches = (128,) if args.quick else (128, 1024)
 
+    pinned = pin_malloc()
     threads = blas_threads()
     if torch is not None:
         torch.set_num_threads(threads)
@@ -508,7 +532,7 @@ def main(argv=None):
         check_mlp(b)
     check_cnn()
 
-    print(f"# {environment()}; BLAS/torch threads {threads}", file=sys.stderr)
+    print(f"# {environment(pinned)}; BLAS/torch threads {threads}", file=sys.stderr)
     rows = [run_row(f"{CHAIN_OPS}-op chain + backward, {CHAIN_N} elems", "µs/op", 1e6 / CHAIN_OPS,
                     chain_contenders(x0, w0), repeats, min_time, pause),
             run_row("a + b, 1 elem, no grad", "µs/op", 1e6, nograd_contenders(), repeats, min_time, pause)]
@@ -519,7 +543,7 @@ def main(argv=None):
     rows.append(run_row(f"CNN step (8x8, conv3x3x8, pool, linear), batch {CNN_BATCH}", "ms/step", 1e3,
                         {n: make() for n, make in cnn_makers().items()}, repeats, min_time * 3, pause))
     rss = peak_rss(128)
-    print(f"\n{environment()}; BLAS/torch threads {threads}; webgrad MLP loss: {loss_name}\n")
+    print(f"\n{environment(pinned)}; BLAS/torch threads {threads}; webgrad MLP loss: {loss_name}\n")
     print(report(rows))
     print(f"\nPeak RSS of {RSS_STEPS} MLP steps (batch 128), each in a fresh process, MiB (after setup -> peak): "
           + ", ".join(f"{n} {a:.0f} -> {p:.0f}" for n, (a, p) in rss.items()) + "\n")

@@ -6,7 +6,8 @@
 * scaling_op.png: per-op cost from 1 to 10^6 elements, (left) one ``a * b`` without grad,
   (right) the 10-op chain of bench_cpu.py with backward, per op (plus the micrograd floor);
 * scaling_mlp.png: the 784-256-10 MLP training step of bench_cpu.py from batch 1 to 4096.
-Timings are medians of interleaved repeats (bench_cpu.measure); the y axes are logarithmic.
+Timings are medians of interleaved repeats (bench_cpu.measure), with malloc's thresholds pinned
+as in bench_cpu; the y axes are logarithmic.
 """
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def main(argv=None):
     if B.torch is not None:
         B.torch.set_num_threads(B.blas_threads())
     B.wg.set_backend("cpu")
-    env = B.environment()
+    env = B.environment(B.pin_malloc())
 
     print("a * b without grad", file=sys.stderr)
     mul = sweep(SIZES, mul_contenders, 1e6, repeats, min_time, pause)
