@@ -119,7 +119,8 @@ class Backend(Protocol):
       peak figure when present (``memory()`` may be too slow to call per kernel);
     * ``start_device_timing(report)`` / ``stop_device_timing()``: see ``core/profiler.py``;
     * ``constant_cache``: True when natives are never mutated, so ops may reuse small constants;
-    * ``donate(native)`` -> a context in which an in-place op's one kernel may write into ``native``;
+    * ``donate(native)`` -> a context in which an in-place op's one kernel may write into ``native``
+      (or None: not worth it for this one);
     * ``gradient_scope()`` -> a context a native backward pass enters once, on its first node on
       this backend, and leaves at its end; the backend's native VJPs run inside it (cpu: numpy's
       floating-point warnings off);

@@ -12,6 +12,7 @@ from webgrad.dtypes import DType
 from . import creation, elementwise, indexing, linalg, losses, movement, reduce, vjps, windows  # noqa: F401
 from .backend_dtypes import DTYPE_OF, NP_DTYPES
 
+DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
 _COERCE = {"i": np.int32, "u": np.int32, "f": np.float32, "b": np.bool_, "c": None}
 
 
@@ -35,10 +36,11 @@ class CpuBackend:
         out = a + b
         return out if type(out) is np.ndarray else np.asarray(out)
 
-    def donate(self, a) -> elementwise.Donation:
+    def donate(self, a) -> elementwise.Donation | None:
         """A context in which an in-place op's arithmetic kernel may reuse ``a`` (which dies with
-        the op) for its result: core/ops/binary.py ``inplace``."""
-        return elementwise.Donation(a)
+        the op) for its result (core/ops/binary.py ``inplace``); None for an array under 16 KiB,
+        which numpy allocates anew for less than the donation's own bookkeeping costs."""
+        return elementwise.Donation(a) if a.nbytes >= DONATE_MIN_BYTES else None
 
     def upload(self, flat, shape, dtype: DType):
         a = np.array(flat, dtype=NP_DTYPES[dtype])

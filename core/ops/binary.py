@@ -324,8 +324,9 @@ _ALONE = _refs_when_alone()
 def _donation(t: Tensor) -> object:
     """When ``t``'s data is held by ``t`` alone (no other tensor, saved value, view or user
     reference), the data dies with an unrecorded in-place op, so the backend may write the result
-    into it (its ``donate(data)`` context) instead of allocating: a parameter update then costs
-    what numpy's ``p -= lr * g`` does. Returns that context, or None."""
+    into it (its ``donate(data)`` context, or None where the backend declines) instead of
+    allocating: a parameter update then costs what numpy's ``p -= lr * g`` does. Returns that
+    context, or None."""
     if _ALONE is None or _refcount(t._data) != _ALONE:
         return None
     donate = getattr(t._backend, "donate", None)
