@@ -13,6 +13,6 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False):
     broadcast multiply: exact, and 3-4x faster than numpy's matmul, which runs it without BLAS."""
     a = a.swapaxes(-1, -2) if transpose_a else a   # (the methods: np.swapaxes is a Python wrapper)
     b = b.swapaxes(-1, -2) if transpose_b else b
-    if a.shape[-1] == 1 and a.ndim > 1 and b.ndim > 1 and b.shape[-2] == 1:
+    if a.ndim > 1 and b.ndim > 1 and a.shape[-1] == 1 == b.shape[-2]:
         return np.asarray(np.multiply(a, b), dtype=a.dtype)
     return np.asarray(np.matmul(a, b), dtype=a.dtype)
