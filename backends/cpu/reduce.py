@@ -30,12 +30,11 @@ def _keep(ufunc, any_order=False):
 
     def run(x, *, axes, keepdim):
         shape, dtype = x.shape, x.dtype
-        if dtype.kind != "f":
-            return np.asarray(reduce(x, axis=axes, keepdims=keepdim), dtype=dtype)
-        if 1 < len(axes) < len(shape) and axes[0] == 0:   # first axis first, then the rest
+        floating = dtype.kind == "f"
+        if floating and 1 < len(axes) < len(shape) and axes[0] == 0:   # first axis first, then the rest
             rest = reduce(x, axis=0, keepdims=keepdim)
             return run(rest, axes=tuple(a - (not keepdim) for a in axes[1:]), keepdim=keepdim)
-        if len(axes) == 1:
+        if floating and len(axes) == 1:
             a = axes[0]
             n = shape[a]
             if a < len(shape) - 1 and 2 <= n <= _SLICED_MAX and math.prod(shape[a + 1:]) >= _SLICED_INNER:
