@@ -110,7 +110,9 @@ class Backend(Protocol):
     returns). "native" is the backend's own array type (numpy arrays on ``cpu``, GPU buffer
     handles on ``wgpu``); it must have a ``shape`` attribute (a tuple of ints), which
     ``Tensor.shape`` returns. Kernels registered for the backend's ``name`` receive and
-    return natives.
+    return natives. The binary elementwise kernels (``kernel_names.BINARY``) broadcast their
+    inputs and raise ValueError for shapes that do not broadcast: ``add``, ``sub`` and ``mul``
+    leave that check to them (an error then names the op and the shapes).
 
     Optional extras, looked up with ``getattr``:
 

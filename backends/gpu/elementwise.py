@@ -250,11 +250,14 @@ def binary(name):
 
 
 def _broadcast(*shapes):
+    """The shapes' broadcast, or a ValueError (as numpy's) where they do not broadcast."""
     rank = max(len(s) for s in shapes)
     out = []
     for dims in zip(*[(1,) * (rank - len(s)) + tuple(s) for s in shapes]):
-        big = max(dims)
-        out.append(0 if 0 in dims and big <= 1 else big)
+        sizes = set(dims) - {1}
+        if len(sizes) > 1:
+            raise ValueError(f"shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together")
+        out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 
 

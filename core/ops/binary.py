@@ -26,9 +26,21 @@ def _operands(op: str, a, b, floating: bool = False):
         a, b = binary_operands(op, a, b)
     if floating and not a._dtype.is_floating:
         a, b = run_kernel(K.CAST, a, dtype=default_float), run_kernel(K.CAST, b, dtype=default_float)
-    if a._data.shape != b._data.shape:
-        broadcast_shapes(a.shape, b.shape, op=op)
+    sa, sb = a._data.shape, b._data.shape
+    if sa != sb:
+        broadcast_shapes(sa, sb, op=op)
     return a, b
+
+
+def _named(error: ValueError, op: str, a: Tensor, b: Tensor) -> ValueError:
+    """The error to raise for ``error``, raised by a kernel of ``op`` on ``a`` and ``b``: ``op``'s own
+    when their shapes do not broadcast (each backend's binary kernels raise ValueError then, so
+    the fast paths of add, sub and mul leave the check to them), else ``error``."""
+    try:
+        broadcast_shapes(a.shape, b.shape, op=op)
+    except ValueError as named:
+        return named
+    return error
 
 
 def _binary(kernel: str, op: str, floating: bool = False):
@@ -54,9 +66,11 @@ def add(input, other, *, alpha=1):
     >>> wg.add(wg.tensor([1.0, 2.0]), 1, alpha=2).tolist()
     [3.0, 4.0]
     """
-    if (type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype  # the fast path
-            and input._data.shape == other._data.shape and alpha == 1):
-        return run_kernel(K.ADD, input, other)
+    if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype and alpha == 1:  # fast path
+        try:
+            return run_kernel(K.ADD, input, other)
+        except ValueError as error:
+            raise _named(error, "add", input, other) from None
     return run_kernel(K.ADD, *_operands("add", input, other if alpha == 1 else _scaled("add", other, alpha)))
 
 
@@ -67,9 +81,11 @@ def sub(input, other, *, alpha=1):
     >>> wg.sub(wg.tensor([3, 4]), 1).tolist()
     [2, 3]
     """
-    if (type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype  # the fast path
-            and input._data.shape == other._data.shape and alpha == 1):
-        return run_kernel(K.SUB, input, other)
+    if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype and alpha == 1:  # fast path
+        try:
+            return run_kernel(K.SUB, input, other)
+        except ValueError as error:
+            raise _named(error, "sub", input, other) from None
     return run_kernel(K.SUB, *_operands("sub", input, other if alpha == 1 else _scaled("sub", other, alpha)))
 
 
@@ -80,9 +96,11 @@ def mul(input, other):
     >>> (wg.tensor([[1.0], [2.0]]) * wg.tensor([1.0, 10.0])).tolist()
     [[1.0, 10.0], [2.0, 20.0]]
     """
-    if (type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype  # the fast path
-            and input._data.shape == other._data.shape):
-        return run_kernel(K.MUL, input, other)
+    if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype:   # the fast path
+        try:
+            return run_kernel(K.MUL, input, other)
+        except ValueError as error:
+            raise _named(error, "mul", input, other) from None
     return run_kernel(K.MUL, *_operands("mul", input, other))
 
 
