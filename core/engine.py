@@ -248,24 +248,28 @@ class Node:
         self.name, self.rule, self.attrs, self.order = name, rule, attrs, _next_order()
         self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
         n = len(inputs)
-        if n == 1:
-            a = inputs[0]
-            self.next, self.shapes, self.dtypes = (_edge(a),), (a._data.shape,), (a._dtype,)
-        elif n == 2:
+        if n == 2:   # (nearly every node has one or two inputs: _edge is written out for them)
             a, b = inputs
-            self.next, self.shapes, self.dtypes = (_edge(a), _edge(b)), (a._data.shape, b._data.shape), \
-                (a._dtype, b._dtype)
+            self.next = (None if not a.requires_grad else (a, -1) if a.grad_fn is None else (a.grad_fn, a._out_index),
+                         None if not b.requires_grad else (b, -1) if b.grad_fn is None else (b.grad_fn, b._out_index))
+            self.shapes, self.dtypes = (a._data.shape, b._data.shape), (a._dtype, b._dtype)
+        elif n == 1:
+            a = inputs[0]
+            self.next = (None if not a.requires_grad else (a, -1) if a.grad_fn is None else (a.grad_fn, a._out_index),)
+            self.shapes, self.dtypes = (a._data.shape,), (a._dtype,)
         else:
             self.next = tuple([_edge(t) for t in inputs])
             self.shapes = tuple([t._data.shape for t in inputs])
             self.dtypes = tuple([t._dtype for t in inputs])
         self.backend = outputs[0]._backend
         self.outs = _ONE_OUTPUT if len(outputs) == 1 else tuple([(o._data.shape, o._dtype) for o in outputs])
-        save = None if rule is None else _SAVE[rule.saves]
-        if save is None:
+        saves = "nothing" if rule is None else rule.saves
+        if saves == "nothing":
             self.saved = self.versions = ()
+        elif rule.inputs_to_save is True and saves == "inputs" and n <= 2:   # all inputs: _save_inputs, inlined
+            self.saved, self.versions = inputs, (a._version, b._version) if n == 2 else (a._version,)
         else:
-            self.saved, self.versions = save(rule, inputs, outputs)
+            self.saved, self.versions = _SAVE[saves](rule, inputs, outputs)
 
     def save(self, saved, versions):
         self.saved, self.versions = tuple(saved), tuple(versions)

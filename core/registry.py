@@ -116,8 +116,8 @@ def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_sav
 
     ``fn(dy, saved, attrs)`` gets ``dy`` (a tuple for multi-output kernels), ``saved``
     (the tensors named by ``inputs_to_save`` then ``outputs_to_save``, given as index
-    lists or ``True`` for all; ``saved.shapes``/``saved.dtypes`` hold every input's
-    shape and dtype), and the kernel's attrs. It returns one Tensor or None per input,
+    lists or ``True`` for all, the quickest to record; ``saved.shapes``/``saved.dtypes``
+    hold every input's shape and dtype), and the kernel's attrs. It returns one Tensor or None per input,
     built from ops, so higher-order gradients work. Returned gradients whose shape is
     the broadcast of the input's are summed back to the input's shape by the engine.
     Usable as a decorator::

@@ -20,7 +20,7 @@ def _sub(dy, saved, attrs):
     return dy, (run_kernel(K.NEG, dy) if saved.edges[1] is not None else None)
 
 
-@register_gradient(K.MUL, inputs_to_save=[0, 1])
+@register_gradient(K.MUL, inputs_to_save=True)
 def _mul(dy, saved, attrs):
     a, b = saved
     need_a, need_b = saved.edges
@@ -28,7 +28,7 @@ def _mul(dy, saved, attrs):
             run_kernel(K.MUL, dy, a) if need_b is not None else None)
 
 
-@register_gradient(K.DIV, inputs_to_save=[0, 1])
+@register_gradient(K.DIV, inputs_to_save=True)
 def _div(dy, saved, attrs):
     a, b = saved
     da = dy / b
@@ -51,18 +51,18 @@ def _share(dy, a, b):
     return dy * wins, dy * (1 - wins)
 
 
-@register_gradient(K.MAXIMUM, inputs_to_save=[0, 1])
+@register_gradient(K.MAXIMUM, inputs_to_save=True)
 def _maximum(dy, saved, attrs):
     return _share(dy, *saved)
 
 
-@register_gradient(K.MINIMUM, inputs_to_save=[0, 1])
+@register_gradient(K.MINIMUM, inputs_to_save=True)
 def _minimum(dy, saved, attrs):
     da, db = _share(dy, *saved)
     return db, da
 
 
-@register_gradient(K.ATAN2, inputs_to_save=[0, 1])
+@register_gradient(K.ATAN2, inputs_to_save=True)
 def _atan2(dy, saved, attrs):
     a, b = saved
     scale = dy / (a * a + b * b)

@@ -20,7 +20,7 @@ def _grad_b(dy, a, ta, tb):
     return run_kernel(K.MATMUL, a, dy, transpose_a=not ta, transpose_b=False)
 
 
-@register_gradient(K.MATMUL, inputs_to_save=[0, 1])
+@register_gradient(K.MATMUL, inputs_to_save=True)
 def _matmul(dy, saved, attrs):
     a, b = saved
     need_a, need_b = saved.needs_input_grad

@@ -25,7 +25,7 @@ def _sum(dy, saved, attrs):
     return (run_kernel(K.EXPAND, dy, shape=shape),)
 
 
-@register_gradient(K.PROD, inputs_to_save=[0])
+@register_gradient(K.PROD, inputs_to_save=True)
 def _prod(dy, saved, attrs):
     """d prod / d x_i is the product of the others: prod(x) / x_i without zeros; with exactly one
     zero, the product of the nonzeros at that zero and 0 elsewhere; with several zeros, 0."""

@@ -21,7 +21,7 @@ def _rule(kernel, inputs=(), outputs=()):
     return deco
 
 
-_IN, _OUT = [0], [0]
+_IN, _OUT = True, [0]   # (True: every input, here the one)
 
 register_gradient(K.NEG, lambda dy, saved, attrs: (run_kernel(K.NEG, dy),))
 register_gradient(K.IDENTITY, lambda dy, saved, attrs: (dy,))
@@ -83,7 +83,7 @@ for _k in (K.SIGN, K.FLOOR, K.CEIL, K.ROUND):
     register_gradient(_k, _zeros)
 
 
-@register_gradient(K.LEAKY_RELU, inputs_to_save=[0])
+@register_gradient(K.LEAKY_RELU, inputs_to_save=True)
 def _leaky_relu(dy, saved, attrs):
     (x,) = saved
     return (_ops().where(x > 0, dy, dy * attrs["negative_slope"]),)
@@ -98,7 +98,7 @@ def _elu(dy, saved, attrs):
 _SQRT_2_PI = math.sqrt(2 / math.pi)
 
 
-@register_gradient(K.GELU, inputs_to_save=[0])
+@register_gradient(K.GELU, inputs_to_save=True)
 def _gelu(dy, saved, attrs):
     (x,) = saved
     if attrs["approximate"] == "tanh":
@@ -111,14 +111,14 @@ def _gelu(dy, saved, attrs):
     return (dy * d,)
 
 
-@register_gradient(K.SOFTPLUS, inputs_to_save=[0])
+@register_gradient(K.SOFTPLUS, inputs_to_save=True)
 def _softplus(dy, saved, attrs):
     (x,) = saved
     bx = x * attrs["beta"]
     return (_ops().where(bx > attrs["threshold"], dy, dy * bx.sigmoid()),)
 
 
-@register_gradient(K.CLAMP, inputs_to_save=[0])
+@register_gradient(K.CLAMP, inputs_to_save=True)
 def _clamp(dy, saved, attrs):
     (x,) = saved
     lo, hi = attrs["min"], attrs["max"]
