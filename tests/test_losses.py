@@ -75,6 +75,8 @@ CASES = [
       for reduction in ("none", "sum", "mean")],
     OpCase("softmax_cross_entropy_kernel_mean_big", _sce_kernel("mean"), _sce_reference("mean"),   # 2 row groups
            [rn(300, 7), rng.integers(0, 7, 300).astype(np.int32)], grad=False),
+    OpCase("softmax_cross_entropy_kernel_many_classes", _sce_kernel("sum"), _sce_reference("sum"),   # > 32 classes:
+           [rn(3, 40), np.array([39, 0, 17], np.int32)]),                                        # no kept identity
     OpCase("softmax_cross_entropy_kernel_mean_none_ignored", _sce_kernel("mean", -100), _sce_reference("mean", -100),
            [rn(4, 3), np.array([0, 1, 2, 1], np.int32)]),
     OpCase("cross_entropy_none_ignore_index", lambda x, t: F.cross_entropy(x, t, ignore_index=3, reduction="none"),

@@ -59,6 +59,25 @@ def row_indices(n):
     return rows
 
 
+_EYES: dict = {}   # (n_classes, dtype) -> the identity, read-only: its rows are the one-hot vectors
+
+
+def subtract_one_hot(p, target):
+    """``p[rows, target] -= 1`` in place (a softmax gradient's one-hot term). With few classes (as
+    ``class_major``'s), as ``p -= eye[target]`` with a kept identity, taken class-major as ``p`` is
+    laid out there: a take and a subtract, ~40% of the fancy-index assignment's cost on small
+    batches. With many classes the identity would be too big."""
+    n_classes = p.shape[1]
+    if n_classes > _SHORT_ROW:
+        p[row_indices(len(p)), target] -= 1
+        return
+    eye = _EYES.get((n_classes, p.dtype))
+    if eye is None:
+        eye = _EYES[n_classes, p.dtype] = np.eye(n_classes, dtype=p.dtype)
+        eye.flags.writeable = False
+    np.subtract(p, eye.take(target, axis=1).T, out=p)   # (eye is symmetric: its columns are its rows)
+
+
 def class_major(x):
     """Logits ``x`` [N, C] laid out class by class when their rows are short (C <= 32): numpy reduces
     a short last axis at ~80 ns a row but vectorises across rows when they are the contiguous axis,

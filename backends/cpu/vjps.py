@@ -18,7 +18,7 @@ from .backend_dtypes import np_dtype
 from .elementwise import _ZERO, _where
 from .indexing import scatter_add
 from .linalg import matmul
-from .losses import row_indices, shifted
+from .losses import shifted, subtract_one_hot
 from .movement import expand
 from .reduce import sum_kernel
 from .windows import col2im
@@ -178,6 +178,6 @@ def _softmax_cross_entropy(dy, saved, node):
         target, dy = np.where(keep, target, 0), np.where(keep, dy, _ZERO[x.dtype])
     e = np.exp(shifted(x))
     p = e / np.add.reduce(e, axis=1, keepdims=True)          # softmax, ours to write into
-    p[row_indices(len(p)), target] -= 1                      # the forward checked the targets
-    p *= dy.reshape(-1, 1)                                  # a row's dy, or the one dy of a reduction
+    subtract_one_hot(p, target)                              # the forward checked the targets
+    p *= dy.reshape(-1, 1) if dy.ndim else dy               # a row's dy, or the one dy of a reduction
     return p, None
