@@ -26,6 +26,21 @@ def kept_targets(target, ignore_index, n_classes):
     return t, keep
 
 
+def picked_targets(z, target, ignore_index):
+    """``(z[r, target[r]] per row r, keep)``: the target classes' entries, and the mask of kept rows
+    (None when every row is kept, ``kept_targets``'). A target out of range raises IndexError. When
+    ``ignore_index`` is no class, the indexing itself checks the targets (read as unsigned, so a
+    negative one is out of range too), and the masking is done only after it raised."""
+    rows = row_indices(len(z))
+    if not 0 <= ignore_index < z.shape[1]:
+        try:
+            return z[rows, target.view(np.uint32)], None
+        except IndexError:   # a row ignored, or a target out of range
+            pass
+    t, keep = kept_targets(target, ignore_index, z.shape[1])
+    return z[rows, t], keep
+
+
 def _in_range(t, n_classes):
     """Whether every index in ``t`` (int32) is in [0, n_classes): one numpy call, as unsigned
     (a negative index reads as one above 2**31)."""
@@ -90,9 +105,9 @@ def class_major(x):
 def softmax_cross_entropy(x, target, *, ignore_index, reduction):
     """Per-row losses [N] ('none', 0 at ignored rows), their sum, or their mean over the kept rows
     ('mean': NaN when none is kept, as in PyTorch); 'sum' and 'mean' give 0-d arrays."""
-    t, keep = kept_targets(target, ignore_index, x.shape[1])
     z = shifted(x)
-    loss = np.log(np.add.reduce(np.exp(z), axis=1)) - z[row_indices(len(z)), t]
+    picked, keep = picked_targets(z, target, ignore_index)
+    loss = np.log(np.add.reduce(np.exp(z), axis=1)) - picked
     if keep is not None:
         loss = np.where(keep, loss, _ZERO[x.dtype])
     if reduction == "none":
