@@ -77,8 +77,23 @@ def row_indices(n):
 _EYES: dict = {}   # (n_classes, dtype) -> the identity, read-only: its rows are the one-hot vectors
 
 
-def subtract_one_hot(p, target):
-    """``p[rows, target] -= 1`` in place (a softmax gradient's one-hot term). With few classes (as
+def subtract_one_hot(p, target, ignore_index):
+    """``p[r, target[r]] -= 1`` in place for each kept row r (a softmax gradient's one-hot term; the
+    forward checked the targets), and the mask of kept rows (None when every row is kept), found
+    as ``picked_targets`` finds it."""
+    if not 0 <= ignore_index < p.shape[1]:
+        try:
+            _subtract_one_hot(p, target.view(np.uint32))
+            return None
+        except IndexError:   # a row ignored (nothing was written)
+            pass
+    keep = target != ignore_index
+    _subtract_one_hot(p, np.where(keep, target, 0))   # (an ignored row's dy is 0)
+    return keep
+
+
+def _subtract_one_hot(p, target):
+    """``p[rows, target] -= 1``, or an IndexError before anything is written. With few classes (as
     ``class_major``'s), as ``p -= eye[target]`` with a kept identity, taken class-major as ``p`` is
     laid out there: a take and a subtract, ~40% of the fancy-index assignment's cost on small
     batches. With many classes the identity would be too big."""

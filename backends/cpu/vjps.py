@@ -170,14 +170,12 @@ def _softmax_cross_entropy(dy, saved, node):
     0 at ignored rows; the masking is skipped when no row is ignored (the common case)."""
     x, target = saved
     attrs = node.attrs
-    keep = target != attrs["ignore_index"]
-    every = np.logical_and.reduce(keep)                     # (keep.all() costs a Python wrapper more)
-    if attrs["reduction"] == "mean":
-        dy = dy / (len(keep) if every else np.count_nonzero(keep))
-    if not every:
-        target, dy = np.where(keep, target, 0), np.where(keep, dy, _ZERO[x.dtype])
     e = np.exp(shifted(x))
     p = e / np.add.reduce(e, axis=1, keepdims=True)          # softmax, ours to write into
-    subtract_one_hot(p, target)                              # the forward checked the targets
+    keep = subtract_one_hot(p, target, attrs["ignore_index"])
+    if attrs["reduction"] == "mean":
+        dy = dy / (len(p) if keep is None else np.count_nonzero(keep))
+    if keep is not None:
+        dy = np.where(keep, dy, _ZERO[x.dtype])
     p *= dy.reshape(-1, 1) if dy.ndim else dy               # a row's dy, or the one dy of a reduction
     return p, None
