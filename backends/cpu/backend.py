@@ -25,10 +25,10 @@ class CpuBackend:
     def dtype_of(self, a) -> DType:
         return DTYPE_OF[a.dtype]
 
-    def gradient_scope(self) -> np.errstate:
+    def gradient_scope(self):
         """The context a native backward pass runs this backend's VJPs in, entered once per pass
         (numpy's floating-point warnings off: inf and nan are results, as in every cpu kernel)."""
-        return np.errstate(all="ignore")
+        return elementwise.quiet_scope()
 
     @staticmethod
     def add_gradients(a, b):

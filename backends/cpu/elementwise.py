@@ -76,6 +76,30 @@ except ImportError:  # numpy 1.x
     _extobj_contextvar = None
 
 
+class _Quiet:
+    """``quiet_scope``'s context on numpy >= 2."""
+    __slots__ = ("token",)
+
+    def __enter__(self):
+        self.token = _extobj_contextvar.set(_IGNORE)
+        return self
+
+    def __exit__(self, *exc):
+        _extobj_contextvar.reset(self.token)
+        return False
+
+
+def quiet_scope():
+    """A context with numpy's floating-point warnings off, as ``np.errstate(all="ignore")`` gives
+    (on numpy >= 2 it sets numpy's error state directly, a tenth of np.errstate's cost).
+
+    >>> with quiet_scope():
+    ...     float(np.float32(1) / np.float32(0))
+    inf
+    """
+    return _Quiet() if _extobj_contextvar is not None else np.errstate(all="ignore")
+
+
 def _quiet(fn):
     """Run ``fn`` with numpy's floating-point warnings off: inf and nan are results here, as in PyTorch."""
     if _extobj_contextvar is None:
