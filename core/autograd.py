@@ -11,9 +11,13 @@ from .ops.common import scalar_tensor
 from .tensor import Tensor, tensor
 
 
-def _ones_like(t):
+def _implicit_grad(t, who):
+    """The gradient ``backward()`` makes up for a one-element output: ones like it."""
     if not t._data.shape:   # a 0-d loss: the cached constant
         return scalar_tensor(1, t._dtype, t._backend)
+    if t.numel() != 1:
+        raise RuntimeError(f"{who}: grad can be implicitly created only for scalar outputs; this "
+                           f"output has shape {tuple(t.shape)}, so pass gradient= (a tensor of that shape)")
     return run_kernel(K.FILL, backend=t._backend, shape=tuple(t.shape), value=1, dtype=t._dtype)
 
 
@@ -52,10 +56,7 @@ def _root_grads(outputs, grads, who):
     out = []
     for t, g in zip(outputs, grads):
         if g is None:
-            if t.numel() != 1:
-                raise RuntimeError(f"{who}: grad can be implicitly created only for scalar outputs; this "
-                                   f"output has shape {tuple(t.shape)}, so pass gradient= (a tensor of that shape)")
-            g = _ones_like(t)
+            g = _implicit_grad(t, who)
         elif not isinstance(g, Tensor):
             g = tensor(g, dtype=t.dtype, backend=t._backend)
         elif g._dtype is not t._dtype:

@@ -139,7 +139,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
         if not t.requires_grad:
             raise RuntimeError("element of the tensors passed to backward does not require grad and does not "
                                "have a grad_fn (did you create it under no_grad, or forget requires_grad=True?)")
-        if g.shape != t.shape:
+        if g._data.shape != t._data.shape:
             raise RuntimeError(f"backward: gradient has shape {tuple(g.shape)} but the output has shape "
                                f"{tuple(t.shape)}")
         g = mode.value(g)
