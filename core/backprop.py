@@ -11,8 +11,8 @@ Gradients travel in one of two forms, chosen once per pass:
   Each backend's VJPs run inside its ``gradient_scope`` (cpu: numpy's warnings off), entered
   once per pass, and gradients meeting at a tensor are summed by its ``add_gradients``.
 
-Each mode has its step (``_step``, ``_native_step``); both send a node's input gradients
-along its edges, into a leaf's total or a producer node's slot.
+Each mode has its step (``_step``, and ``_run_native``'s loop body); both send a node's input
+gradients along its edges, into a leaf's total or a producer node's slot.
 """
 from __future__ import annotations
 
@@ -219,13 +219,44 @@ def _step(node, grads, pending, leaves, queue, retain_graph, capture):
 
 
 def _run_native(pending, leaves, queue, retain_graph, capture):
-    """The nodes of a native pass; each backend's VJPs run inside its ``gradient_scope`` (cpu:
-    numpy's warnings off), entered on the first node of that backend and left at the end."""
+    """The nodes of a native pass: ``_step``'s work, with each node's native VJP where one stands
+    for its rule (the rule otherwise), and ``_to_leaf``'s and ``_to_node``'s routing written out
+    (this loop runs per node). Each backend's VJPs run inside its ``gradient_scope`` (cpu: numpy's
+    warnings off), entered on the first node of that backend and left at the end."""
     backends, scopes = {}, []   # backend -> (its native VJPs, how it sums two gradients); the scopes entered
     try:
         while queue:
             node = heappop(queue)[1]
-            _native_step(node, pending.pop(node), pending, leaves, queue, retain_graph, capture, backends, scopes)
+            grads = pending.pop(node)
+            be = node.backend
+            vjps, add = backends.get(be) or _enter(be, backends, scopes)
+            if len(grads) == 1 and not (node.hooks or node.retained or capture is not None):
+                dy = grads[0]   # _output_grads' usual case, inlined
+            else:
+                dy = _output_grads(NATIVE, node, grads, capture)
+                if dy is None:
+                    continue
+            vjp = vjps.get(node.name)   # (fn of the rule it stands for, the VJP)
+            if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
+                in_grads = vjp[1](dy, node.native_saved(), node)
+            else:
+                in_grads = _native_rule_grads(node, dy)
+            for edge, g, shape in zip(node.next, _checked(node, in_grads, retain_graph), node.shapes):
+                if edge is None or g is None:
+                    continue
+                if g.shape != shape:
+                    g = _native_sum_to(g, shape, be, node.name)
+                target, index = edge
+                if index < 0:
+                    old = leaves.get(target)
+                    leaves[target] = g if old is None else add(old, g)
+                    continue
+                slots = pending.get(target)
+                if slots is None:
+                    slots = pending[target] = [None] * len(target.outs)
+                    heappush(queue, (target.order, target))
+                old = slots[index]
+                slots[index] = g if old is None else add(old, g)
     finally:
         for scope in reversed(scopes):
             scope.__exit__(None, None, None)
@@ -242,40 +273,6 @@ def _enter(backend, backends, scopes) -> tuple:
     add = getattr(backend, "add_gradients", None) or _kernels[backend.name][K.ADD]
     backends[backend] = (_vjps.get(backend.name, _NONE), add)
     return backends[backend]
-
-
-def _native_step(node, grads, pending, leaves, queue, retain_graph, capture, backends, scopes):
-    """``_step`` for a native pass: the node's native VJP where one stands for its rule, the rule
-    otherwise, and the routing of ``_to_leaf`` and ``_to_node`` written out (this runs per node)."""
-    be = node.backend
-    vjps, add = backends.get(be) or _enter(be, backends, scopes)
-    if len(grads) == 1 and not (node.hooks or node.retained or capture is not None):
-        dy = grads[0]   # _output_grads' usual case, inlined
-    else:
-        dy = _output_grads(NATIVE, node, grads, capture)
-    if dy is None:
-        return
-    vjp = vjps.get(node.name)   # (fn of the rule it stands for, the VJP)
-    if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
-        in_grads = vjp[1](dy, node.native_saved(), node)
-    else:
-        in_grads = _native_rule_grads(node, dy)
-    for edge, g, shape in zip(node.next, _checked(node, in_grads, retain_graph), node.shapes):
-        if edge is None or g is None:
-            continue
-        if g.shape != shape:
-            g = _native_sum_to(g, shape, be, node.name)
-        target, index = edge
-        if index < 0:
-            old = leaves.get(target)
-            leaves[target] = g if old is None else add(old, g)
-            continue
-        slots = pending.get(target)
-        if slots is None:
-            slots = pending[target] = [None] * len(target.outs)
-            heappush(queue, (target.order, target))
-        old = slots[index]
-        slots[index] = g if old is None else add(old, g)
 
 
 def _output_hooks(mode, node, grads, capture):
