@@ -17,6 +17,7 @@ gradients along its edges, into a leaf's total or a producer node's slot.
 from __future__ import annotations
 
 from heapq import heappop, heappush
+from operator import attrgetter
 
 from . import kernel_names as K
 from .engine import _mode, run_kernel
@@ -94,13 +95,8 @@ class NATIVE:
     def zeros(shape, dtype, backend):
         return _kernels[backend.name][K.FILL](shape=tuple(shape), value=0, dtype=dtype)
 
-    @staticmethod
-    def tensor(g, backend):
-        return _wrap(g, backend)
-
-    @staticmethod
-    def value(t):
-        return t._data
+    tensor = staticmethod(_wrap)                        # (g, backend) -> a Tensor holding g
+    value = staticmethod(attrgetter("_data"))           # (t) -> its native data
 
 
 def _native_rule_grads(node, dy) -> tuple:
