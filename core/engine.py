@@ -224,7 +224,7 @@ def _save_some(rule, inputs, outputs) -> tuple:
     return saved, versions
 
 
-_SAVE = {"nothing": None, "inputs": _save_inputs, "output": _save_output, "some": _save_some}   # by rule.saves
+_SAVE = {"inputs": _save_inputs, "output": _save_output, "some": _save_some}   # by rule.saves (but "nothing")
 
 
 class Node:

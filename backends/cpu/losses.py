@@ -28,7 +28,7 @@ def kept_targets(target, ignore_index, n_classes):
 
 def picked_targets(z, target, ignore_index):
     """``(z[r, target[r]] per row r, keep)``: the target classes' entries, and the mask of kept rows
-    (None when every row is kept, ``kept_targets``'). A target out of range raises IndexError. When
+    (None when every row is kept). A target out of range raises IndexError. When
     ``ignore_index`` is no class, the indexing itself checks the targets (read as unsigned, so a
     negative one is out of range too), and the masking is done only after it raised."""
     rows = row_indices(len(z))
