@@ -266,7 +266,7 @@ class Node:
         saves = "nothing" if rule is None else rule.saves
         if saves == "nothing":
             self.saved = self.versions = ()
-        elif rule.inputs_to_save is True and saves == "inputs" and n <= 2:   # all inputs: _save_inputs, inlined
+        elif rule.inputs_to_save is True and saves == "inputs" and n <= 2:   # all inputs (n > 0: an input needs grad)
             self.saved, self.versions = inputs, (a._version, b._version) if n == 2 else (a._version,)
         else:
             self.saved, self.versions = _SAVE[saves](rule, inputs, outputs)

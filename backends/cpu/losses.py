@@ -87,8 +87,8 @@ def subtract_one_hot(p, target, ignore_index):
             return None
         except IndexError:   # a row ignored (nothing was written)
             pass
-    keep = target != ignore_index
-    _subtract_one_hot(p, np.where(keep, target, 0))   # (an ignored row's dy is 0)
+    t, keep = kept_targets(target, ignore_index, p.shape[1])   # (an ignored row points at class 0; its dy is 0)
+    _subtract_one_hot(p, t)
     return keep
 
 
