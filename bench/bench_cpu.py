@@ -11,16 +11,16 @@ Measures, each as the median over repeats, in one process:
   * CNN step: a digits-sized conv net (8x8 input, conv 3x3 to 8 channels, ReLU, 2x2 max-pool,
             linear to 10, cross-entropy, SGD) at batch 64 (webgrad and PyTorch);
 and, each in a fresh process, the peak RSS of 200 MLP steps (batch 128) for webgrad and PyTorch.
-Contenders: webgrad (cpu backend), PyTorch (when importable; its thread count set to
-numpy's BLAS thread count), hand-written numpy (forward and backward by hand), and for
-the tiny-tensor rows bench/micrograd_floor.py, a closure-based autograd over numpy; for the
-MLP rows, "blas": the step's five matrix products alone, in numpy (a floor under any autograd
-that computes with numpy's BLAS). Prints a markdown table with each contender's median time and
-webgrad's ratio to each (the median over rounds of the round's ratio; lower is better for
-webgrad), then issue 7's targets with webgrad's ratio, pass/short, and for the MLP targets the
-ratio that "blas" gets (the best ratio any numpy-backed step could reach on this machine). glibc malloc's thresholds are pinned for the run
-(``pin_malloc``): left to move, they make a contender's step page-fault or not depending on
-what ran before it.
+Contenders: webgrad (cpu backend), PyTorch (when importable; its thread count set to numpy's
+BLAS thread count), hand-written numpy (forward and backward by hand), and for the tiny-tensor
+rows bench/micrograd_floor.py, a closure-based autograd over numpy; for the MLP rows, "blas":
+the step's five matrix products alone, in numpy (a floor under any autograd that computes with
+numpy's BLAS). Prints a markdown table with each contender's median time and webgrad's ratio to
+each (the median over rounds of the round's ratio; lower is better for webgrad), then issue 7's
+targets with webgrad's ratio, pass/short, and for the MLP targets the ratio that "blas" gets
+(the best ratio any numpy-backed step could reach on this machine). glibc malloc's thresholds
+are pinned for the run (``pin_malloc``): left to move, they make a contender's step page-fault
+or not depending on what ran before it.
 """
 from __future__ import annotations
 
