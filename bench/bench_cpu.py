@@ -496,7 +496,8 @@ def targets(rows, rss):
         return webgrad_ratio(t[label], other) if label in t else None
 
     def blas(label, other):
-        return ratio(t[label][2], "blas", other)
+        _, _, times, _ = t[label]
+        return ratio(times, "blas", other)
     chain, op = f"{CHAIN_OPS}-op chain + backward, {CHAIN_N} elems", "a + b, 1 elem, no grad"
     out = [("tiny-tensor chain + backward ≤ 0.5× torch", r(chain, "torch"), 0.5, None),
            ("tiny-tensor chain + backward ≤ 1.2× floor", r(chain, "floor"), 1.2, None),
