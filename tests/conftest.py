@@ -21,6 +21,21 @@ def backend(request):
     wg.set_backend(previous)
 
 
+@pytest.fixture(scope="session")
+def gpu():
+    """The ``wgpu`` backend object (registered on demand; skipped, with the reason, if no adapter)."""
+    wgpu = pytest.importorskip("wgpu", reason="wgpu-py is not installed")
+    del wgpu
+    from webgrad.backends.gpu import register_native
+    if "wgpu" not in wg.registry._backend_entries:
+        register_native()
+    wg.registry.backend("cpu")          # imports the cpu kernels, the oracle
+    try:
+        return wg.registry.backend("wgpu")
+    except RuntimeError as e:
+        pytest.skip(f"no WebGPU adapter: {e} (install Debian's mesa-vulkan-drivers for lavapipe)")
+
+
 @pytest.fixture(autouse=True)
 def _grad_mode_restored():
     yield

@@ -23,21 +23,6 @@ def randint(low, high, *shape):
     return RNG.integers(low, high, size=shape).astype(np.int32)
 
 
-@pytest.fixture(scope="module")
-def gpu():
-    """The ``wgpu`` backend object (registered on demand; skipped, with the reason, if no adapter)."""
-    wgpu = pytest.importorskip("wgpu", reason="wgpu-py is not installed")
-    del wgpu
-    from webgrad.backends.gpu import register_native
-    if "wgpu" not in wg.registry._backend_entries:
-        register_native()
-    wg.registry.backend("cpu")          # imports the cpu kernels, the oracle
-    try:
-        return wg.registry.backend("wgpu")
-    except RuntimeError as e:
-        pytest.skip(f"no WebGPU adapter: {e} (install Debian's mesa-vulkan-drivers for lavapipe)")
-
-
 def run_both(gpu, name, arrays, attrs):
     """(gpu result as numpy, cpu result) of kernel ``name``."""
     want = wg.get_kernel(name, "cpu")(*arrays, **attrs)

@@ -18,7 +18,7 @@ from webgrad import registry
 from webgrad.dtypes import bool_, to_dtype
 from webgrad.shapes import broadcast_shapes
 
-from .elementwise import elementwise
+from .elementwise import elementwise, fill
 from .program import UNIFORM_WORDS, WGSL_TYPES, Program, WgslError, user_source
 
 GPU_BACKENDS = ("wgpu", "webgpu")
@@ -199,7 +199,7 @@ def wgsl_kernel(name: str, source: str, output, attrs=(), workgroup_size: int = 
         if 5 * len(ranks) + len(attrs) > UNIFORM_WORDS:
             raise ValueError(f"{name}: {len(arrays)} inputs and {len(attrs)} attrs overflow the "
                              f"{UNIFORM_WORDS}-word uniform block")
-        out = be.alloc(out_shape, out_dtype)
+        out = fill(be, shape=out_shape, value=0, dtype=out_dtype)   # zeros where the shader writes nothing
         in_dtypes = [a.dtype.name for a in arrays]
         key = ("wgsl", name, source, tuple(ranks), tuple(in_dtypes), out_dtype.name, wg)
 

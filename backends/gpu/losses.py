@@ -24,13 +24,15 @@ def softmax_cross_entropy(be, x, target, *, ignore_index, reduction):
     mean = reduction == "mean"
     rows = be.alloc((2, n) if mean else (n,), x.dtype)
     if n:
+        flags, slot = be.index_flags(K.SOFTMAX_CROSS_ENTROPY, c)
+
         def build():
             return Program(K.SOFTMAX_CROSS_ENTROPY, "softmax_cross_entropy", inputs=[("x", "f32"), ("tgt", "i32")],
-                           outputs=[("loss", "f32")], wg=WG,
+                           outputs=[("loss", "f32")], wg=WG, checks_indices=True,
                            uniforms=[("n", "u32", 1), ("c", "u32", 1), ("ignore", "i32", 1), ("nan", "u32", 1),
                                      ("count", "u32", 1)])
-        be.run(("softmax_cross_entropy",), build, [x, target], [rows], [n, c, ignore_index, _NAN_BITS, int(mean)],
-               -(-n // WG))
+        be.run(("softmax_cross_entropy",), build, [x, target], [rows, flags],
+               [n, c, ignore_index, _NAN_BITS, int(mean), slot], -(-n // WG))
     if reduction == "none":
         return rows
     sums = _SUM(be, rows, axes=(len(rows.shape) - 1,), keepdim=False)

@@ -36,14 +36,20 @@ class Program:
 
     ``inputs``/``outputs`` are (variable, WGSL element type) pairs, bound in that order as
     read-only then read-write storage; ``uniforms`` are (name, type, count) fields.
+    ``checks_indices`` adds, after the outputs, the backend's index-check flags and a function
+    ``bad_index(value: i32)`` the kernel calls for an index it refuses (see
+    ``GpuBackend.index_flags``); its slot travels in the uniform ``check_slot``.
 
     >>> p = Program("demo", "body", inputs=[("x", "f32")], outputs=[("y", "f32")],
     ...             uniforms=[("n", "u32", 1)], subs={"BODY": "y[i] = x[i];"})  # doctest: +SKIP
     """
 
     def __init__(self, label: str, body: str, *, inputs, outputs, uniforms=(), wg: int = 256,
-                 subs=None, entry: str = "main"):
+                 subs=None, entry: str = "main", checks_indices: bool = False):
         self.label, self.entry, self.wg = label, entry, wg
+        if checks_indices:
+            outputs = [*outputs, ("flags", "atomic<i32>")]
+            uniforms = [*uniforms, ("check_slot", "u32", 1)]
         self.n_read, self.n_write = len(inputs), len(outputs)
         offsets, word = {}, 0
         for name, typ, count in uniforms:
@@ -52,11 +58,22 @@ class Program:
         if word > UNIFORM_WORDS:
             raise ValueError(f"{label}: {word} uniform words exceed the {UNIFORM_WORDS}-word slot")
         self.fmt = "<" + "".join(_FMT[typ] * count for _, typ, count in uniforms)
-        self.code = _prelude(inputs, outputs, offsets, wg) + Template(kernel_source(body)).substitute(subs or {})
+        self.code = (_prelude(inputs, outputs, offsets, wg) + (_BAD_INDEX if checks_indices else "")
+                     + Template(kernel_source(body)).substitute(subs or {}))
 
     def packed(self, values) -> bytes:
         """The uniform ``values`` (flattened, in field order) as bytes."""
         return struct.pack(self.fmt, *values)
+
+
+# An index-checking kernel reports each index it refuses: how many, the least and the greatest.
+_BAD_INDEX = """fn bad_index(value: i32) {
+    let at = 3u * ui(U_check_slot);
+    atomicAdd(&flags[at], 1);
+    atomicMin(&flags[at + 1u], value);
+    atomicMax(&flags[at + 2u], value);
+}
+"""
 
 
 def _prelude(inputs, outputs, offsets, wg) -> str:

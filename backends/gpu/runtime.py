@@ -30,9 +30,12 @@ from .program import UNIFORM_SLOT, Program, compile_error
 
 BATCH_LIMIT = 512                   # dispatches per submit
 MIN_BUFFER = 16
+BIND_GROUPS = 4096                  # bind groups cached before the cache starts afresh
 MAX_GROUPS = 65535
 _CODES = {"float32": "f", "int32": "i", "bool": "I"}
 _PYTHON_TYPES = {"float32": float, "int32": int, "bool": lambda v: int(bool(v))}
+INDEX_SLOTS = 64                    # kinds of index check told apart between two readbacks
+_FLAGS_CLEAR = array.array("i", [0, 2**31 - 1, -2**31] * INDEX_SLOTS).tobytes()   # count, least, greatest
 
 
 def size_class(nbytes: int) -> int:
@@ -57,7 +60,12 @@ def split_groups(groups: int):
 
 
 class Storage:
-    """One pooled buffer; returned to its backend's pool when no GpuArray refers to it."""
+    """A lease on one of the backend's buffers; returned to the pool when no GpuArray refers to it.
+
+    The backend, not the lease, owns the buffer (``GpuBackend._owned``): a lease that dies in a
+    reference cycle is finalised by the garbage collector in no set order with the objects it
+    refers to, and a buffer reachable only through it could be released by the runtime (wgpu-py
+    frees the native buffer in its ``__del__``) before this lease hands it back to the pool."""
 
     __slots__ = ("buffer", "size", "backend", "__weakref__")
 
@@ -116,6 +124,7 @@ class GpuBackend:
         self.pipelines: dict = {}
         self.calls: dict = {}            # kernel call signature -> Call (see elementwise)
         self.submits = 0
+        self._owned: set = set()         # every buffer this backend made and has not destroyed
         self._pool: dict = {}            # size class -> [buffer]
         self._batch_free: dict = {}      # size class -> [buffer] released while the batch is open
         self._staging: dict = {}         # size class -> [mapped-read buffer]
@@ -128,6 +137,8 @@ class GpuBackend:
         self._timing = None              # report(kernel, seconds) while device timing is on
         self._timed_labels: list = []    # kernel of each timed dispatch submitted, in order
         self.in_use = self.pooled = 0
+        self._flags = None               # index-check flags (see index_flags), made on first use
+        self._check_slots: dict = {}     # (kernel, dimension size) -> flags slot, since the last readback
 
     # ------------------------------------------------------------ buffers
     def alloc(self, shape: tuple, dtype: DType, upload: bool = False) -> GpuArray:
@@ -144,6 +155,7 @@ class GpuBackend:
             self.pooled -= size
         else:
             buf = self.device.create_buffer(size)
+            self._owned.add(buf)
         self.in_use += size
         return GpuArray(Storage(self, buf, size), tuple(shape), dtype)
 
@@ -157,6 +169,7 @@ class GpuBackend:
         self.flush()
         for bufs in self._pool.values():
             for b in bufs:
+                self._owned.discard(b)
                 self.device.destroy_buffer(b)
         self._pool.clear()
         self._bind_groups.clear()
@@ -209,7 +222,7 @@ class GpuBackend:
         bkey = (call.layout, *[s.buffer for s in stores])   # the buffers themselves: ids stay unique
         bg = self._bind_groups.get(bkey)
         if bg is None:
-            if len(self._bind_groups) > 4096:
+            if len(self._bind_groups) > BIND_GROUPS:
                 self._bind_groups.clear()
             bg = self._bind_groups[bkey] = self.device.create_bind_group(
                 call.pipe, [(s.buffer, s.size) for s in stores], self._uniform_buffer, UNIFORM_SLOT)
@@ -309,34 +322,69 @@ class GpuBackend:
         return self.upload_bytes(np.ascontiguousarray(a, dtype=host).tobytes(), a.shape, dtype)
 
     def _stage(self, a: GpuArray):
-        """Submit pending work plus a copy of ``a`` into a pooled staging buffer: (staging, size class),
-        or None for an empty array."""
-        if a.nbytes == 0:
-            self.flush()
-            return None
-        staging, size = self._staging_buffer(a.nbytes)
-        self.flush([(a.storage.buffer, 0, staging, 0, a.nbytes)])
-        return staging, size
+        """Submit pending work plus copies of ``a`` and, when index checks ran since the last
+        readback, of their flags, into pooled staging buffers; the flags start afresh.
+        Returns (staged: [(staging, size class, bytes)], checks: {(kernel, size): slot})."""
+        arrays = [a] if a.nbytes else []
+        checks, flags = self._check_slots, self._flags
+        if checks:
+            arrays.append(flags)
+            self._check_slots = {}
+        staged = [(*self._staging_buffer(b.nbytes), b.nbytes) for b in arrays]
+        self.flush([(b.storage.buffer, 0, s, 0, n) for b, (s, _, n) in zip(arrays, staged)])
+        if checks:   # queued after the copy, so the next batch's checks start from nothing refused
+            self.device.write_buffer(flags.storage.buffer, 0, _FLAGS_CLEAR)
+        return staged, checks
+
+    def _unstage(self, staged) -> None:
+        for s, size, _ in staged:
+            self._staging.setdefault(size, []).append(s)
+
+    def _checked(self, got: list, checks: dict) -> bytes:
+        """The array's bytes from the staged reads ``got``, after raising an IndexError for any
+        index the kernels in ``checks`` refused since the last readback."""
+        if checks:
+            refused = memoryview(got.pop()).cast("i")
+            errors = [_refused_message(label, size, refused[3 * k + 1], refused[3 * k + 2])
+                      for (label, size), k in checks.items() if refused[3 * k]]
+            if errors:
+                raise IndexError(f"{self.name}: " + "; ".join(errors) + ". GPU kernels run asynchronously, so "
+                                 f"this is reported at the first readback after them; run the same code on "
+                                 f"'cpu' to raise where it happens")
+        return got[0] if got else b""
 
     def read_bytes(self, a: GpuArray) -> bytes:
         """The array's bytes, submitting pending work first (sync readback)."""
-        staged = self._stage(a)
-        if staged is None:
-            return b""
+        staged, checks = self._stage(a)
         try:
-            return self.device.read_staging(staged[0], a.nbytes)
+            got = [self.device.read_staging(s, n) for s, _, n in staged]
         finally:
-            self._staging.setdefault(staged[1], []).append(staged[0])
+            self._unstage(staged)
+        return self._checked(got, checks)
 
     async def read_bytes_async(self, a: GpuArray) -> bytes:
         """The array's bytes, awaiting the map (the readback browsers allow without JSPI)."""
-        staged = self._stage(a)
-        if staged is None:
-            return b""
+        staged, checks = self._stage(a)
         try:
-            return await self.device.read_staging_async(staged[0], a.nbytes)
+            got = [await self.device.read_staging_async(s, n) for s, _, n in staged]
         finally:
-            self._staging.setdefault(staged[1], []).append(staged[0])
+            self._unstage(staged)
+        return self._checked(got, checks)
+
+    # ------------------------------------------------------------ index checks
+    def index_flags(self, label: str, size: int):
+        """(flags array, slot) for kernel ``label`` checking indices against a dimension of
+        ``size``: the kernel (a ``Program(checks_indices=True)``, bound with the flags after its
+        outputs and the slot as its last uniform) calls ``bad_index`` for each index it refuses,
+        reading and writing nothing out of range, and the next readback raises an IndexError
+        naming ``label``, ``size`` and the refused range. Nothing is read back per op."""
+        if self._flags is None:
+            self._flags = self.upload_bytes(_FLAGS_CLEAR, (3 * INDEX_SLOTS,), int32)
+        key = (label, size)
+        slot = self._check_slots.get(key)
+        if slot is None:   # the last slot is shared once the others are taken
+            slot = self._check_slots[key] = min(len(self._check_slots), INDEX_SLOTS - 1)
+        return self._flags, slot
 
     def _staging_buffer(self, n):
         size = size_class(n)
@@ -391,6 +439,12 @@ class GpuBackend:
     def info(self) -> dict:
         """The adapter's description and the limits this device asked for."""
         return {"adapter": dict(self.device.info), "limits": dict(self.device.limits), "cpu": self.device.is_cpu}
+
+
+def _refused_message(label: str, size: int, least: int, greatest: int) -> str:
+    """What an index check found, e.g. ``Gather: index 12 is out of bounds for a dimension of size 10``."""
+    what = f"index {least} is" if least == greatest else f"indices from {least} to {greatest} are"
+    return f"{label}: {what} out of bounds for a dimension of size {size}"
 
 
 def nest(flat, shape):

@@ -1,4 +1,6 @@
 // torch.gather: out[c] = x[c with dim AXIS replaced by index[c]], a thread per output element.
+// An index outside [0, dim) is refused: reported through bad_index (the next readback raises)
+// and 0 written, so no thread reads outside the input.
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -12,9 +14,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         var c = i32(rem % sz);
         rem = rem / sz;
         if (d == axis) {
-            let dim = ii(U_dim);
             c = idx[i];
-            c = select(c, c + dim, c < 0);
+            if (c < 0 || c >= ii(U_dim)) {
+                bad_index(c);
+                out[i] = ${T}();
+                return;
+            }
         }
         src += c * ii(U_xs + u32(d));
     }

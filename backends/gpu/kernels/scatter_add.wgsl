@@ -1,6 +1,8 @@
 // torch.scatter_add, deterministic: a thread per output element walks the index entries that
 // can tgt it (same coordinates off the axis) in order, adding src where the index matches.
 // No atomics, so results are reproducible and summed in the order the cpu backend uses.
+// An index outside [0, dim) is refused: reported through bad_index (the next readback raises)
+// and nothing added for it.
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -31,9 +33,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let istep = ii(U_is + u32(axis));
         let sstep = ii(U_ss + u32(axis));
         for (var t = 0; t < cnt; t++) {
-            var j = idx[ioff + t * istep];
-            j = select(j, j + dim, j < 0);
-            if (j == tgt) { acc += src[soff + t * sstep]; }
+            let j = idx[ioff + t * istep];
+            if (j == tgt) {
+                acc += src[soff + t * sstep];
+            } else if (j < 0 || j >= dim) {
+                bad_index(j);
+            }
         }
     }
     out[o] = acc;

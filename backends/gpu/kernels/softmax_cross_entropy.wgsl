@@ -1,6 +1,7 @@
 // SoftmaxCrossEntropy, a thread per row r of logits [N, C]:
 // loss[r] = log(sum_j exp(x[r, j] - m)) - (x[r, t] - m) with m the row's max and t = tgt[r];
-// 0 where t == ignore_index; NaN where t is out of range (the GPU does not raise).
+// 0 where t == ignore_index; NaN where t is out of range, which is refused through bad_index
+// (the next readback raises).
 // When U_count is set (reduction 'mean'), loss has 2N elements and loss[N + r] is 1.0 where
 // row r is kept (t != ignore_index), else 0.0: the count a mean divides by.
 @compute @workgroup_size(WG)
@@ -20,6 +21,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     if (t < 0 || u32(t) >= c) {
+        bad_index(t);
         loss[r] = bitcast<f32>(ui(U_nan));    // a NaN's bits, from the uniforms: WGSL has no NaN constant
         return;
     }
