@@ -8,7 +8,7 @@ and the browser (Pyodide + WebGPU). PyTorch's surface, TensorFlow.js's architect
 [2.0, 4.0]
 """
 from . import kernel_names
-from .dtypes import DType, bool_, float32, float64, int32, to_dtype
+from .dtypes import DType, bfloat16, bool_, float16, float32, float64, int32, int64, to_dtype
 from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_for_backend,
                        register_backend, register_gradient, register_kernel, register_vjp, set_backend,
                        unregister_backend, unregister_gradient, unregister_kernel)
@@ -32,8 +32,9 @@ from .memory import memory
 bool = bool_  # noqa: A001  (webgrad.bool, as torch.bool)
 float = float32  # noqa: A001
 double = float64
+half = float16
 int = int32  # noqa: A001
-long = int32
+long = int64
 
 __version__ = "0.1.0"
 from . import optim, data  # noqa: E402

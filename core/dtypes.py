@@ -1,7 +1,8 @@
 """Dtypes and PyTorch's type promotion, in plain Python.
 
-Four dtypes exist: ``float32`` (the default), ``float64``, ``int32`` and ``bool``.
-Backends map them onto their native types; the core only compares these objects.
+Seven dtypes exist: ``bool``, ``int32``, ``int64`` (the default for integer data, as in PyTorch),
+``float16``, ``bfloat16``, ``float32`` (the default for floating data) and ``float64``. Backends map
+them onto their native types (or refuse those they cannot hold); the core only compares these objects.
 """
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ class DType:
     """A tensor element type.
 
     >>> import webgrad as wg
-    >>> wg.float32.is_floating, wg.float32.itemsize
-    (True, 4)
+    >>> wg.float32.is_floating, wg.float32.itemsize, wg.int64.is_signed
+    (True, 4, True)
     """
 
     __slots__ = ("name", "itemsize", "kind", "_rank", "is_floating")
@@ -19,6 +20,18 @@ class DType:
     def __init__(self, name: str, itemsize: int, kind: str, rank: int):
         self.name, self.itemsize, self.kind, self._rank = name, itemsize, kind, rank
         self.is_floating = kind == "f"   # a plain attribute: every recorded op reads it
+
+    @property
+    def is_signed(self) -> bool:
+        """False for bool only (as ``torch.dtype.is_signed``)."""
+        return self.kind != "b"
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def to_real(self) -> "DType":
+        return self
 
     def __repr__(self) -> str:
         return f"webgrad.{self.name}"
@@ -29,21 +42,26 @@ class DType:
 
 bool_ = DType("bool", 1, "b", 0)
 int32 = DType("int32", 4, "i", 1)
-float32 = DType("float32", 4, "f", 2)
-float64 = DType("float64", 8, "f", 3)
+int64 = DType("int64", 8, "i", 2)
+float16 = DType("float16", 2, "f", 3)
+bfloat16 = DType("bfloat16", 2, "f", 3)   # the same rank as float16: the two promote to float32
+float32 = DType("float32", 4, "f", 4)
+float64 = DType("float64", 8, "f", 5)
 
-DTYPES = {d.name: d for d in (bool_, int32, float32, float64)}
-_ALIASES = {"float": float32, "double": float64, "int": int32, "int64": int32, "long": int32,
-            "bool_": bool_, bool: bool_, int: int32, float: float32}
+DTYPES = {d.name: d for d in (bool_, int32, int64, float16, bfloat16, float32, float64)}
+_ALIASES = {"float": float32, "double": float64, "half": float16, "int": int32, "long": int64, "bool_": bool_,
+            bool: bool_, int: int64, float: float32}
 
 default_float = float32
+default_int = int64
+_CATEGORY = {"b": 0, "i": 1, "f": 2}
 
 
 def to_dtype(x) -> DType:
     """Resolve a dtype given as a DType, a name ('float32'), a Python type, or a numpy dtype.
 
-    >>> to_dtype("float64")
-    webgrad.float64
+    >>> to_dtype("float64"), to_dtype(int)
+    (webgrad.float64, webgrad.int64)
     """
     if isinstance(x, DType):
         return x
@@ -60,20 +78,39 @@ def to_dtype(x) -> DType:
 
 
 def promote(a: DType, b: DType) -> DType:
-    """The result dtype of a binary op on two tensors (PyTorch's rules for these dtypes).
+    """The result dtype of a binary op on two tensors of the same standing (PyTorch's rules):
+    the wider kind and width wins; float16 with bfloat16 gives float32.
 
-    >>> promote(int32, float32)
-    webgrad.float32
+    >>> promote(int32, float32), promote(int32, int64), promote(float16, bfloat16)
+    (webgrad.float32, webgrad.int64, webgrad.float32)
     """
-    return a if a._rank >= b._rank else b
+    if a is b or a._rank > b._rank:
+        return a
+    if b._rank > a._rank:
+        return b
+    return float32
+
+
+def promote_tensors(a: DType, a_ndim: int, b: DType, b_ndim: int) -> DType:
+    """The result dtype of a binary op on two tensors, as PyTorch decides it: a 0-d tensor beside a
+    tensor with dims counts only when it brings a higher category (bool < int < float), so
+    ``float32 [3] + float64 0-d`` stays float32 while ``int64 [3] + float64 0-d`` is float64.
+
+    >>> promote_tensors(float32, 1, float64, 0), promote_tensors(int64, 1, float64, 0)
+    (webgrad.float32, webgrad.float64)
+    """
+    if (a_ndim == 0) == (b_ndim == 0) or a is b:
+        return promote(a, b)
+    dims, zero = (a, b) if b_ndim == 0 else (b, a)
+    return zero if _CATEGORY[zero.kind] > _CATEGORY[dims.kind] else dims
 
 
 def scalar_dtype(value) -> DType:
-    """The dtype a Python scalar takes on its own: bool, int32 or the default float."""
+    """The dtype a Python scalar takes on its own: bool, int64 or the default float."""
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
-        return int32
+        return default_int
     if isinstance(value, float):
         return default_float
     raise TypeError(f"expected a Python bool, int or float, got {type(value).__name__}")
@@ -83,6 +120,14 @@ def promote_scalar(t: DType, value) -> DType:
     """The result dtype of ``tensor op scalar``: a scalar only raises the category (bool < int < float),
     never the width, as in PyTorch (``int32 tensor + 2.5`` is float32, ``float64 tensor + 1`` stays float64)."""
     s = scalar_dtype(value)
-    if s.kind == t.kind or s._rank < t._rank:
-        return t
-    return s
+    return t if _CATEGORY[s.kind] <= _CATEGORY[t.kind] else s
+
+
+def can_cast(source: DType, target: DType) -> bool:
+    """Whether an in-place op may write a ``source`` result into a ``target`` tensor (PyTorch's
+    ``can_cast``: never to a lower category, e.g. float into int or int into bool).
+
+    >>> can_cast(int64, float16), can_cast(float32, int64)
+    (True, False)
+    """
+    return _CATEGORY[source.kind] <= _CATEGORY[target.kind]

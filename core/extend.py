@@ -147,7 +147,7 @@ class Backend(Protocol):
 
     def from_array(self, obj: Any, dtype: Optional[DType] = None) -> Any:
         """A native array copied from a numpy array (or array-like); ``dtype`` None means
-        the array's own dtype mapped to webgrad's (float64 stays float64, int64 -> int32)."""
+        the array's own dtype mapped to webgrad's (float64 stays float64, narrower ints become int64)."""
         ...
 
     def read(self, native: Any) -> tuple:

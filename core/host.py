@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import array
 
-from .dtypes import DType, bool_, default_float, float64, int32, to_dtype
+from .dtypes import DType, bool_, default_float, default_int, float64, to_dtype
 
-_TYPECODE_DTYPES = {"f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
-                    "b": "int32", "B": "int32", "h": "int32", "H": "int32", "I": "int64", "?": "bool"}
+_TYPECODE_DTYPES = {"e": "float16", "f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
+                    "b": "int64", "B": "int64", "h": "int64", "H": "int64", "I": "int64", "?": "bool"}
 
 
 def is_array_like(obj) -> bool:
@@ -19,7 +19,7 @@ def flatten(data):
     """Flatten nested lists/tuples of scalars into (flat list, shape, inferred dtype).
 
     >>> flatten([[1, 2], [3, 4]])
-    ([1, 2, 3, 4], (2, 2), webgrad.int32)
+    ([1, 2, 3, 4], (2, 2), webgrad.int64)
     """
     shape, level = [], data
     while isinstance(level, (list, tuple)):
@@ -54,18 +54,27 @@ def _infer(flat) -> DType:
         return default_float
     if flat and all(isinstance(v, bool) for v in flat):
         return bool_
-    return int32 if flat else default_float
+    return default_int if flat else default_float
 
 
-INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
+def int_range(dtype: DType) -> tuple:
+    """The least and greatest value of an integer dtype.
+
+    >>> int_range(to_dtype("int32"))
+    (-2147483648, 2147483647)
+    """
+    bits = 8 * dtype.itemsize - 1
+    return -2 ** bits, 2 ** bits - 1
 
 
-def check_int32(flat, op: str = "tensor"):
-    """Refuse integers that int32 cannot hold exactly (int64 input is stored as int32)."""
+def check_int_range(flat, dtype: DType, op: str = "tensor", storage: DType | None = None, why: str = ""):
+    """Refuse integers that ``dtype`` cannot hold exactly (or ``storage``, the dtype a backend holds
+    ``dtype`` in, ``why`` saying so)."""
+    low, high = int_range(storage or dtype)
     for v in flat:
-        if not INT32_MIN <= v <= INT32_MAX:
-            raise OverflowError(f"{op}: integer {v} does not fit in int32, webgrad's integer dtype "
-                                f"(values must lie in [{INT32_MIN}, {INT32_MAX}])")
+        if not low <= v <= high:
+            raise OverflowError(f"{op}: integer {v} does not fit in {dtype.name}{why} "
+                                f"(values must lie in [{low}, {high}])")
 
 
 def from_buffer(obj):
@@ -93,10 +102,10 @@ def as_host(data, dtype=None):
     else:
         flat, shape, inferred = flatten(data)
     dt = to_dtype(dtype) if dtype is not None else inferred
-    if dt is int32:
+    if dt.kind == "i":
         if any(isinstance(v, float) for v in flat):
             flat = [int(v) for v in flat]
-        check_int32(flat)
+        check_int_range(flat, dt)
     elif dt is bool_:
         flat = [bool(v) for v in flat]
     else:

@@ -15,14 +15,15 @@ import struct
 import sys
 
 from . import registry
-from .dtypes import bool_, float32, float64, int32
+from .dtypes import bool_, float32, float64, int32, int64
 from .tensor import Tensor
 
 # safetensors dtype -> (array typecode, bytes per element, webgrad dtype)
 _LOAD = {"F32": ("f", 4, float32), "F64": ("d", 8, float64), "I32": ("i", 4, int32), "BOOL": ("B", 1, bool_),
-         "I64": ("q", 8, int32), "I16": ("h", 2, int32), "I8": ("b", 1, int32), "U8": ("B", 1, int32),
+         "I64": ("q", 8, int64), "I16": ("h", 2, int64), "I8": ("b", 1, int64), "U8": ("B", 1, int64),
          "F16": ("H", 2, float32), "BF16": ("H", 2, float32)}
-_SAVE = {float32: ("F32", "f"), float64: ("F64", "d"), int32: ("I32", "i"), bool_: ("BOOL", "B")}
+_SAVE = {float32: ("F32", "f"), float64: ("F64", "d"), int32: ("I32", "i"), int64: ("I64", "q"),
+         bool_: ("BOOL", "B")}
 _STRUCTURE = "webgrad.structure"
 
 
@@ -120,8 +121,8 @@ def upload(values, shape, dtype, backend) -> Tensor:
 
 
 def _decode(info, raw, name):
-    """(flat array.array, shape, webgrad dtype) of one tensor: narrower ints widen to int32,
-    int64 narrows to int32 when its values fit, float16/bfloat16 widen to float32."""
+    """(flat array.array, shape, webgrad dtype) of one tensor: narrower ints widen to int64,
+    float16/bfloat16 widen to float32."""
     kind = info["dtype"]
     if kind not in _LOAD:
         raise ValueError(f"load: tensor {name!r} has dtype {kind}, which webgrad cannot hold "
@@ -136,10 +137,8 @@ def _decode(info, raw, name):
         return array.array("f", struct.unpack(f"<{len(arr)}e", raw[begin:end])), info["shape"], dtype
     if kind == "BF16":
         return array.array("f", array.array("I", (v << 16 for v in arr)).tobytes()), info["shape"], dtype
-    if code == "q" and arr and (min(arr) < -2 ** 31 or max(arr) > 2 ** 31 - 1):
-        raise OverflowError(f"load: tensor {name!r} holds int64 values outside int32, webgrad's integer dtype")
-    if dtype is int32 and code != "i":
-        arr = array.array("i", arr)
+    if dtype is int64 and code != "q":
+        arr = array.array("q", arr)
     return arr, info["shape"], dtype
 
 

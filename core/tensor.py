@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from . import engine, registry
-from .dtypes import DType, to_dtype
+from .dtypes import DType, can_cast, to_dtype
 from .engine import _mode, record_function, run_kernel
 from .host import as_host, is_array_like
 from .shapes import numel
@@ -175,7 +175,7 @@ class Tensor:
 
     def __repr__(self):
         extra = ""
-        if self._dtype.name not in ("float32", "int32", "bool") or (self._dtype.name == "int32" and not self.numel()):
+        if self._dtype.name not in ("float32", "int64", "bool") or (self._dtype.name == "int64" and not self.numel()):
             extra += f", dtype={self._dtype!r}"
         if self._backend.name != "cpu":
             extra += f", device='{self._backend.name}'"
@@ -280,7 +280,7 @@ class Tensor:
                                    f"tensor of shape {tuple(self.shape)}")
             new = run_kernel("Expand", new, shape=tuple(self.shape))
         if new._dtype is not self._dtype:
-            if self._dtype.kind != new._dtype.kind and self._dtype._rank < new._dtype._rank:
+            if not can_cast(new._dtype, self._dtype):
                 raise RuntimeError(f"{op}: result type {new._dtype.name} can't be cast to the desired output "
                                    f"type {self._dtype.name}")
             new = run_kernel("Cast", new, dtype=self._dtype)
@@ -355,8 +355,7 @@ def _move(t: Tensor, dest) -> Tensor:
 
 def tensor(data, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
     """Create a tensor from a Python scalar, nested lists, ``array.array``/buffer, a numpy array,
-    or another tensor (copied). Floats default to float32, ints to int32 (int64 input is stored
-    as int32 when exact, else refused).
+    or another tensor (copied). Floats default to float32, ints to int64, as in PyTorch.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]], dtype=wg.float32).shape

@@ -206,7 +206,9 @@ PROMOTION = [
     ("float64", 2.5, "mul", "float64"),
     ("float32", True, "add", "float32"),
     ("bool", True, "add", "bool"),
-    ("bool", 2, "add", "int32"),
+    ("bool", 2, "add", "int64"),
+    ("int32", "int64", "add", "int64"),
+    ("int64", "float32", "mul", "float32"),
     ("bool", 2.0, "mul", "float32"),
     (3, "int32", "sub", "int32"),
     (0.5, "int32", "pow", "float32"),
@@ -225,23 +227,28 @@ def test_promotion(a, b, op, want, backend):
 
 
 def test_promotion_matches_torch():
+    """Every pair of dtypes, 0-d tensors beside tensors with dims, and Python scalars, as torch promotes them."""
     torch = pytest.importorskip("torch")
-    tdt = {"bool": torch.bool, "int32": torch.int32, "float32": torch.float32, "float64": torch.float64}
-    operands = list(tdt) + [True, 2, 2.5]
+    names = ["bool", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+    operands = [(n, nd) for n in names for nd in (1, 0)] + [True, 2, 2.5]
+
+    def make(spec, lib):
+        if not isinstance(spec, tuple):
+            return spec
+        name, ndim = spec
+        return lib.ones((2,) * ndim, dtype=getattr(lib, name))
     for a in operands:
         for b in operands:
-            if not (isinstance(a, str) or isinstance(b, str)):
+            if not (isinstance(a, tuple) or isinstance(b, tuple)):
                 continue
-            ta = torch.ones(2, dtype=tdt[a]) if isinstance(a, str) else a
-            tb = torch.ones(2, dtype=tdt[b]) if isinstance(b, str) else b
             for op in ("add", "mul", "div", "maximum", "eq"):
-                torch_refuses = {"maximum": not (isinstance(a, str) and isinstance(b, str)),
-                                 "eq": not isinstance(a, str)}   # torch wants a tensor there
+                torch_refuses = {"maximum": not (isinstance(a, tuple) and isinstance(b, tuple)),
+                                 "eq": not isinstance(a, tuple)}   # torch wants a tensor there
                 if torch_refuses.get(op):
                     continue
-                want = getattr(torch, op)(ta, tb).dtype
-                got = getattr(wg, op)(_operand(a), _operand(b)).dtype
-                assert {"int64": "int32"}.get(str(want)[6:], str(want)[6:]) == got.name, (a, b, op)
+                want = getattr(torch, op)(make(a, torch), make(b, torch)).dtype
+                got = getattr(wg, op)(make(a, wg), make(b, wg)).dtype
+                assert str(want)[6:] == got.name, (a, b, op)
 
 
 def test_int_arithmetic_is_exact(backend):
@@ -257,7 +264,7 @@ def test_div_rounding_modes(backend):
     a, b = wg.tensor([7, -7, 7, -7]), wg.tensor([2, 2, -2, -2])
     assert wg.div(a, b, rounding_mode="floor").tolist() == [3, -4, -4, 3]
     assert wg.div(a, b, rounding_mode="trunc").tolist() == [3, -3, -3, 3]
-    assert wg.div(a, b, rounding_mode="floor").dtype is wg.int32
+    assert wg.div(a, b, rounding_mode="floor").dtype is wg.int64
     f = wg.tensor([7.5, -7.5])
     assert wg.div(f, 2, rounding_mode="trunc").tolist() == [3.0, -3.0]
     assert (f // 2).tolist() == [3.0, -4.0]

@@ -62,7 +62,7 @@ class Squares(Dataset):
 def test_collate_dicts_tuples_numbers():
     batch = next(iter(DataLoader(Squares(), batch_size=3)))
     assert batch["x"].tolist() == [[0.0, 0.0], [1.0, 1.0], [2.0, 4.0]]
-    assert batch["label"].tolist() == [0, 1, 2] and batch["label"].dtype == wg.int32
+    assert batch["label"].tolist() == [0, 1, 2] and batch["label"].dtype == wg.int64
     assert batch["pair"][1].tolist() == [0.0, 0.5, 1.0]
     custom = DataLoader(Squares(), batch_size=2, collate_fn=lambda items: len(items))
     assert list(custom) == [2, 2, 1]
@@ -96,7 +96,7 @@ def test_mnist_reads_idx_files(tmp_path):
     write_idx(tmp_path / "t10k-images-idx3-ubyte.gz", images)
     write_idx(tmp_path / "t10k-labels-idx1-ubyte", targets)
     ds = wg.data.MNIST(str(tmp_path), train=False)
-    assert len(ds) == 6 and ds.data.shape == (6, 28, 28) and ds.targets.dtype == wg.int32
+    assert len(ds) == 6 and ds.data.shape == (6, 28, 28) and ds.targets.dtype == wg.int64
     np.testing.assert_allclose(ds.data.numpy(), images / 255.0, rtol=1e-6)
     assert ds.targets.tolist() == targets.tolist()
     x, y = next(iter(DataLoader(ds, batch_size=4)))

@@ -14,9 +14,8 @@ def to_wg(t, dtype=None):
 
 
 def copy_weights(src, dst):
-    """Load a torch module's state dict into a webgrad module (int buffers as int32)."""
-    dst.load_state_dict({k: to_wg(v.to(torch.int32) if not v.is_floating_point() else v)
-                         for k, v in src.state_dict().items()})
+    """Load a torch module's state dict into a webgrad module."""
+    dst.load_state_dict({k: to_wg(v) for k, v in src.state_dict().items()})
 
 
 def compare(tm, wm, *inputs, int_inputs=(), atol=1e-5, rtol=1e-4, kwargs=None):
@@ -305,7 +304,7 @@ def test_to_dtype_keeps_parameter_identity():
     assert lin.weight is w and w.dtype == wg.float64 and w.requires_grad
     assert lin(wg.ones(1, 2, dtype=wg.float64)).dtype == wg.float64
     bn = nn.BatchNorm1d(2).double()
-    assert bn.running_mean.dtype == wg.float64 and bn.num_batches_tracked.dtype == wg.int32
+    assert bn.running_mean.dtype == wg.float64 and bn.num_batches_tracked.dtype == wg.int64
 
 
 def test_repr():

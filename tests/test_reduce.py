@@ -118,10 +118,10 @@ globals().update(op_tests(CASES))
 
 # ---------------------------------------------------------------- dtypes and semantics
 
-def test_int_and_bool_sums_give_int32():
-    assert wg.tensor([1, 2, 3]).sum().dtype is wg.int32
+def test_int_and_bool_sums_give_int64():
+    assert wg.tensor([1, 2, 3]).sum().dtype is wg.int64 and wg.tensor([1, 2], dtype=wg.int32).sum().dtype is wg.int64
     assert wg.tensor([True, True, False]).sum().item() == 2
-    assert wg.tensor([2, 3]).prod().dtype is wg.int32
+    assert wg.tensor([2, 3]).prod().dtype is wg.int64
     assert wg.tensor([True, False, True]).cumsum(0).tolist() == [1, 1, 2]
     assert wg.tensor([1, 2]).sum(dtype=wg.float64).dtype is wg.float64
     assert wg.tensor([1.5, 2.0]).sum(dtype=wg.int32).item() == 3
@@ -137,7 +137,7 @@ def test_max_min_with_dim_return_named_tuples():
     x = wg.tensor([[1.0, 5.0, 5.0], [7.0, 4.0, 7.0]])
     values, indices = x.max(1)
     assert values.tolist() == [5.0, 7.0] and indices.tolist() == [1, 0]      # first occurrence
-    assert x.min(dim=0).indices.dtype is wg.int32
+    assert x.min(dim=0).indices.dtype is wg.int64
     assert type(x.max(1)).__name__ == "max"
     assert x.max(0, keepdim=True).values.shape == (1, 3)
 

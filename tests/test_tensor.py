@@ -12,13 +12,13 @@ import webgrad as wg
 
 @pytest.mark.parametrize("data, dtype, shape", [
     (2.5, wg.float32, ()),
-    (3, wg.int32, ()),
+    (3, wg.int64, ()),
     (True, wg.bool, ()),
     ([1.0, 2.0], wg.float32, (2,)),
-    ([1, 2, 3], wg.int32, (3,)),
+    ([1, 2, 3], wg.int64, (3,)),
     ([True, False], wg.bool, (2,)),
     ([1, 2.5], wg.float32, (2,)),
-    ([[1, 2], [3, 4]], wg.int32, (2, 2)),
+    ([[1, 2], [3, 4]], wg.int64, (2, 2)),
     ((1.0, (2.0,)[0]), wg.float32, (2,)),
     ([[[1.0]], [[2.0]]], wg.float32, (2, 1, 1)),
     ([], wg.float32, (0,)),
@@ -49,13 +49,16 @@ def test_non_numbers_refused():
         wg.tensor(["a", "b"])
 
 
-def test_python_int_overflow_refused():
+def test_python_int_overflow_refused(backend):
+    assert wg.tensor([1, -2 ** 31]).tolist() == [1, -2 ** 31]
+    with pytest.raises(OverflowError, match="int64"):
+        wg.tensor([1, 2 ** 63])
     with pytest.raises(OverflowError, match="int32"):
-        wg.tensor([1, 2 ** 40])
+        wg.tensor([1, 2 ** 31], dtype=wg.int32)
 
 
 @pytest.mark.parametrize("code, dtype", [("f", wg.float32), ("d", wg.float64), ("i", wg.int32),
-                                         ("q", wg.int32), ("b", wg.int32)])
+                                         ("q", wg.int64), ("b", wg.int64)])
 def test_from_array_array(code, dtype):
     t = wg.tensor(array.array(code, [1, 2, 3]))
     assert t.dtype is dtype and t.shape == (3,) and t.tolist() == [1, 2, 3]
@@ -70,15 +73,20 @@ def test_from_memoryview_keeps_shape():
 
 def test_from_bytes_is_uint8_data():
     t = wg.tensor(b"\x01\x02\xff")
-    assert t.tolist() == [1, 2, 255] and t.dtype is wg.int32
+    assert t.tolist() == [1, 2, 255] and t.dtype is wg.int64
 
 
 @pytest.mark.parametrize("np_dtype, dtype", [
     (np.float32, wg.float32), (np.float64, wg.float64), (np.int32, wg.int32), (np.bool_, wg.bool),
-    (np.int64, wg.int32), (np.int16, wg.int32), (np.uint8, wg.int32), (np.float16, wg.float32),
+    (np.int64, wg.int64), (np.int16, wg.int64), (np.uint8, wg.int64), (np.float16, wg.float16),
 ])
 def test_from_numpy(np_dtype, dtype, backend):
+    """numpy's dtypes as torch.from_numpy keeps them; those webgrad lacks (int16, uint8) become int64."""
     a = np.array([[0, 1, 1], [1, 0, 1]]).astype(np_dtype)
+    if backend != "cpu" and dtype.itemsize != 4 and dtype.kind == "f":
+        with pytest.raises(TypeError, match=f"{dtype.name} is not supported on the GPU backend"):
+            wg.tensor(a)
+        return
     t = wg.tensor(a)
     assert t.dtype is dtype and t.shape == (2, 3) and t.device == backend
     np.testing.assert_array_equal(t.numpy(), a)
@@ -95,13 +103,19 @@ def test_from_numpy_non_contiguous_and_scalars():
     a = np.arange(12, dtype=np.float64).reshape(3, 4)[:, ::2].T
     np.testing.assert_array_equal(wg.tensor(a).numpy(), a)
     assert wg.tensor(np.float64(2.5)).dtype is wg.float64
-    assert wg.tensor(np.int64(3)).dtype is wg.int32 and wg.tensor(np.int64(3)).item() == 3
+    assert wg.tensor(np.int64(3)).dtype is wg.int64 and wg.tensor(np.int64(3)).item() == 3
     assert wg.tensor([np.float32(1.5), np.float32(2.0)]).tolist() == [1.5, 2.0]
 
 
-def test_numpy_int64_overflow_refused():
-    with pytest.raises(OverflowError, match="int32"):
-        wg.tensor(np.array([0, 2 ** 40], dtype=np.int64))
+def test_gpu_int64_outside_32_bits_refused(gpu):
+    """WebGPU has no 64-bit integers: the GPU backends hold int64 in 32 bits and refuse what does not fit."""
+    big = [0, 2 ** 40]
+    assert wg.tensor(np.array(big)).tolist() == big
+    for data in (np.array(big), big):
+        with pytest.raises(OverflowError, match="does not fit in int64 on wgpu, which holds it in 32 bits|"
+                                                "do not fit in int64 on wgpu, which holds it in 32 bits"):
+            wg.tensor(data, device="wgpu")
+    assert wg.tensor(np.array([-2 ** 31, 2 ** 31 - 1]), device="wgpu").numpy().dtype == np.int64
 
 
 def test_numpy_complex_refused():

@@ -10,10 +10,10 @@ from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (and vjps the native VJPs)
 from . import creation, elementwise, indexing, linalg, losses, movement, reduce, vjps, windows  # noqa: F401
-from .backend_dtypes import DTYPE_OF, NP_DTYPES
+from .backend_dtypes import DTYPE_OF, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
-_COERCE = {"i": np.int32, "u": np.int32, "f": np.float32, "b": np.bool_, "c": None}
+_COERCE = {"i": np.int64, "u": np.int64, "b": np.bool_}   # numpy dtypes webgrad lacks: int8/16, uint8..64
 
 
 class CpuBackend:
@@ -43,7 +43,7 @@ class CpuBackend:
         return elementwise.Donation(a) if a.nbytes >= DONATE_MIN_BYTES else None
 
     def upload(self, flat, shape, dtype: DType):
-        a = np.array(flat, dtype=NP_DTYPES[dtype])
+        a = np.array(flat, dtype=np_dtype(dtype))
         a.shape = shape     # in place: the array keeps owning its memory (a reshape would be a view)
         return a
 
@@ -54,12 +54,12 @@ class CpuBackend:
                 return a.copy()
             target = _COERCE.get(a.dtype.kind)
             if target is None:
-                raise TypeError(f"tensor: unsupported numpy dtype {a.dtype}; webgrad has float32, float64, "
-                                f"int32 and bool")
-            if target is np.int32 and a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
-                raise OverflowError(f"tensor: {a.dtype} values do not fit in int32, webgrad's integer dtype")
+                raise TypeError(f"tensor: unsupported numpy dtype {a.dtype}; webgrad has "
+                                f"{', '.join(d.name for d in DTYPE_OF.values())}")
+            if a.dtype == np.uint64 and a.size and a.max() > 2**63 - 1:
+                raise OverflowError(f"tensor: {a.dtype} values do not fit in int64")
             return a.astype(target)
-        return a.astype(NP_DTYPES[dtype], copy=True)
+        return a.astype(np_dtype(dtype), copy=True)
 
     def read(self, a):
         a = np.ascontiguousarray(a)

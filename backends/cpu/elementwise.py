@@ -5,7 +5,7 @@ import numpy as np
 
 from webgrad import kernel_names as K
 
-from .backend_dtypes import np_dtype
+from .backend_dtypes import NP_DTYPES, np_dtype
 from .registry import register_table
 
 _erf_object = np.frompyfunc(math.erf, 1, 1)
@@ -40,7 +40,7 @@ def _clamp(x, *, min, max):
     return x
 
 
-_ZERO = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64, np.int32, np.bool_)}   # 0-d, per dtype
+_ZERO = {t: np.zeros((), t) for t in NP_DTYPES.values()}   # 0-d, per dtype
 
 UNARY = {
     K.NEG: np.negative, K.ABS: np.abs, K.EXP: np.exp, K.LOG: np.log, K.LOG1P: np.log1p, K.EXPM1: np.expm1,
@@ -202,7 +202,7 @@ def _can_hold(x, y) -> bool:
 
 
 _BOOL = np.dtype(np.bool_)
-_SAME_WIDTH_INT = {4: np.dtype(np.int32), 8: np.dtype(np.int64)}
+_SAME_WIDTH_INT = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 _BITWISE_MIN = 1024   # below this np.where's per-call overhead is the cost; above, its branches are
 
 

@@ -26,25 +26,25 @@ def kept_targets(target, ignore_index, n_classes):
     return t, keep
 
 
+def _unsigned(t):
+    """The integer array ``t`` read as unsigned integers of its width (negatives become huge)."""
+    return t.view(_UNSIGNED[t.dtype.itemsize])
+
+
+_UNSIGNED = {4: np.uint32, 8: np.uint64}
+
+
 def picked_targets(z, target, ignore_index):
     """``(z[r, target[r]] per row r, keep)``: the target classes' entries, and the mask of kept rows
-    (None when every row is kept). A target out of range raises IndexError. When
-    ``ignore_index`` is no class, the indexing itself checks the targets (read as unsigned, so a
-    negative one is out of range too), and the masking is done only after it raised."""
-    rows = row_indices(len(z))
-    if not 0 <= ignore_index < z.shape[1]:
-        try:
-            return z[rows, target.view(np.uint32)], None
-        except IndexError:   # a row ignored, or a target out of range
-            pass
+    (None when every row is kept). A target out of range raises IndexError."""
     t, keep = kept_targets(target, ignore_index, z.shape[1])
-    return z[rows, t], keep
+    return z[row_indices(len(z)), t], keep
 
 
 def _in_range(t, n_classes):
-    """Whether every index in ``t`` (int32) is in [0, n_classes): one numpy call, as unsigned
-    (a negative index reads as one above 2**31)."""
-    return not t.size or np.maximum.reduce(t.view(np.uint32)) < n_classes
+    """Whether every index in ``t`` (int32 or int64) is in [0, n_classes): one numpy call, as unsigned
+    (a negative index reads as a huge one)."""
+    return not t.size or np.maximum.reduce(_unsigned(t)) < n_classes
 
 
 def _bad_reduction(reduction):
@@ -81,12 +81,6 @@ def subtract_one_hot(p, target, ignore_index):
     """``p[r, target[r]] -= 1`` in place for each kept row r (a softmax gradient's one-hot term; the
     forward checked the targets), and the mask of kept rows (None when every row is kept), found
     as ``picked_targets`` finds it."""
-    if not 0 <= ignore_index < p.shape[1]:
-        try:
-            _subtract_one_hot(p, target.view(np.uint32))
-            return None
-        except IndexError:   # a row ignored (nothing was written)
-            pass
     t, keep = kept_targets(target, ignore_index, p.shape[1])   # (an ignored row points at class 0; its dy is 0)
     _subtract_one_hot(p, t)
     return keep

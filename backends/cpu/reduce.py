@@ -1,5 +1,5 @@
 """cpu reduction kernels: one numpy call each, keeping the input's dtype
-(ops cast ints and bools to int32 before Sum/Prod/Cumsum)."""
+(ops cast ints and bools to int64 before Sum/Prod/Cumsum)."""
 import math
 
 import numpy as np
@@ -58,7 +58,7 @@ def _kept(out, x, a):
 
 
 def _arg(fn):
-    return lambda x, *, axis, keepdim: np.asarray(fn(x, axis=axis, keepdims=keepdim), dtype=np.int32)
+    return lambda x, *, axis, keepdim: np.asarray(fn(x, axis=axis, keepdims=keepdim), dtype=np.int64)
 
 
 sum_kernel, max_kernel = _keep(np.add), _keep(np.maximum, True)

@@ -239,7 +239,7 @@ def binary(name):
             if pred:
                 expr, dtype = _as_bool(PREDICATES[name]), bool_
             else:
-                table = FLOAT_BINARY if a.dtype.is_floating else INT_BINARY if a.dtype is int32 else BOOL_BINARY
+                table = FLOAT_BINARY if a.dtype.is_floating else INT_BINARY if a.dtype.kind == "i" else BOOL_BINARY
                 if name not in table:
                     raise NotImplementedError(f"kernel {name!r} on backend 'wgpu' does not take {a.dtype.name} input")
                 expr, dtype = table[name], a.dtype
@@ -288,7 +288,7 @@ def fill(be, *, shape, value, dtype):
         return be.upload([value] * n, tuple(shape), dtype)
     if dtype is bool_:
         value = float(bool(value))
-    if dtype is int32:
+    if dtype.kind == "i":
         return elementwise(be, K.FILL, "O(q0)", [], shape, dtype, qparams=(int(value), 0, 0, 0))
     return elementwise(be, K.FILL, "O(p0)", [], shape, dtype, params=(value, 0.0))
 

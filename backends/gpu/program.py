@@ -21,8 +21,9 @@ UNIFORM_WORDS = 64                  # 256 bytes: one dynamic-offset slot (WebGPU
 UNIFORM_SLOT = UNIFORM_WORDS * 4
 _FMT = {"u32": "I", "i32": "i", "f32": "f"}
 
-# webgrad dtype name -> WGSL storage element type (bool is stored as u32 0/1)
-WGSL_TYPES = {"float32": "f32", "int32": "i32", "bool": "u32"}
+# webgrad dtype name -> WGSL storage element type (bool is stored as u32 0/1; int64 as i32, its values
+# checked to fit when uploaded: WebGPU has no 64-bit integers)
+WGSL_TYPES = {"float32": "f32", "int32": "i32", "int64": "i32", "bool": "u32"}   # int64 held in 32 bits
 
 
 @lru_cache(maxsize=None)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from webgrad import kernel_names as K
-from webgrad.dtypes import bool_, int32
+from webgrad.dtypes import bool_, int64
 
 from .elementwise import contiguous_strides
 from .program import WGSL_TYPES, Program
@@ -33,7 +33,7 @@ def _reduce(be, name, x, axes, keepdim):
         else tuple(kshape)
     logical = name in (K.ALL, K.ANY)
     arg = name in (K.ARGMAX, K.ARGMIN)
-    out_dtype = bool_ if logical else int32 if arg else x.dtype
+    out_dtype = bool_ if logical else int64 if arg else x.dtype
     out = be.alloc(out_shape, out_dtype)
     nout, r = out.size, 1
     for d in rshape:

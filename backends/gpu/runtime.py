@@ -23,7 +23,8 @@ from __future__ import annotations
 import array
 import gc
 
-from webgrad.dtypes import DTYPES, DType, bool_, float32, int32
+from webgrad.dtypes import DTYPES, DType, bool_, float32, int32, int64
+from webgrad.host import check_int_range
 
 from .device import GpuError
 from .program import UNIFORM_SLOT, Program, compile_error
@@ -32,8 +33,9 @@ BATCH_LIMIT = 512                   # dispatches per submit
 MIN_BUFFER = 16
 BIND_GROUPS = 4096                  # bind groups cached before the cache starts afresh
 MAX_GROUPS = 65535
-_CODES = {"float32": "f", "int32": "i", "bool": "I"}
-_PYTHON_TYPES = {"float32": float, "int32": int, "bool": lambda v: int(bool(v))}
+_CODES = {"float32": "f", "int32": "i", "int64": "i", "bool": "I"}   # int64 is held in 32 bits
+_PYTHON_TYPES = {"float32": float, "int32": int, "int64": int, "bool": lambda v: int(bool(v))}
+_HOST = {"float32": "float32", "int32": "int32", "int64": "int32", "bool": "uint32"}   # numpy dtype of the bytes
 INDEX_SLOTS = 64                    # kinds of index check told apart between two readbacks
 _FLAGS_CLEAR = array.array("i", [0, 2**31 - 1, -2**31] * INDEX_SLOTS).tobytes()   # count, least, greatest
 
@@ -283,8 +285,9 @@ class GpuBackend:
     # ------------------------------------------------------------ host transfer
     def _check_dtype(self, dtype: DType) -> DType:
         if dtype.name not in _CODES:
+            hint = "WebGPU has no 64-bit floats" if dtype.itemsize == 8 else "half precision needs shader-f16"
             raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
-                            f"(WebGPU has no 64-bit floats); use float32, e.g. t.to(webgrad.float32)")
+                            f"({hint}); use float32, e.g. t.to(webgrad.float32)")
         return dtype
 
     def dtype_of(self, a: GpuArray) -> DType:
@@ -303,6 +306,9 @@ class GpuBackend:
         if not (isinstance(flat, array.array) and flat.typecode == code):
             convert = _PYTHON_TYPES[dtype.name]
             flat = [convert(v) for v in flat]
+            if dtype is int64:
+                check_int_range(flat, int64, "tensor", int32, f" on {self.name}, which holds it in 32 bits (WebGPU "
+                                                              f"has no 64-bit integers)")
         values = array.array(code, flat)
         return self.upload_bytes(values.tobytes(), shape, dtype)
 
@@ -312,14 +318,14 @@ class GpuBackend:
         a = np.asarray(obj)
         if dtype is None:
             kind = a.dtype.kind
-            if kind == "f" and a.dtype.itemsize > 4:
-                self._check_dtype(DTYPES["float64"])
-            dtype = {"f": float32, "i": int32, "u": int32, "b": bool_}.get(kind)
+            dtype = DTYPES.get(a.dtype.name) or {"i": int64, "u": int64, "b": bool_}.get(kind)
             if dtype is None:
                 raise TypeError(f"tensor: unsupported numpy dtype {a.dtype} on backend {self.name!r}")
         self._check_dtype(dtype)
-        host = {"float32": np.float32, "int32": np.int32, "bool": np.uint32}[dtype.name]
-        return self.upload_bytes(np.ascontiguousarray(a, dtype=host).tobytes(), a.shape, dtype)
+        if dtype.kind == "i" and a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
+            raise OverflowError(f"tensor: {a.dtype} values from {a.min()} to {a.max()} do not fit in {dtype.name} on "
+                                f"{self.name}, which holds it in 32 bits (WebGPU has no 64-bit integers)")
+        return self.upload_bytes(np.ascontiguousarray(a, dtype=_HOST[dtype.name]).tobytes(), a.shape, dtype)
 
     def _stage(self, a: GpuArray):
         """Submit pending work plus copies of ``a`` and, when index checks ran since the last
@@ -412,9 +418,8 @@ class GpuBackend:
 
     def to_numpy(self, a: GpuArray):
         import numpy as np
-        host = {"float32": np.float32, "int32": np.int32, "bool": np.uint32}[a.dtype.name]
-        out = np.frombuffer(self.read_bytes(a), dtype=host).reshape(a.shape)
-        return out.astype(np.bool_) if a.dtype is bool_ else out.copy()
+        out = np.frombuffer(self.read_bytes(a), dtype=_HOST[a.dtype.name]).reshape(a.shape)
+        return out.astype(np.bool_ if a.dtype is bool_ else a.dtype.name)   # a copy, widened for int64
 
     def nbytes(self, a: GpuArray) -> int:
         return a.nbytes

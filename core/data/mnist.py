@@ -62,7 +62,7 @@ def _download(root, name, base):
 
 class MNIST(TensorDataset):
     """MNIST digits: ``data`` [N, 28, 28] float32 in [0, 1] (or the raw 0-255 values with
-    ``normalize=False``) and ``targets`` [N] int32, read from IDX files under ``root``.
+    ``normalize=False``) and ``targets`` [N] int64, read from IDX files under ``root``.
 
     >>> ds = MNIST("~/.cache/mnist", train=False)  # doctest: +SKIP
     >>> x, y = ds[0]; x.shape, y.item()  # doctest: +SKIP
@@ -89,7 +89,7 @@ class MNIST(TensorDataset):
             raise ValueError(f"{type(self).__name__}: {shape[0]} images but {lshape[0]} labels in {root}")
         data = upload(pixels, shape, wg.int32 if pixels.typecode == "i" else wg.float32, backend).float()
         self.data = data / 255.0 if normalize else data
-        self.targets = upload(labels, lshape, wg.int32, backend)
+        self.targets = upload(labels, lshape, wg.int64, backend)
         super().__init__(self.data, self.targets)
 
 

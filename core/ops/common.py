@@ -6,7 +6,7 @@ import math
 import numbers
 
 from .. import kernel_names as K
-from ..dtypes import promote, promote_scalar, scalar_dtype
+from ..dtypes import promote_scalar, promote_tensors, scalar_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor
 
@@ -62,7 +62,7 @@ def binary_operands(op: str, a, b, dtype=None):
         if isinstance(b, Tensor):
             if dtype is None and a._dtype is b._dtype:
                 return a, b
-            dt = dtype or promote(a._dtype, b._dtype)
+            dt = dtype or promote_tensors(a._dtype, a.ndim, b._dtype, b.ndim)
         elif is_scalar(b):
             b = python_scalar(b)
             dt = dtype or promote_scalar(a._dtype, b)

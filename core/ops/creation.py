@@ -11,7 +11,7 @@ import random as _random
 
 from .. import kernel_names as K
 from .. import registry
-from ..dtypes import default_float, int32, scalar_dtype, to_dtype
+from ..dtypes import default_float, default_int, int32, scalar_dtype, to_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor, tensor
 
@@ -133,7 +133,7 @@ def full_like(x, fill_value, *, dtype=None, requires_grad=False, backend=None, d
 
 
 def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int32 when all are ints.
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints.
 
     >>> import webgrad as wg
     >>> wg.arange(5).tolist()
@@ -145,7 +145,7 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, backend=
         raise ValueError("arange: step must be nonzero")
     size = max(0, math.ceil((end - start) / step))
     dt = to_dtype(dtype) if dtype is not None else (
-        int32 if all(isinstance(v, int) for v in (start, end, step)) else default_float)
+        default_int if all(isinstance(v, int) for v in (start, end, step)) else default_float)
     t = run_kernel(K.ARANGE, backend=_backend(backend, device), start=start, step=step, size=size, dtype=dt)
     return _finish(t, requires_grad)
 
@@ -209,7 +209,7 @@ def randint(low, high=None, size=(), *, dtype=None, backend=None, device=None) -
 
     >>> import webgrad as wg
     >>> wg.randint(5, (4,)).dtype
-    webgrad.int32
+    webgrad.int64
     """
     if high is None:
         low, high = 0, low
@@ -217,7 +217,8 @@ def randint(low, high=None, size=(), *, dtype=None, backend=None, device=None) -
         raise ValueError(f"randint: expected low < high, got low={low}, high={high}")
     t = run_kernel(K.RANDOM_INT, backend=_backend(backend, device), shape=_shape(size, "randint"),
                    seed=_next_seed(), low=int(low), high=int(high))
-    return t if dtype is None or to_dtype(dtype) is int32 else run_kernel(K.CAST, t, dtype=to_dtype(dtype))
+    dt = default_int if dtype is None else to_dtype(dtype)
+    return t if dt is int32 else run_kernel(K.CAST, t, dtype=dt)
 
 
 def rand_like(x, *, dtype=None, requires_grad=False) -> Tensor:

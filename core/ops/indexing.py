@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 
 from .. import kernel_names as K
-from ..dtypes import bool_, int32
+from ..dtypes import bool_, int64
 from ..engine import run_kernel
 from ..host import flatten as host_flatten
 from ..host import is_array_like
@@ -23,20 +23,20 @@ from .creation import arange, zeros
 
 def _int_index(op, index, name="index") -> Tensor:
     check_tensor(op, index, name)
-    if index._dtype is not int32:
-        raise TypeError(f"{op}: {name} must be an int32 tensor, got {index.dtype.name}")
+    if index._dtype.kind != "i":
+        raise TypeError(f"{op}: {name} must be an integer tensor (int64 or int32), got {index.dtype.name}")
     return index
 
 
 def _int(value, be):
-    return scalar_tensor(value, int32, be)
+    return scalar_tensor(value, int64, be)
 
 
 # ---------------------------------------------------------------- gather / scatter
 
 
 def gather(x, dim, index) -> Tensor:
-    """``out[i][j] = x[index[i][j]][j]`` for ``dim=0`` (``torch.gather``); ``index`` is int32 with
+    """``out[i][j] = x[index[i][j]][j]`` for ``dim=0`` (``torch.gather``); ``index`` is int64 (or int32) with
     ``x``'s number of dims and no larger than ``x`` outside ``dim``.
 
     >>> import webgrad as wg
@@ -79,7 +79,7 @@ def scatter_add(x, dim, index, src) -> Tensor:
 
 
 def index_select(x, dim, index) -> Tensor:
-    """The slices of ``x`` at positions ``index`` (1-d int32) along ``dim``.
+    """The slices of ``x`` at positions ``index`` (1-d int64 or int32) along ``dim``.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]]).index_select(0, wg.tensor([1, 1, 0])).tolist()
@@ -188,8 +188,8 @@ def _classify(item, op):
         if item._dtype is bool_:
             flat, shape, _ = host_flatten(item.tolist())
             return ("host", flat, shape, True)
-        if item._dtype is not int32:
-            raise IndexError(f"{op}: tensors used as indices must be int32 or bool, got {item.dtype.name}")
+        if item._dtype.kind != "i":
+            raise IndexError(f"{op}: tensors used as indices must be long, int or bool tensors, got {item.dtype.name}")
         return ("tensor", item)
     if isinstance(item, bool):
         return ("host", [item], (), True)
@@ -203,7 +203,7 @@ def _classify(item, op):
     try:
         return ("int", operator.index(item))
     except TypeError:
-        raise IndexError(f"{op}: only ints, slices, None, Ellipsis, and int32/bool tensors or lists are valid "
+        raise IndexError(f"{op}: only ints, slices, None, Ellipsis, and integer/bool tensors or lists are valid "
                          f"indices, got {type(item).__name__}") from None
 
 
@@ -236,16 +236,16 @@ def _mask_coords(flat, shape):
 
 
 def _host_index(values, shape, n, d, be, op):
-    """Check and wrap host index values for a dim of size ``n`` into an int32 tensor."""
+    """Check and wrap host index values for a dim of size ``n`` into an int64 tensor."""
     for v in values:
         if not -n <= v < n:
             raise IndexError(f"{op}: index {v} is out of range for dim {d} with size {n}")
-    return tensor([v + n if v < 0 else v for v in values], dtype=int32, backend=be).reshape(shape)
+    return tensor([v + n if v < 0 else v for v in values], dtype=int64, backend=be).reshape(shape)
 
 
 def _plan(x, idx, op):
     """Turn an index into (begin, end, step) for one Slice, the shape after it, and the advanced
-    indices as (position in that shape, int32 tensor, checked on the host)."""
+    indices as (position in that shape, integer tensor, checked on the host)."""
     items = _expand_ellipsis([_classify(it, op) for it in (idx if isinstance(idx, tuple) else (idx,))],
                              x.ndim, op)
     begin, end, step, shape, adv, d, be = [], [], [], [], [], 0, x._backend
@@ -253,7 +253,7 @@ def _plan(x, idx, op):
         kind = it[0]
         if kind == "new" or (kind == "host" and it[3] and not it[2]):   # None, or x[True] / x[False]
             if kind == "host":
-                adv.append((len(shape), tensor([0] if it[1][0] else [], dtype=int32, backend=be), True))
+                adv.append((len(shape), tensor([0] if it[1][0] else [], dtype=int64, backend=be), True))
             shape.append(1)
             continue
         if kind == "host" and it[3]:
@@ -262,7 +262,7 @@ def _plan(x, idx, op):
                 raise IndexError(f"{op}: the shape of the mask {it[2]} at index {d} does not match the shape "
                                  f"{tuple(x.shape[d:d + k])} of the indexed tensor")
             for c in _mask_coords(it[1], it[2]):
-                adv.append((len(shape), tensor(c, dtype=int32, backend=be), True))
+                adv.append((len(shape), tensor(c, dtype=int64, backend=be), True))
                 begin.append(0), end.append(x.shape[d]), step.append(1), shape.append(x.shape[d])
                 d += 1
             continue
@@ -335,7 +335,7 @@ def _index(x, idx, op):
 
 def getitem(x, idx) -> Tensor:
     """``x[idx]`` with PyTorch's (numpy's) indexing: ints, slices (any step, negative too), None,
-    Ellipsis, int32 tensors or lists (several broadcast together), and bool masks.
+    Ellipsis, integer tensors or lists (several broadcast together), and bool masks.
 
     >>> import webgrad as wg
     >>> x = wg.arange(6).reshape(2, 3)
@@ -364,7 +364,7 @@ def setitem(x, idx, value) -> None:
     """
     op, be = "__setitem__", x._backend
     sel, advanced = _index(M.reshape(arange(x.numel(), backend=be), x.shape), idx, op)
-    work = int32 if x._dtype is bool_ else x._dtype
+    work = int64 if x._dtype is bool_ else x._dtype
     if is_scalar(value) or isinstance(value, (list, tuple)):
         value = tensor(value, dtype=work, backend=be)
     elif check_tensor(op, value, "value")._dtype is not work:
@@ -382,7 +382,7 @@ def setitem(x, idx, value) -> None:
         if not all(keep):
             value = run_kernel(K.WHERE, tensor(keep, backend=be), value, scalar_tensor(0, work, be))
     written = scatter_add(zeros(x.numel(), dtype=work, backend=be), 0, sel, value)
-    hits = scatter_add(zeros(x.numel(), dtype=int32, backend=be), 0, sel, M.expand(_int(1, be), sel.shape))
+    hits = scatter_add(zeros(x.numel(), dtype=int64, backend=be), 0, sel, M.expand(_int(1, be), sel.shape))
     if work is not x._dtype:
         written = run_kernel(K.CAST, written, dtype=x._dtype)
     new = run_kernel(K.WHERE, run_kernel(K.GREATER, hits, _int(0, be)), written, M.reshape(x, -1))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import operator
 
 from .. import kernel_names as K
-from ..dtypes import int32
+from ..dtypes import int64
 from ..engine import run_kernel
 from ..shapes import infer_reshape, normalize_axes, normalize_axis, numel
 from ..tensor import Tensor, tensor
@@ -513,7 +513,7 @@ def pad(x, pad, mode="constant", value=0.0) -> Tensor:
                              f"shape {tuple(x.shape)} (each amount must be in [0, {limit}])")
         if lo or hi:
             index = [fn(i, n) for i in range(-lo, n + hi)]
-            y = indexing.index_select(y, d, tensor(index, dtype=int32, backend=x._backend))
+            y = indexing.index_select(y, d, tensor(index, dtype=int64, backend=x._backend))
     return _fresh(y, x)
 
 
@@ -527,7 +527,7 @@ def _triangle(x, diagonal, kernel, op):
     n, m = x.shape[-2:]
     be = x._backend
     offset = run_kernel(K.SUB, arange(m, backend=be), run_kernel(K.RESHAPE, arange(n, backend=be), shape=(n, 1)))
-    mask = run_kernel(kernel, offset, scalar_tensor(int(diagonal), int32, be))
+    mask = run_kernel(kernel, offset, scalar_tensor(int(diagonal), int64, be))
     return run_kernel(K.WHERE, mask, x, scalar_tensor(0, x.dtype, be))
 
 

@@ -1,7 +1,7 @@
 """Reduction ops: sums, products, extrema, arg-extrema, logic, moments, norms, cumulative sums.
 
 Every reduction takes ``dim`` as None (all dims), an int or a tuple of ints (negative
-allowed) and ``keepdim``; integer and bool sums and products give int32 (PyTorch's int64).
+allowed) and ``keepdim``; integer and bool sums and products give int64, as in PyTorch.
 The kernels are Sum, Prod, Max, Min, All, Any, ArgMax, ArgMin and Cumsum; mean, var, std,
 logsumexp, norm and amax/amin are compositions of them and elementwise kernels.
 """
@@ -11,7 +11,7 @@ import math
 from collections import namedtuple
 
 from .. import kernel_names as K
-from ..dtypes import default_float, int32, to_dtype
+from ..dtypes import default_float, default_int, to_dtype
 from ..engine import run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
@@ -39,10 +39,10 @@ def _cast(x, dtype):
 
 
 def _accumulating(x, dtype):
-    """The dtype sums and products run in: ``dtype`` if given, else int32 for ints and bools."""
+    """The dtype sums and products run in: ``dtype`` if given, else int64 for ints and bools."""
     if dtype is not None:
         return _cast(x, to_dtype(dtype))
-    return x if x._dtype.is_floating else _cast(x, int32)
+    return x if x._dtype.is_floating else _cast(x, default_int)
 
 
 def _count(x, axes) -> int:
@@ -76,7 +76,7 @@ def _squeeze(x, axes, t, keepdim):
 # ---------------------------------------------------------------- sums and products
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (torch.sum)
-    """Sum over ``dim`` (all dims by default). Ints and bools sum to int32.
+    """Sum over ``dim`` (all dims by default). Ints and bools sum to int64.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(0).tolist()
@@ -108,7 +108,7 @@ def _mean(x, axes, keepdim):
 
 
 def prod(x, dim=None, keepdim=False, *, dtype=None):
-    """Product over ``dim`` (all dims by default). Ints and bools multiply in int32.
+    """Product over ``dim`` (all dims by default). Ints and bools multiply in int64.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1).tolist()
@@ -119,7 +119,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
 
 
 def cumsum(x, dim, *, dtype=None):
-    """Cumulative sum along ``dim``. Ints and bools accumulate in int32.
+    """Cumulative sum along ``dim``. Ints and bools accumulate in int64.
 
     >>> import webgrad as wg
     >>> wg.tensor([1, 2, 3]).cumsum(0).tolist()
@@ -174,7 +174,7 @@ def _arg_extreme(kernel, op, x, dim, keepdim):
 
 def argmax(x, dim=None, keepdim=False):
     """Index of the largest value along ``dim`` (of the flattened tensor when ``dim`` is None);
-    the first one among ties. int32.
+    the first one among ties. int64.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 5.0], [7.0, 4.0]]).argmax().item()
@@ -185,7 +185,7 @@ def argmax(x, dim=None, keepdim=False):
 
 def argmin(x, dim=None, keepdim=False):
     """Index of the smallest value along ``dim`` (of the flattened tensor when ``dim`` is None);
-    the first one among ties. int32.
+    the first one among ties. int64.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 5.0], [7.0, 0.0]]).argmin(1).tolist()

@@ -7,7 +7,7 @@ Float math on integer or bool input works on a float32 copy, as in PyTorch
 from __future__ import annotations
 
 from .. import kernel_names as K
-from ..dtypes import bool_, default_float, float32, float64, int32, promote, promote_scalar
+from ..dtypes import bfloat16, bool_, default_float, float16, float32, float64, int32, int64, promote, promote_scalar
 from ..engine import run_kernel
 from ..tensor import Tensor
 from .common import check_tensor, is_scalar
@@ -246,8 +246,9 @@ METHODS.update({
     "round": round, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "softplus": softplus, "clamp": clamp,
     "clip": clamp, "logical_not": logical_not, "negative": METHODS["neg"], "absolute": METHODS["abs"],
     "__neg__": METHODS["neg"], "__abs__": METHODS["abs"], "__invert__": _invert,
-    "float": _cast_method(float32), "double": _cast_method(float64), "int": _cast_method(int32),
-    "long": _cast_method(int32), "bool": _cast_method(bool_),
+    "float": _cast_method(float32), "double": _cast_method(float64), "half": _cast_method(float16),
+    "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
+    "bool": _cast_method(bool_),
     "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_,
 })
 

@@ -62,11 +62,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     for k, (n_in, n_out, scale) in enumerate(zip(input.shape[2:], out, scales)):
         dim = 2 + k
         lo, hi, lam = _source_indices(n_in, n_out, scale, mode, bool(align_corners))
-        x0 = x.index_select(dim, wg.tensor(lo, dtype=wg.int32, backend=x._backend))
+        x0 = x.index_select(dim, wg.tensor(lo, dtype=wg.int64, backend=x._backend))
         if lam is None:
             x = x0
             continue
-        x1 = x.index_select(dim, wg.tensor(hi, dtype=wg.int32, backend=x._backend))
+        x1 = x.index_select(dim, wg.tensor(hi, dtype=wg.int64, backend=x._backend))
         w = wg.tensor(lam, dtype=x.dtype, backend=x._backend).reshape((n_out,) + (1,) * (x.ndim - 1 - dim))
         x = x0 + (x1 - x0) * w
     return x

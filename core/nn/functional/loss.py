@@ -88,7 +88,7 @@ def _class_dim(op, input):
 def _check_class_target(op, input, target, cdim):
     want = tuple(s for i, s in enumerate(input.shape) if i != cdim)
     if target.dtype.kind != "i" or tuple(target.shape) != want:
-        raise ValueError(f"{op}: class-index target must be int32 of shape {want} for input of shape "
+        raise ValueError(f"{op}: class-index target must be int64 of shape {want} for input of shape "
                          f"{tuple(input.shape)}; got {target.dtype.name} {tuple(target.shape)}")
 
 
@@ -127,7 +127,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-    """Cross entropy of logits ``input`` [N, C, ...] (or [C]) against class indices [N, ...] (int32)
+    """Cross entropy of logits ``input`` [N, C, ...] (or [C]) against class indices [N, ...] (int64)
     or class probabilities (same shape as the input), with optional class ``weight`` and
     ``label_smoothing`` as in PyTorch.
 
@@ -153,7 +153,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     indices_shape = tuple(s for i, s in enumerate(input.shape) if i != cdim)
     is_probs = target.dtype.is_floating and tuple(target.shape) == tuple(input.shape)
     if not is_probs and (target.dtype.kind != "i" or tuple(target.shape) != indices_shape):
-        raise ValueError(f"{op}: target must be class indices (int32 of shape {indices_shape}) or class "
+        raise ValueError(f"{op}: target must be class indices (int64 of shape {indices_shape}) or class "
                          f"probabilities (floating, of the input's shape {tuple(input.shape)}); got "
                          f"{target.dtype.name} {tuple(target.shape)}")
     if is_probs:

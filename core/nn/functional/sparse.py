@@ -7,11 +7,11 @@ from ...ops.common import check_tensor
 def _check_index(op, idx):
     check_tensor(op, idx)
     if idx.dtype.kind != "i":
-        raise TypeError(f"{op}: indices must be an int32 tensor, got {idx.dtype.name}")
+        raise TypeError(f"{op}: indices must be an integer (long) tensor, got {idx.dtype.name}")
 
 
 def one_hot(tensor, num_classes=-1):
-    """[...] int indices -> [..., num_classes] int32 with a 1 at each index (``num_classes=-1``:
+    """[...] int indices -> [..., num_classes] int64 with a 1 at each index (``num_classes=-1``:
     max + 1, which reads the data back). Indices outside [0, num_classes) give rows of zeros.
 
     >>> import webgrad as wg
@@ -27,7 +27,7 @@ def one_hot(tensor, num_classes=-1):
     if not isinstance(num_classes, int) or num_classes < 1:
         raise ValueError(f"one_hot: num_classes must be a positive int or -1, got {num_classes!r}")
     classes = wg.arange(num_classes, backend=tensor._backend)
-    return (tensor.unsqueeze(-1) == classes).to(wg.int32)
+    return (tensor.unsqueeze(-1) == classes).to(wg.int64)
 
 
 def embedding(input, weight, padding_idx=None):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .. import init
-from ...dtypes import int32
+from ...dtypes import int64
 from ...ops.creation import ones, zeros
 from ..module import Module
 from ..parameter import Parameter
@@ -24,7 +24,7 @@ class _BatchNorm(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
-            self.register_buffer("num_batches_tracked", zeros((), dtype=int32, device=device))
+            self.register_buffer("num_batches_tracked", zeros((), dtype=int64, device=device))
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
@@ -32,7 +32,7 @@ class _BatchNorm(Module):
         if self.track_running_stats:
             init.zeros_(self.running_mean)
             init.ones_(self.running_var)
-            self.num_batches_tracked = zeros((), dtype=int32, device=self.running_mean.device)
+            self.num_batches_tracked = zeros((), dtype=int64, device=self.running_mean.device)
 
     def forward(self, input):
         if input.ndim not in self.ranks:
