@@ -367,7 +367,7 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
         result._data, result._backend, result._dtype = out, be, be.dtype_of(out)
         result.requires_grad, result.grad, result.grad_fn, result._out_index, result._version = \
             False, None, None, 0, 0
-        result._hooks = result._modified_by = None
+        result._hooks = result._modified_by = result._view = result._views = None
         if grad and _mode.enabled and result._dtype.is_floating:
             result.requires_grad = True
             result.grad_fn = Node(name, _gradients.get(name), attrs, inputs, (result,))

@@ -116,7 +116,7 @@ class Backend(Protocol):
 
     Optional extras, looked up with ``getattr``:
 
-    * ``async read_async(native)`` -> nested lists: ``await t.data()`` uses it (else ``to_list``);
+    * ``async read_async(native)`` -> nested lists: ``await t.read()`` uses it (else ``to_list``);
     * ``in_use``: an int, the bytes held by live data, read by ``webgrad.profile()`` for its
       peak figure when present (``memory()`` may be too slow to call per kernel);
     * ``start_device_timing(report)`` / ``stop_device_timing()``: see ``core/profiler.py``;

@@ -90,6 +90,10 @@ SLICE = "Slice"               # begin, end, step: tuples, one per dim, each dim 
                               # (what slice.indices(n) gives; step may be negative)
 CONCAT = "Concat"             # axis: int; any number of inputs
 PAD = "Pad"                   # pads: tuple of (before, after) per dim, value: float (constant mode)
+AS_STRIDED = "AsStrided"      # shape, strides, offset: out[c] = x.flat[offset + c . strides] (a view's
+                              # elements read from its root; strides >= 0, no two elements at one place)
+AS_STRIDED_SCATTER = "AsStridedScatter"  # (x, src) shape, strides, offset: a copy of x with
+                              # x.flat[offset + c . strides] = src[c] (a view written into its root)
 
 # --- indexing -------------------------------------------------------------------
 GATHER = "Gather"             # (x, index: int32) axis: int  -- torch.gather semantics

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from . import engine, registry
+from . import engine, registry, views
 from .dtypes import DType, can_cast, to_dtype
 from .engine import _mode, record_function, run_kernel
 from .host import as_host, is_array_like
@@ -26,7 +26,7 @@ class Tensor:
     """
 
     __slots__ = ("_data", "_backend", "_dtype", "requires_grad", "grad", "grad_fn", "_out_index", "_version",
-                 "_hooks", "_modified_by", "__weakref__")
+                 "_hooks", "_modified_by", "_view", "_views", "__weakref__")
     __array_priority__ = 1000  # numpy defers binary operators to Tensor
 
     @classmethod
@@ -34,13 +34,13 @@ class Tensor:
         t = object.__new__(cls)
         t._data, t._backend, t._dtype = data, backend, backend.dtype_of(data)
         t.requires_grad, t.grad, t.grad_fn, t._out_index, t._version = False, None, None, 0, 0
-        t._hooks = t._modified_by = None
+        t._hooks = t._modified_by = t._view = t._views = None
         return t
 
     def __init__(self, data, dtype=None, requires_grad=False, backend=None):
         src = tensor(data, dtype=dtype, backend=backend)
         self._data, self._backend, self._dtype = src._data, src._backend, src._dtype
-        self.grad = self.grad_fn = self._hooks = self._modified_by = None
+        self.grad = self.grad_fn = self._hooks = self._modified_by = self._view = self._views = None
         self._out_index = self._version = 0
         self.requires_grad = False
         if requires_grad:
@@ -93,6 +93,34 @@ class Tensor:
         """Bytes per element."""
         return self._dtype.itemsize
 
+    def stride(self, dim=None):
+        """The strides (elements per step along each dim) of this tensor's storage, as PyTorch's:
+        a view's are its base's rearranged.
+
+        >>> import webgrad as wg
+        >>> wg.zeros(2, 3).t().stride()
+        (1, 3)
+        """
+        strides = views.layout_of(self).strides
+        if dim is None:
+            return strides
+        from .shapes import normalize_axis
+        return strides[normalize_axis(dim, self.ndim, "stride")]
+
+    def storage_offset(self) -> int:
+        """Where this tensor's first element sits in its storage (0 but for views that skip some)."""
+        return views.layout_of(self).offset
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the elements lie in row-major order in the storage (False for some views, such as
+        a transpose; ``contiguous()`` makes a copy that is).
+
+        >>> import webgrad as wg
+        >>> wg.zeros(2, 3).t().is_contiguous()
+        False
+        """
+        return views.is_view_contiguous(self)
+
     @property
     def is_leaf(self) -> bool:
         """True for tensors not produced by a recorded op (user-created, or not requiring grad)."""
@@ -134,11 +162,13 @@ class Tensor:
             v = v[0]
         return v
 
-    async def data(self):
-        """Read the data back asynchronously (the only readback some browsers allow).
+    async def read(self):
+        """The data as (nested) Python lists, or a Python scalar for a 0-d tensor, read back
+        asynchronously: ``await t.read()`` is the readback every browser allows (the synchronous
+        ``tolist()``/``item()`` need JSPI there).
 
         >>> import asyncio, webgrad as wg
-        >>> asyncio.run(wg.tensor([1.0]).data())
+        >>> asyncio.run(wg.tensor([1.0]).read())
         [1.0]
         """
         read = getattr(self._backend, "read_async", None)
@@ -213,8 +243,33 @@ class Tensor:
         _autograd.backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
     def detach(self) -> "Tensor":
-        """The same data, cut from the graph (does not require grad)."""
-        return self._alias_detached()
+        """A view of the same storage, cut from the graph (does not require grad): an in-place
+        change through either is seen by both, as in PyTorch.
+
+        >>> import webgrad as wg
+        >>> x = wg.zeros(2); x.detach().fill_(3.0); x.tolist()
+        [3.0, 3.0]
+        """
+        return views.alias(self, detached=True)
+
+    @property
+    def data(self) -> "Tensor":
+        """PyTorch's ``.data``: a tensor sharing this one's storage that does not require grad and
+        whose in-place changes autograd does not see (its version counter is its own). Assigning
+        ``t.data = other`` makes ``t`` hold ``other``'s data. (The async readback is ``await t.read()``.)
+
+        >>> import webgrad as wg
+        >>> w = wg.ones(2, requires_grad=True)
+        >>> w.data.mul_(3); w.tolist()
+        [3.0, 3.0]
+        """
+        return views.alias(self, detached=True, own_version=True)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data: assigned value must be a Tensor, got {type(value).__name__}")
+        views.set_data(self, value)
 
     def detach_(self) -> "Tensor":
         self.grad_fn, self.requires_grad = None, False
@@ -272,7 +327,7 @@ class Tensor:
         """Make this tensor hold ``new``'s value (in-place ops end here): checks, casts,
         rebinds the data, bumps the version counter and takes over ``new``'s graph position."""
         if _mode.enabled and self.requires_grad and self.grad_fn is None:
-            raise RuntimeError(f"{op}: a leaf tensor that requires grad is being used in an in-place operation; "
+            raise RuntimeError(f"{op}: a leaf Variable that requires grad is being used in an in-place operation; "
                                f"wrap it in `with webgrad.no_grad():` (e.g. for a parameter update)")
         if new._data.shape != self._data.shape:
             if new.ndim > self.ndim or any(n not in (1, s) for n, s in zip(new.shape[::-1], self.shape[::-1])):
@@ -284,11 +339,15 @@ class Tensor:
                 raise RuntimeError(f"{op}: result type {new._dtype.name} can't be cast to the desired output "
                                    f"type {self._dtype.name}")
             new = run_kernel("Cast", new, dtype=self._dtype)
+        if self._view is not None:
+            views.write(self, new, op)
+            return self
+        if new.requires_grad and new.grad_fn is None and _mode.enabled:   # a leaf: its copy gets a node
+            new = run_kernel("Identity", new)
         self._data = new._data
-        engine.bump_version(self)
-        self._modified_by = op
         if new.requires_grad and _mode.enabled:
             self.requires_grad, self.grad_fn, self._out_index = True, new.grad_fn, new._out_index
+        views.changed(self, writer=self, op=op)
         return self
 
     # ------------------------------------------------------------ backends and dtypes

@@ -630,9 +630,9 @@ def test_in_place_with_other_requiring_grad():
 def test_in_place_on_leaf_requiring_grad_refused():
     x = leaf([1.0, 2.0])
     for op in (lambda: x.add_(1), lambda: x.mul_(2), lambda: x.__setitem__(0, 1.0)):
-        with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
             op()
-    with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         x += 1
     assert x._version == 0 and x.tolist() == [1.0, 2.0]
 

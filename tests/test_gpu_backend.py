@@ -379,7 +379,7 @@ def test_readback_forms(gpu):
     t = wg.tensor([[1.5, -2.0], [0.0, 4.0]], backend="wgpu")
     assert t.tolist() == [[1.5, -2.0], [0.0, 4.0]]
     assert t.sum().item() == 3.5
-    assert asyncio.run(t.data()) == [[1.5, -2.0], [0.0, 4.0]]
+    assert asyncio.run(t.read()) == [[1.5, -2.0], [0.0, 4.0]]
     np.testing.assert_array_equal(t.numpy(), [[1.5, -2.0], [0.0, 4.0]])
     assert wg.tensor([True, False], backend="wgpu").tolist() == [True, False]
     assert wg.tensor([[3, 4]], backend="wgpu").tolist() == [[3, 4]]

@@ -122,7 +122,7 @@ def test_setitem_is_in_place_for_autograd_and_versions():
     assert y._version == v0 + 1 and y.tolist() == [1.0, 10.0, 3.0]
     y.sum().backward()
     assert x.grad.tolist() == [11.0, 0.0, 1.0]
-    with pytest.raises(RuntimeError, match="__setitem__: a leaf tensor that requires grad"):
+    with pytest.raises(RuntimeError, match="__setitem__: a view of a leaf Variable that requires grad"):
         x[0] = 1.0
 
 

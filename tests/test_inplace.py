@@ -88,9 +88,9 @@ def test_leaf_requiring_grad_refuses_in_place():
     w = wg.tensor([1.0, 2.0], requires_grad=True)
     for op in ("add_", "mul_", "zero_", "fill_", "clamp_"):
         args = {"zero_": (), "fill_": (1.0,), "clamp_": (0, 1)}.get(op, (2.0,))
-        with pytest.raises(RuntimeError, match=rf"^{op}: a leaf tensor that requires grad"):
+        with pytest.raises(RuntimeError, match=rf"^{op}: a leaf Variable that requires grad"):
             getattr(w, op)(*args)
-    with pytest.raises(RuntimeError, match="add_: a leaf tensor"):
+    with pytest.raises(RuntimeError, match="add_: a leaf Variable"):
         w += 1
     assert w.tolist() == [1.0, 2.0] and w._version == 0
 
@@ -224,13 +224,25 @@ def test_small_arrays_are_not_donated():
     np.testing.assert_array_equal(p.detach().numpy(), np.full(N - 1, 0.75, np.float32))
 
 
-@pytest.mark.parametrize("holder", ["detach", "numpy", "view"])
-def test_shared_data_is_never_written(holder):
+@pytest.mark.parametrize("holder", ["detach", "view"])
+def test_views_see_the_change_and_block_donation(holder):
+    """Views share storage (PyTorch's aliasing): they see the change, and the buffer they read is not written."""
     p = wg.tensor(np.arange(N, dtype=np.float32))
-    held = {"detach": lambda: p.detach(), "numpy": lambda: p.numpy(), "view": lambda: p.reshape(2, N // 2)}[holder]()
+    held = {"detach": lambda: p.detach(), "view": lambda: p.reshape(2, N // 2)}[holder]()
+    kept = held._data
     assert not _donated(p, lambda: p.add_(1.0))
-    seen = held.numpy() if isinstance(held, wg.Tensor) else held
-    np.testing.assert_array_equal(seen.reshape(-1), np.arange(N))
+    np.testing.assert_array_equal(held.numpy().reshape(-1), np.arange(N) + 1.0)
+    np.testing.assert_array_equal(np.asarray(kept).reshape(-1), np.arange(N))
+    np.testing.assert_array_equal(p.numpy(), np.arange(N) + 1.0)
+
+
+def test_an_array_from_numpy_is_never_written():
+    """``numpy()`` gives the data of the moment (PyTorch's shares memory; webgrad's in-place ops do not write
+    into an array a user holds)."""
+    p = wg.tensor(np.arange(N, dtype=np.float32))
+    held = p.numpy()
+    assert not _donated(p, lambda: p.add_(1.0))
+    np.testing.assert_array_equal(held, np.arange(N))
     np.testing.assert_array_equal(p.numpy(), np.arange(N) + 1.0)
 
 

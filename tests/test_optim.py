@@ -204,13 +204,17 @@ def test_step_updates_parameters_in_their_own_buffers_and_snapshots_keep_their_v
     model = wg.nn.Linear(64, 64)                        # a 16 KiB weight: the cpu backend donates it
     weight = model.weight
     opt = make(list(model.parameters()))
-    snapshot = weight.detach()                          # shares the data: that buffer must not change
+    snapshot, alias = weight.detach().clone(), weight.detach()
     before = snapshot.numpy().copy()
-    for _ in range(2):
+    for step in range(3):
+        if step == 2:
+            del alias                                   # the last view of the weight goes
         opt.zero_grad()
         model(wg.ones(2, 64)).sum().backward()
         buffer = id(weight._data)
         opt.step()
+        if step < 2:                                    # a view sees every update, as in PyTorch
+            np.testing.assert_array_equal(alias.numpy(), weight.detach().numpy())
     np.testing.assert_array_equal(snapshot.numpy(), before)
     assert not np.array_equal(weight.detach().numpy(), before)
-    assert id(weight._data) == buffer                   # the second step wrote in place (cpu)
+    assert id(weight._data) == buffer                   # with no view left, the step wrote in place (cpu)

@@ -168,7 +168,7 @@ def test_numpy_refused_when_requires_grad():
 
 def test_async_data():
     t = wg.tensor([[1.0, 2.0], [3.0, 4.0]])
-    assert asyncio.run(t.data()) == [[1.0, 2.0], [3.0, 4.0]]
+    assert asyncio.run(t.read()) == [[1.0, 2.0], [3.0, 4.0]]
 
 
 # ---------------------------------------------------------------- metadata and Python protocols

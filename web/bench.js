@@ -60,7 +60,7 @@ def record():
     return y
 
 async def chain():
-    return await best_of(${REPEAT}, lambda: record().data()) / ${N_OPS} * 1e6, (await record().data())[0]
+    return await best_of(${REPEAT}, lambda: record().read()) / ${N_OPS} * 1e6, (await record().read())[0]
 
 async def chain_recording():
     times = []
@@ -68,7 +68,7 @@ async def chain_recording():
         t = time.perf_counter()
         y = record()
         times.append(time.perf_counter() - t)
-        await y.data()
+        await y.read()
     await best_of(${REPEAT}, run)
     return min(times) / ${N_OPS} * 1e6
 
@@ -87,11 +87,11 @@ async def mlp(b, d_in, d_h, d_out, steps, repeat):
                 p.sub_(p.grad * ${LR})
                 p.grad = None
         return loss
-    first = [await step().data() for _ in range(3)]
+    first = [await step().read() for _ in range(3)]
     async def run():
         for _ in range(steps):
             loss = step()
-        return await loss.data()
+        return await loss.read()
     return await best_of(repeat, run) / steps * 1e3, first
 
 x = wg.ones(${SIZE})
@@ -342,7 +342,7 @@ async function main() {
   const t0 = performance.now();
   const wg = await startWebgrad({ pyodideUrl: params.get("pyodide") || CDN, onStatus: (t) => ($("status").textContent = t) });
   const tReady = performance.now();
-  const first = await wg.run("import webgrad as wg\nprint(await (wg.ones(4) * 2).sum().data())");
+  const first = await wg.run("import webgrad as wg\nprint(await (wg.ones(4) * 2).sum().read())");
   if (first.error) throw new Error(first.error);
   const tFirst = performance.now();
   bench.startup = { ready_ms: tReady - t0, first_result_ms: tFirst - t0 };

@@ -6,7 +6,7 @@ or ``"done"``) that ``web/demo.js`` draws. Natively, ``python web/demo.py`` runs
 on the default backend and prints the messages' losses.
 
 Data are made on the device with webgrad ops (the browser has no numpy), readbacks use
-``await t.data()`` (no JSPI needed), and losses are read back in batches so the GPU is not
+``await t.read()`` (no JSPI needed), and losses are read back in batches so the GPU is not
 synchronised after every step.
 """
 import math
@@ -54,7 +54,7 @@ async def train(post, dataset="spirals", steps=300, every=10, n=128, hidden=32, 
     x = DATASETS[dataset](n)
     y = wg.cat([wg.zeros(n, dtype=wg.int32), wg.ones(n, dtype=wg.int32)])
     grid = grid_points()
-    post({"kind": "data", "backend": wg.get_backend().name, "points": await x.data(), "labels": await y.data(),
+    post({"kind": "data", "backend": wg.get_backend().name, "points": await x.read(), "labels": await y.read(),
           "grid": GRID, "box": list(BOX)})
     model = nn.Sequential(nn.Linear(2, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
                           nn.Linear(hidden, 2))
@@ -68,9 +68,9 @@ async def train(post, dataset="spirals", steps=300, every=10, n=128, hidden=32, 
         pending.append(loss.detach())
         if step % every == 0 or step == steps:
             with wg.no_grad():
-                losses = await wg.stack(pending).data()
-                probs = await model(grid).softmax(dim=1)[:, 1].data()
-                acc = await (model(x).argmax(dim=1) == y).float().mean().data()
+                losses = await wg.stack(pending).read()
+                probs = await model(grid).softmax(dim=1)[:, 1].read()
+                acc = await (model(x).argmax(dim=1) == y).float().mean().read()
             pending = []
             post({"kind": "progress", "step": step, "steps": steps, "losses": losses, "probs": probs,
                   "accuracy": acc})

@@ -13,7 +13,7 @@ loss.backward()
 print("device:", x.device)
 print("loss:", loss.item())            # sync readback (JSPI)
 print("x.grad:", x.grad.tolist())      # 2 (x.w - 1) w
-print("w.grad:", await w.grad.data())  # async readback: works everywhere
+print("w.grad:", await w.grad.read())  # async readback: works everywhere
 `;
 
 const params = new URLSearchParams(location.search);

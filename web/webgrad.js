@@ -13,7 +13,7 @@
 //   await wg.run(code)            // -> {stdout, stderr, error: string | null}; runs through runPythonAsync
 //                                 //    (top-level await works; sync readback such as t.tolist() uses JSPI)
 //   await wg.run(code, {async: false})  // through runPython instead: no JSPI, so only `await`-free code
-//                                 //    and no sync readback (t.tolist() raises, naming `await t.data()`)
+//                                 //    and no sync readback (t.tolist() raises, naming `await t.read()`)
 //   await wg.runFile(url)         // fetch a .py file and run it
 //   wg.onMessage((msg) => {})     // msg: {type: "stdout" | "stderr" | "status", text} or {type: "post", data};
 //                                 //    Python's webgrad.web.post(obj) arrives as {type: "post", data: obj}.

@@ -8,10 +8,10 @@ WebGPU in the browser is asynchronous; Python code is not. So:
 
 * ``await init()`` requests the adapter and device (the webgrad page loader does it at start-up;
   elsewhere the backend does it on first use through ``run_sync`` when JSPI allows).
-* ``await t.data()`` reads back through ``mapAsync`` anywhere. ``t.tolist()``, ``t.item()`` and
+* ``await t.read()`` reads back through ``mapAsync`` anywhere. ``t.tolist()``, ``t.item()`` and
   ``t.numpy()`` block on the same promise with ``pyodide.ffi.run_sync``, which needs JSPI
   (Chrome 137+) and Python entered through ``runPythonAsync``; elsewhere they raise
-  :class:`SyncReadbackError`, which names ``await t.data()``.
+  :class:`SyncReadbackError`, which names ``await t.read()``.
 * Validation errors are collected per submitted batch and raised (as :class:`GpuError`) by the
   next readback; WGSL compile errors are raised when the pipeline is made (with JSPI) or by the
   next readback, located in the user's source by ``program.compile_error``.
@@ -165,7 +165,7 @@ class BrowserDevice:
         if not can_block():
             raise SyncReadbackError(
                 "webgpu: synchronous readback (tolist(), item(), numpy(), print) needs JSPI (Chrome 137+) and Python "
-                "run through runPythonAsync; use `await t.data()` instead")
+                "run through runPythonAsync; use `await t.read()` instead")
         return self._run_sync(self._read_checked(staging, size))
 
     async def read_staging_async(self, staging, size: int) -> bytes:

@@ -412,7 +412,7 @@ class GpuBackend:
         return nest(flat if isinstance(flat, list) else flat.tolist(), a.shape)
 
     async def read_async(self, a: GpuArray):
-        """The data as (nested) Python lists, read back without blocking (``await t.data()``)."""
+        """The data as (nested) Python lists, read back without blocking (``await t.read()``)."""
         flat = self._flat(a, await self.read_bytes_async(a))
         return nest(flat if isinstance(flat, list) else flat.tolist(), a.shape)
 

@@ -1,6 +1,8 @@
 """Gradients of the movement kernels: each undoes its kernel's rearrangement on ``dy``."""
 from .. import kernel_names as K
+from ..engine import run_kernel
 from ..ops import movement as M
+from ..ops.creation import zeros
 from ..registry import register_gradient
 
 
@@ -52,3 +54,18 @@ def _pad(dy, saved, attrs):
     return (M._slice(dy, [lo for lo, _ in attrs["pads"]], [lo + n for (lo, _), n in zip(attrs["pads"],
                                                                                    saved.shapes[0])],
                      [1] * dy.ndim),)
+
+
+@register_gradient(K.AS_STRIDED)
+def _as_strided(dy, saved, attrs):
+    """The view's gradient written into zeros of the root's shape (its positions are distinct)."""
+    base = zeros(*saved.shapes[0], dtype=dy.dtype, backend=dy._backend)
+    return (run_kernel(K.AS_STRIDED_SCATTER, base, dy, **attrs),)
+
+
+@register_gradient(K.AS_STRIDED_SCATTER)
+def _as_strided_scatter(dy, saved, attrs):
+    """The root keeps the gradient outside the written positions; the source takes it from them."""
+    src = run_kernel(K.AS_STRIDED, dy, **attrs)
+    return (run_kernel(K.AS_STRIDED_SCATTER, dy, zeros(*src.shape, dtype=dy.dtype, backend=dy._backend), **attrs),
+            src)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..engine import bump_version, no_grad
+from ..engine import no_grad
 from ..tensor import Tensor
 from .parameter import Parameter
 
@@ -260,11 +260,11 @@ class Module:
         """
         dest, dtype = _to_args(args, kwargs)
 
-        def convert(t):
+        def convert(t):   # as PyTorch's ``param.data = fn(param.data)``: views of the old storage keep it
             moved = t.detach()
             moved = moved.to(dest) if dest is not None else moved
             moved = moved.to(dtype) if dtype is not None and t.dtype.is_floating else moved
-            t._data, t._backend, t._dtype = moved._data, moved._backend, moved._dtype
+            t.data = moved
             if t.grad is not None:
                 convert(t.grad)
         with no_grad():
@@ -328,9 +328,8 @@ class Module:
                 errors.append(f"size mismatch for {key}: copying a param with shape {tuple(value.shape)}, "
                               f"the shape in current model is {tuple(target.shape)}")
                 continue
-            moved = value.detach().to(target.device).to(target.dtype)
-            target._data = moved._data
-            bump_version(target)
+            with no_grad():
+                target.copy_(value)
         if strict and (missing or unexpected):
             if missing:
                 errors.insert(0, f"Missing key(s) in state_dict: {', '.join(map(repr, missing))}.")

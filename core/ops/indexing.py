@@ -244,17 +244,19 @@ def _host_index(values, shape, n, d, be, op):
 
 
 def _plan(x, idx, op):
-    """Turn an index into (begin, end, step) for one Slice, the shape after it, and the advanced
-    indices as (position in that shape, integer tensor, checked on the host)."""
+    """Turn an index into (begin, end, step) for one Slice, the shape after it, the advanced
+    indices as (position in that shape, integer tensor, checked on the host), and the basic
+    items in order as ``strides.indexed`` reads them (("new",), ("int", i), ("slice", b, e, s))."""
     items = _expand_ellipsis([_classify(it, op) for it in (idx if isinstance(idx, tuple) else (idx,))],
                              x.ndim, op)
-    begin, end, step, shape, adv, d, be = [], [], [], [], [], 0, x._backend
+    begin, end, step, shape, adv, recipe, d, be = [], [], [], [], [], [], 0, x._backend
     for it in items:
         kind = it[0]
         if kind == "new" or (kind == "host" and it[3] and not it[2]):   # None, or x[True] / x[False]
             if kind == "host":
                 adv.append((len(shape), tensor([0] if it[1][0] else [], dtype=int64, backend=be), True))
             shape.append(1)
+            recipe.append(("new",))
             continue
         if kind == "host" and it[3]:
             k = len(it[2])
@@ -272,19 +274,20 @@ def _plan(x, idx, op):
             if not -n <= i < n:
                 raise IndexError(f"{op}: index {i} is out of range for dim {d} with size {n}")
             i = i + n if i < 0 else i
-            begin.append(i), end.append(i + 1), step.append(1)
+            begin.append(i), end.append(i + 1), step.append(1), recipe.append(("int", i))
         elif kind == "slice":
             if it[1].step == 0:
                 raise ValueError(f"{op}: slice step cannot be zero")
             b, e, s = it[1].indices(n)
             b, e, s = (b, e, s) if len(range(b, e, s)) else (0, 0, 1)
             begin.append(b), end.append(e), step.append(s), shape.append(len(range(b, e, s)))
+            recipe.append(("slice", b, e, s))
         else:
             t = _host_index(it[1], it[2], n, d, be, op) if kind == "host" else it[1]
             adv.append((len(shape), t, kind == "host"))
             begin.append(0), end.append(n), step.append(1), shape.append(n)
         d += 1
-    return begin, end, step, tuple(shape), adv
+    return begin, end, step, tuple(shape), adv, recipe
 
 
 def _wrap_negative(t, n):
@@ -328,9 +331,10 @@ def _advanced(y, adv, op):
 
 
 def _index(x, idx, op):
-    begin, end, step, shape, adv = _plan(x, idx, op)
-    y = M.reshape(M._slice(x, begin, end, step), shape)
-    return (_advanced(y, adv, op) if adv else y), bool(adv)
+    begin, end, step, shape, adv, recipe = _plan(x, idx, op)
+    if not adv:
+        return M.basic_index(x, begin, end, step, shape, recipe), False
+    return _advanced(M.reshape(M._slice(x, begin, end, step), shape), adv, op), True
 
 
 def getitem(x, idx) -> Tensor:
@@ -355,32 +359,58 @@ def _last_writes(positions):
 
 
 def setitem(x, idx, value) -> None:
-    """``x[idx] = value`` (a number or a tensor broadcast to ``x[idx]``), computed out of place
-    and assigned, so autograd sees it and the version counter moves; repeated indices keep the last write.
+    """``x[idx] = value`` (a number or a tensor broadcast to ``x[idx]``, cast to ``x``'s dtype): through
+    the view ``x[idx]`` for basic indices, as one ``where`` for a bool mask and a number, and for other
+    advanced indices computed out of place and assigned (repeated indices keep the last write). Autograd
+    sees it and the version counter moves.
 
     >>> import webgrad as wg
-    >>> x = wg.zeros(4); x[1:3] = 5; x.tolist()
-    [0.0, 5.0, 5.0, 0.0]
+    >>> x = wg.zeros(4); x[1:3] = 5; x[x > 4] += 1; x.tolist()
+    [0.0, 6.0, 6.0, 0.0]
     """
-    op, be = "__setitem__", x._backend
-    sel, advanced = _index(M.reshape(arange(x.numel(), backend=be), x.shape), idx, op)
-    work = int64 if x._dtype is bool_ else x._dtype
+    op = "__setitem__"
+    mask = _lone_mask(x, idx)
+    if mask is not None and (is_scalar(value) or isinstance(value, Tensor) and value.ndim == 0):
+        x._assign(masked_fill(x, mask, value), op)
+        return
+    begin, end, step, shape, adv, recipe = _plan(x, idx, op)
+    if adv or any(s <= 0 for s in step):
+        return _put_advanced(x, idx, value, op)
+    target = M.basic_index(x, begin, end, step, shape, recipe)
+    target._assign(_broadcast_value(value, target.shape, x._dtype, x._backend, op), op)
+
+
+def _lone_mask(x, idx):
+    """``idx`` as a bool mask broadcast over ``x`` when it is one bool tensor on ``x``'s leading dims, else None."""
+    if not (isinstance(idx, Tensor) and idx._dtype is bool_ and idx.ndim and idx.shape == x.shape[:idx.ndim]):
+        return None
+    return M.reshape(idx, idx.shape + (1,) * (x.ndim - idx.ndim)) if idx.ndim < x.ndim else idx
+
+
+def _broadcast_value(value, shape, dtype, be, op) -> Tensor:
+    """``value`` (a number, nested lists or a tensor) as a tensor of ``dtype`` on ``be`` broadcast to ``shape``
+    (leading dims of size 1 beyond ``shape``'s rank are dropped, as PyTorch allows)."""
     if is_scalar(value) or isinstance(value, (list, tuple)):
-        value = tensor(value, dtype=work, backend=be)
-    elif check_tensor(op, value, "value")._dtype is not work:
-        value = run_kernel(K.CAST, value, dtype=work)
-    while value.ndim > sel.ndim and value.shape[0] == 1:
+        value = tensor(value, dtype=dtype, backend=be)
+    elif check_tensor(op, value, "value")._dtype is not dtype:
+        value = run_kernel(K.CAST, value, dtype=dtype)
+    while value.ndim > len(shape) and value.shape[0] == 1:
         value = M.reshape(value, value.shape[1:])
     try:
-        value = M.expand(value, sel.shape)
+        return M.expand(value, shape)
     except ValueError:
         raise ValueError(f"{op}: shape mismatch: value of shape {tuple(value.shape)} cannot be broadcast to "
-                         f"the indexing result of shape {tuple(sel.shape)}") from None
-    sel, value = M.reshape(sel, -1), M.reshape(value, -1)
-    if advanced:
-        keep = _last_writes(host_flatten(sel.tolist())[0])
-        if not all(keep):
-            value = run_kernel(K.WHERE, tensor(keep, backend=be), value, scalar_tensor(0, work, be))
+                         f"the indexing result of shape {tuple(shape)}") from None
+
+
+def _put_advanced(x, idx, value, op) -> None:
+    be = x._backend
+    sel, _ = _index(M.reshape(arange(x.numel(), backend=be), x.shape), idx, op)
+    work = int64 if x._dtype is bool_ else x._dtype
+    sel, value = M.reshape(sel, -1), M.reshape(_broadcast_value(value, sel.shape, work, be, op), -1)
+    keep = _last_writes(host_flatten(sel.tolist())[0])
+    if not all(keep):
+        value = run_kernel(K.WHERE, tensor(keep, backend=be), value, scalar_tensor(0, work, be))
     written = scatter_add(zeros(x.numel(), dtype=work, backend=be), 0, sel, value)
     hits = scatter_add(zeros(x.numel(), dtype=int64, backend=be), 0, sel, M.expand(_int(1, be), sel.shape))
     if work is not x._dtype:

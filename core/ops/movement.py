@@ -1,17 +1,22 @@
 """Movement ops: reshaping, transposing, broadcasting, slicing, joining, repeating and padding.
 
 Each is one of six kernels (Reshape, Transpose, Expand, Slice, Concat, Pad) or a composition of
-them; ops that would not change anything return their input (PyTorch returns a view there).
+them; ops that would not change anything return their input. The ops that are views in PyTorch
+(reshape and view of what strides can express, transpose, permute, expand, narrow, split, chunk,
+select, unbind, diagonal, squeeze, unsqueeze, basic indexing) register their result as a view of
+their input's storage (``webgrad.views``), so in-place changes show through as in PyTorch.
 """
 from __future__ import annotations
 
 import operator
 
 from .. import kernel_names as K
+from .. import strides as S
 from ..dtypes import int64
 from ..engine import run_kernel
 from ..shapes import infer_reshape, normalize_axes, normalize_axis, numel
 from ..tensor import Tensor, tensor
+from ..views import layout_of, make_view
 from . import indexing
 from .common import check_tensor, reshape_to, scalar_tensor
 from .creation import arange
@@ -28,9 +33,9 @@ def _sizes(args, op) -> tuple:
 
 
 def _fresh(y, x):
-    """``y``, or a copy when it is ``x`` itself: for ops that copy in PyTorch, so that an in-place op
-    on the result leaves the input alone."""
-    return run_kernel(K.IDENTITY, x) if y is x else y
+    """``y``, or a copy when it is ``x`` itself or a view: for ops that copy in PyTorch, so that an
+    in-place op on the result leaves the input alone."""
+    return run_kernel(K.IDENTITY, y) if y is x or y._view is not None else y
 
 
 def _dims(dims, ndim, op) -> tuple:
@@ -46,8 +51,20 @@ def _dims(dims, ndim, op) -> tuple:
 
 
 def _reshape(x, shape, op):
+    """``x`` in ``shape``: a view where strides can express it, else a copy (``view`` then raises)."""
     check_tensor(op, x)
-    return reshape_to(x, infer_reshape(shape, x.numel(), op))
+    shape = infer_reshape(shape, x.numel(), op)
+    if shape == x._data.shape:
+        return x
+    out = run_kernel(K.RESHAPE, x, shape=shape)
+    layout = S.reshaped(layout_of(x), shape)
+    if layout is not None:
+        return make_view(x, out, layout)
+    if op == "view":
+        raise RuntimeError(f"view: view size is not compatible with input tensor's size and stride (at least one "
+                           f"dimension spans across two contiguous subspaces): shape {tuple(x.shape)}, strides "
+                           f"{x.stride()} to shape {shape}. Use .reshape(...) instead.")
+    return out
 
 
 def reshape(x, *shape) -> Tensor:
@@ -128,7 +145,9 @@ def unsqueeze(x, dim) -> Tensor:
 
 def _transpose(x, perm):
     perm = tuple(perm)
-    return x if perm == tuple(range(x.ndim)) else run_kernel(K.TRANSPOSE, x, perm=perm)
+    if perm == tuple(range(x.ndim)):
+        return x
+    return make_view(x, run_kernel(K.TRANSPOSE, x, perm=perm), S.permuted(layout_of(x), perm))
 
 
 def permute(x, *dims) -> Tensor:
@@ -217,7 +236,9 @@ def expand(x, *sizes) -> Tensor:
                              f"({have}) at non-singleton dimension {i}. Target sizes: {tuple(sizes)}. "
                              f"Tensor sizes: {tuple(x.shape)}")
     out = tuple(out)
-    return x if out == x.shape else run_kernel(K.EXPAND, x, shape=out)
+    if out == x.shape:
+        return x
+    return make_view(x, run_kernel(K.EXPAND, x, shape=out), S.expanded(layout_of(x), out))
 
 
 def broadcast_to(x, shape) -> Tensor:
@@ -240,14 +261,15 @@ def expand_as(x, other) -> Tensor:
     return expand(x, tuple(other.shape))
 
 
-def contiguous(x) -> Tensor:
-    """``x`` itself: webgrad has no strided views to make contiguous.
+def contiguous(x, memory_format=None) -> Tensor:
+    """``x`` itself when its elements lie in row-major order in its storage, else a copy that does.
 
     >>> import webgrad as wg
-    >>> t = wg.zeros(2); t.contiguous() is t
-    True
+    >>> t = wg.zeros(2, 3); t.contiguous() is t, t.t().contiguous().is_contiguous()
+    (True, True)
     """
-    return x
+    check_tensor("contiguous", x)
+    return x if x.is_contiguous() else clone(x)
 
 
 def clone(x) -> Tensor:
@@ -270,10 +292,29 @@ def _slice(x, begin, end, step):
     return run_kernel(K.SLICE, x, begin=tuple(begin), end=tuple(end), step=tuple(step))
 
 
-def _slice_dim(x, d, start, stop, step=1):
+def _dim_range(x, d, start, stop, step=1):
+    """(begin, end, step) per dim for ``range(start, stop, step)`` along dim ``d``, all of the others."""
     begin, end, steps = [0] * x.ndim, list(x.shape), [1] * x.ndim
     begin[d], end[d], steps[d] = start, stop, step
-    return _slice(x, begin, end, steps)
+    return begin, end, steps
+
+
+def _slice_dim(x, d, start, stop, step=1):
+    return _slice(x, *_dim_range(x, d, start, stop, step))
+
+
+def basic_index(x, begin, end, step, shape, recipe=None) -> Tensor:
+    """``x`` sliced (``range(begin, end, step)`` per dim) and reshaped to ``shape`` (dims taken by an
+    int dropped, dims of None added): a view of ``x``, unless a step is negative (then a copy).
+    ``recipe`` (the index items, see ``strides.indexed``) gives the view PyTorch's strides for the
+    dims of size 1 that None inserts."""
+    y = reshape_to(_slice(x, begin, end, step), shape)
+    if y is x or any(s <= 0 for s in step):
+        return y
+    layout = layout_of(x)
+    layout = S.indexed(layout, recipe) if recipe is not None else \
+        S.reshaped(S.sliced(layout, begin, end, step), tuple(shape))
+    return make_view(x, y, layout)
 
 
 def narrow(x, dim, start, length) -> Tensor:
@@ -289,7 +330,77 @@ def narrow(x, dim, start, length) -> Tensor:
     start = start + n if start < 0 else start
     if not (0 <= start <= n and 0 <= length <= n - start):
         raise IndexError(f"narrow: start {start} and length {length} are out of range for dim {dim} of size {n}")
-    return _slice_dim(x, d, start, start + length)
+    return basic_index(x, *_dim_range(x, d, start, start + length), x.shape[:d] + (length,) + x.shape[d + 1:])
+
+
+def select(x, dim, index) -> Tensor:
+    """The slice at ``index`` along ``dim``, that dim removed: a view (``x[:, index]`` for ``dim=1``).
+
+    >>> import webgrad as wg
+    >>> wg.arange(6).reshape(2, 3).select(1, -1).tolist()
+    [2, 5]
+    """
+    check_tensor("select", x)
+    if x.ndim == 0:
+        raise IndexError("select: select() cannot be applied to a 0-dim tensor")
+    d = normalize_axis(dim, x.ndim, "select")
+    n = x.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select: index {index} out of range for tensor of size {tuple(x.shape)} at dimension {dim}")
+    i = index + n if index < 0 else index
+    return basic_index(x, *_dim_range(x, d, i, i + 1), x.shape[:d] + x.shape[d + 1:])
+
+
+def unbind(x, dim=0) -> tuple:
+    """The slices along ``dim``, that dim removed: a tuple of views.
+
+    >>> import webgrad as wg
+    >>> [t.tolist() for t in wg.arange(4).reshape(2, 2).unbind(1)]
+    [[0, 2], [1, 3]]
+    """
+    check_tensor("unbind", x)
+    d = normalize_axis(dim, x.ndim, "unbind")
+    return tuple(select(x, d, i) for i in range(x.shape[d]))
+
+
+def diagonal(x, offset=0, dim1=0, dim2=1) -> Tensor:
+    """The diagonal ``offset`` (above the main one when positive) of the planes ``dim1``, ``dim2``,
+    as a last dim: a view, as PyTorch's.
+
+    >>> import webgrad as wg
+    >>> wg.arange(9).reshape(3, 3).diagonal(1).tolist()
+    [1, 5]
+    """
+    check_tensor("diagonal", x)
+    d1, d2 = normalize_axis(dim1, x.ndim, "diagonal"), normalize_axis(dim2, x.ndim, "diagonal")
+    if d1 == d2:
+        raise ValueError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
+    here = S.diagonal(S.contiguous(x.shape), offset, d1, d2)
+    out = run_kernel(K.AS_STRIDED, x, shape=here.shape, strides=here.strides, offset=here.offset)
+    return make_view(x, out, S.diagonal(layout_of(x), offset, d1, d2))
+
+
+def t(x) -> Tensor:
+    """The transpose of a tensor of at most 2 dims (``x`` itself below 2).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[1, 2]]).t().tolist()
+    [[1], [2]]
+    """
+    check_tensor("t", x)
+    if x.ndim > 2:
+        raise RuntimeError(f"t: t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return transpose(x, 0, 1) if x.ndim == 2 else x
+
+
+def view_as(x, other) -> Tensor:
+    """``x.view(other.shape)``."""
+    return view(x, tuple(check_tensor("view_as", other, "other").shape))
+
+
+def reshape_as(x, other) -> Tensor:
+    """``x.reshape(other.shape)``."""
+    return reshape(x, tuple(check_tensor("reshape_as", other, "other").shape))
 
 
 def split(x, split_size_or_sections, dim=0) -> tuple:
@@ -315,7 +426,7 @@ def split(x, split_size_or_sections, dim=0) -> tuple:
                              f"of shape {tuple(x.shape)}")
     out, start = [], 0
     for s in sections:
-        out.append(_slice_dim(x, d, start, start + s))
+        out.append(basic_index(x, *_dim_range(x, d, start, start + s), x.shape[:d] + (s,) + x.shape[d + 1:]))
         start += s
     return tuple(out)
 
@@ -560,9 +671,11 @@ METHODS = {
     "swapdims": swapdims, "movedim": movedim, "T": property(_T), "mT": property(_mT), "expand": expand,
     "expand_as": expand_as, "broadcast_to": broadcast_to, "contiguous": contiguous, "clone": clone,
     "narrow": narrow, "split": split, "chunk": chunk, "flip": flip, "roll": roll, "repeat": repeat,
-    "tile": tile, "tril": tril, "triu": triu,
+    "tile": tile, "tril": tril, "triu": triu, "select": select, "unbind": unbind, "diagonal": diagonal, "t": t,
+    "view_as": view_as, "reshape_as": reshape_as,
 }
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes",
            "swapdims", "movedim", "expand", "expand_as", "broadcast_to", "contiguous", "clone", "narrow", "split",
-           "chunk", "flip", "roll", "cat", "concat", "stack", "repeat", "tile", "pad", "tril", "triu"]
+           "chunk", "flip", "roll", "cat", "concat", "stack", "repeat", "tile", "pad", "tril", "triu", "select",
+           "unbind", "diagonal", "t"]

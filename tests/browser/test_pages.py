@@ -52,7 +52,7 @@ loss.backward()
 print("device", x.device)
 print("loss", loss.item())
 print("xgrad", x.grad.tolist())
-print("wgrad", await w.grad.data())
+print("wgrad", await w.grad.read())
 """
 
 
@@ -107,7 +107,7 @@ for step in range(60):
     loss.backward()
     opt.step()
     if step in (0, 59):
-        print("loss", step, (await loss.data()))
+        print("loss", step, (await loss.read()))
 print("device", loss.device)
 """
 

@@ -60,17 +60,17 @@ def test_async_readback(webgrad_page):
     out = webgrad_page.ok("""
 import webgrad as wg
 t = wg.arange(6.0).reshape(2, 3) * 0.5
-print(await t.data(), await (t.sum()).data(), await wg.zeros(0).data())
+print(await t.read(), await (t.sum()).read(), await wg.zeros(0).read())
 """)
     assert out == "[[0.0, 0.5, 1.0], [1.5, 2.0, 2.5]] 7.5 []\n", out
 
 
 def test_sync_readback_without_jspi_names_await_data(webgrad_page):
     r = webgrad_page.run("import webgrad as wg\nwg.ones(3).tolist()", sync_entry=True)
-    assert r["error"] and "SyncReadbackError" in r["error"] and "await t.data()" in r["error"], r
+    assert r["error"] and "SyncReadbackError" in r["error"] and "await t.read()" in r["error"], r
     assert "JSPI" in r["error"]
     # the same session still reads back both ways afterwards
-    assert webgrad_page.ok("import webgrad as wg\nprint(wg.ones(2).tolist(), await wg.ones(1).data())") == \
+    assert webgrad_page.ok("import webgrad as wg\nprint(wg.ones(2).tolist(), await wg.ones(1).read())") == \
         "[1.0, 1.0] [1.0]\n"
 
 
@@ -149,11 +149,11 @@ def test_without_jspi_await_data_works_and_tolist_names_it(webgrad_page):
     out = webgrad_page.ok(NO_JSPI.format(body="""
     t = wg.tensor([1.0, 2.0], requires_grad=True)
     (t * t).sum().backward()
-    print(await t.grad.data())
+    print(await t.grad.read())
     try:
         t.grad.tolist()
     except browser.SyncReadbackError as e:
-        print("error names", "await t.data()" in str(e))
+        print("error names", "await t.read()" in str(e))
 """))
     assert out == "[2.0, 4.0]\nerror names True\n", out
 
@@ -163,11 +163,11 @@ def test_without_jspi_a_compile_error_surfaces_at_the_next_readback(webgrad_page
     bad = wg.wgsl_elementwise("BrowserLateBad", "2.0 * (x +* 1.0)")
     y = bad(wg.ones(2))                    # the pipeline is checked asynchronously
     print("recorded")
-    await y.data()
+    await y.read()
 """))
     assert r["stdout"] == "recorded\n" and r["error"] and "WgslError" in r["error"], r
     assert "'BrowserLateBad'" in r["error"] and "line 1" in r["error"], r["error"]
-    assert webgrad_page.ok("import webgrad as wg\nprint(await (wg.ones(2) + 1).data())") == "[2.0, 2.0]\n"
+    assert webgrad_page.ok("import webgrad as wg\nprint(await (wg.ones(2) + 1).read())") == "[2.0, 2.0]\n"
 
 
 def test_without_a_webgpu_adapter_the_page_says_why(playwright, web_server):
