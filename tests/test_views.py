@@ -6,9 +6,11 @@ import pytest
 import torch
 
 import webgrad as wg
+from opinfo import OpCase, op_tests
 from webgrad import nn
 
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+R = np.random.default_rng(0)
 
 VIEWS = {   # name: view of a [2, 3, 4] tensor, written once for both libraries
     "detach": lambda t: t.detach(),
@@ -210,3 +212,32 @@ def test_a_fresh_gradient_is_never_a_view():
     x.unsqueeze(0).backward(g)
     x.grad.zero_()
     assert g.tolist() == [[3.0, 4.0]]
+
+
+# ---------------------------------------------------------------- the two view kernels, as every kernel is checked
+
+def _np_as_strided(x, shape, strides, offset):
+    flat = np.ascontiguousarray(x).reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape, [s * flat.itemsize for s in strides]).copy()
+
+
+def _np_as_strided_scatter(x, src, shape, strides, offset):
+    out = np.array(x, copy=True)
+    np.lib.stride_tricks.as_strided(out.reshape(-1)[offset:], shape,
+                                    [s * out.itemsize for s in strides])[...] = src
+    return out
+
+
+STRIDED = [((3, 2), (1, 4), 1), ((2, 2), (6, 2), 3), ((5,), (5,), 0), ((), (), 7), ((0, 3), (4, 1), 0),
+           ((2, 1, 2), (12, 100, 1), 2)]
+CASES = []
+for shape, strides, offset in STRIDED:
+    attrs = dict(shape=shape, strides=strides, offset=offset)
+    CASES.append(OpCase("as_strided", lambda x, a=attrs: wg.run_kernel("AsStrided", x, **a),
+                        lambda x, a=attrs: _np_as_strided(x, **a), [R.standard_normal((4, 6))], second_order=True))
+    CASES.append(OpCase("as_strided_scatter", lambda x, s, a=attrs: wg.run_kernel("AsStridedScatter", x, s, **a),
+                        lambda x, s, a=attrs: _np_as_strided_scatter(x, s, **a),
+                        [R.standard_normal((4, 6)), R.standard_normal(shape)], second_order=True))
+CASES.append(OpCase("diagonal", lambda x: x.diagonal(-1, 2, 0), lambda x: np.diagonal(x, -1, 2, 0),
+                    [R.standard_normal((3, 2, 4))]))
+globals().update(op_tests(CASES))
