@@ -150,7 +150,10 @@ class Decoder:
         _fields(x, {field: list})
         if not all(type(p) is list and len(p) == 2 for p in x[field]):
             raise malformed(f"{field} must hold [key, value] pairs, got {_brief(x[field])}")
-        return [(_decode_key(k), self.node(v)) for k, v in x[field]]
+        pairs = [(_decode_key(k), self.node(v)) for k, v in x[field]]
+        if len({k for k, _ in pairs}) < len(pairs):
+            raise malformed(f"{field} holds a key twice")
+        return pairs
 
 
 def _fields(x, types: dict) -> None:

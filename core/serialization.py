@@ -139,15 +139,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     place = _placement(map_location)
     with _contents(f, mmap) as data:
         specs, metadata, start = parse(data)
-        with memoryview(data) as view:
-            raw = view[start:]
+        with memoryview(data)[start:] as raw:     # released before a mapped file closes
             made = _Maker(specs, raw, place)
-            try:
-                if STRUCTURE in metadata:
-                    return decode_tree(metadata[STRUCTURE], made.tensor)
-                return {name: made.tensor(name, None, False, False) for name in specs}
-            finally:
-                raw.release()
+            if STRUCTURE in metadata:
+                return decode_tree(metadata[STRUCTURE], made.tensor)
+            return {name: made.tensor(name, None, False, False) for name in specs}
 
 
 @contextlib.contextmanager
@@ -186,6 +182,9 @@ class _Maker:
             raise CheckpointError(f"load: the checkpoint's structure refers to tensor {name!r}, which the "
                                   f"file does not hold")
         values, shape, dtype = decode(name, self.specs[name], self.raw)
+        if requires_grad and not dtype.is_floating:
+            raise CheckpointError(f"load: the checkpoint's structure says tensor {name!r} requires grad, "
+                                  f"but it holds {dtype.name}: only floating-point tensors can")
         t = self.place(name, values, shape, dtype, device or registry.get_backend().name)
         if parameter:
             return Parameter(t, requires_grad=requires_grad)
