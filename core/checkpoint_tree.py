@@ -18,11 +18,12 @@ from collections import OrderedDict
 
 from .dtypes import DType, to_dtype
 from .nn.parameter import Parameter
-from .safetensors_format import METADATA, CheckpointError, JsonObject
+from .safetensors_format import METADATA, CheckpointError, JsonObject, brief
 from .tensor import Tensor
 
 _PLAIN = (type(None), bool, int, float, str)
-STORABLE = "tensors, dtypes, int, float, str, bool, None, and dicts (str/int keys), lists and tuples of them"
+STORABLE = ("tensors, dtypes, int, float, str, bool, None, and dicts, lists and tuples of them "
+            "(dict keys: str, int, float, bool, None or tuples of them)")
 
 
 # ------------------------------------------------------------------ encoding
@@ -31,7 +32,7 @@ class Encoder:
     given in that tree to the tensors, in the order met.
 
     >>> import webgrad as wg
-    >>> enc = Encoder(); enc.node({"w": wg.ones(1), "step": 3}, "")
+    >>> enc = Encoder(); enc.node({"w": wg.ones(1, device="cpu"), "step": 3}, "")
     {'__dict__': [['w', {'__tensor__': 'w', 'device': 'cpu'}], ['step', 3]]}
     """
 
@@ -133,7 +134,7 @@ class Decoder:
             return [self.node(v) for v in x]
         kind = next(iter(x), None)
         if kind not in _DECODERS:
-            raise malformed(f"unknown node {_brief(x)}")
+            raise malformed(f"unknown node {brief(x)}")
         if x.duplicates:
             raise malformed(f"a node has {x.duplicates[0]!r} twice")
         return _DECODERS[kind](self, x)
@@ -149,7 +150,7 @@ class Decoder:
     def pairs(self, x, field: str) -> list:
         _fields(x, {field: list})
         if not all(type(p) is list and len(p) == 2 for p in x[field]):
-            raise malformed(f"{field} must hold [key, value] pairs, got {_brief(x[field])}")
+            raise malformed(f"{field} must hold [key, value] pairs, got {brief(x[field])}")
         pairs = [(_decode_key(k), self.node(v)) for k, v in x[field]]
         if len({k for k, _ in pairs}) < len(pairs):
             raise malformed(f"{field} holds a key twice")
@@ -159,7 +160,7 @@ class Decoder:
 def _fields(x, types: dict) -> None:
     for field, value in x.items():
         if field not in types or type(value) is not types[field]:
-            raise malformed(f"node {_brief(x)} has a bad field {field!r}")
+            raise malformed(f"node {brief(x)} has a bad field {field!r}")
 
 
 def _decode_key(k):
@@ -169,7 +170,7 @@ def _decode_key(k):
         return tuple(_decode_key(v) for v in k["__tuple__"])
     if type(k) is JsonObject and list(k) == ["__int__"] and type(k["__int__"]) is int:
         return k["__int__"]         # checkpoints written before tuple keys marked int keys so
-    raise malformed(f"a dict key is {_brief(k)}, not a str, int, float, bool, None or tuple")
+    raise malformed(f"a dict key is {brief(k)}, not a str, int, float, bool, None or tuple")
 
 
 def _dtype(dec, x) -> DType:
@@ -183,11 +184,6 @@ def _dtype(dec, x) -> DType:
 def _tuple(dec, x) -> tuple:
     _fields(x, {"__tuple__": list})
     return tuple(dec.node(v) for v in x["__tuple__"])
-
-
-def _brief(x) -> str:
-    text = json.dumps(x)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _DECODERS = {

@@ -164,7 +164,9 @@ def _json_object(text: bytes) -> JsonObject:
     except (ValueError, RecursionError) as e:
         raise CheckpointError(f"load: the header is not valid JSON: {e}") from None
     if header.duplicates:
-        raise CheckpointError(f"load: tensor {header.duplicates[0]!r} appears twice in the header")
+        twice = header.duplicates[0]
+        raise CheckpointError(f"load: {METADATA if twice == METADATA else f'tensor {twice!r}'} appears twice "
+                              f"in the header")
     return header
 
 
@@ -177,7 +179,7 @@ def _metadata(meta) -> dict:
     if meta is None:
         return {}
     if type(meta) is not JsonObject or not all(type(v) is str for v in meta.values()):
-        raise CheckpointError(f"load: the header's {METADATA} must be an object of strings, got {_short(meta)}")
+        raise CheckpointError(f"load: the header's {METADATA} must be an object of strings, got {brief(meta)}")
     if meta.duplicates:
         raise CheckpointError(f"load: the header's {METADATA} has key {meta.duplicates[0]!r} twice")
     return dict(meta)
@@ -199,11 +201,14 @@ def _spec(name: str, entry) -> Spec:
                                   f"(expected {', '.join(_FIELDS)})")
     fmt = entry["dtype"]
     if type(fmt) is not str or fmt not in FORMATS:
-        raise CheckpointError(f"{where}: dtype {_short(fmt)} is not one webgrad reads ({', '.join(FORMATS)})")
+        raise CheckpointError(f"{where}: dtype {brief(fmt)} is not one webgrad reads ({', '.join(FORMATS)})")
     shape = _naturals(entry["shape"], where, "shape")
     offsets = _naturals(entry["data_offsets"], where, "data_offsets")
     if len(offsets) != 2 or offsets[0] > offsets[1]:
         raise CheckpointError(f"{where}: data_offsets must be [begin, end] with begin <= end, got {offsets}")
+    if _numel(d for d in shape if d) * FORMATS[fmt].itemsize >= 2 ** 63:
+        raise CheckpointError(f"{where}: shape {shape} is too large: its nonzero dimensions alone take 2**63 "
+                              f"bytes or more")
     span, want = offsets[1] - offsets[0], _numel(shape) * FORMATS[fmt].itemsize
     if span != want:
         raise CheckpointError(f"{where}: data_offsets {offsets} span {span} bytes, but shape {shape} of "
@@ -213,17 +218,18 @@ def _spec(name: str, entry) -> Spec:
 
 def _naturals(value, where: str, field: str) -> list:
     if type(value) is not list:
-        raise CheckpointError(f"{where}: {field} must be a list of integers, got {_short(value)}")
+        raise CheckpointError(f"{where}: {field} must be a list of integers, got {brief(value)}")
     for v in value:
         if type(v) is not int:
-            raise CheckpointError(f"{where}: {field} holds {_short(v)}, which is not an integer")
+            raise CheckpointError(f"{where}: {field} holds {brief(v)}, which is not an integer")
         if v < 0:
             raise CheckpointError(f"{where}: {field} holds {v}, which is negative")
     return value
 
 
-def _short(v) -> str:
-    text = json.dumps(v) if not isinstance(v, JsonObject) or len(v) < 4 else "an object"
+def brief(v) -> str:
+    """``v`` as JSON, cut to 60 characters: a value quoted in an error message."""
+    text = json.dumps(v)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -270,7 +276,10 @@ def _widen_f16(arr, raw, fmt):
 
 
 def _widen_bf16(arr, raw, fmt):
-    return array.array("f", array.array("I", (v << 16 for v in arr)).tobytes())
+    """bfloat16 is float32's upper half: each 2-byte value becomes the upper two bytes of a float32."""
+    wide = bytearray(2 * len(raw))
+    wide[2::4], wide[3::4] = raw[0::2], raw[1::2]
+    return _little(array.array("f", wide))
 
 
 def _widen_int(arr, raw, fmt):

@@ -150,7 +150,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 def _contents(f, mmap):
     """The bytes of ``f`` (a path, a binary file object, or bytes-like), mapped when ``mmap``."""
     if isinstance(f, (bytes, bytearray, memoryview)):
-        yield f
+        yield memoryview(f).cast("B")
     elif isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
             if mmap and os.fstat(fh.fileno()).st_size:
