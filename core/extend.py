@@ -145,6 +145,8 @@ class Backend(Protocol):
         (or a memoryview) in row-major order."""
         ...
 
+    dtypes: frozenset   # optional: the dtypes this backend holds (code may ask before uploading)
+
     def from_array(self, obj: Any, dtype: Optional[DType] = None) -> Any:
         """A native array copied from a numpy array (or array-like); ``dtype`` None means
         the array's own dtype mapped to webgrad's (float64 stays float64, narrower ints become int64)."""

@@ -1,178 +1,269 @@
-"""Checkpoints in the safetensors format, in pure Python (``struct`` + ``json`` + ``array``):
-``save`` and ``load`` read and write files that the ``safetensors`` package (and so PyTorch)
-reads and writes.
+"""``save`` and ``load``, PyTorch's names, without pickle: checkpoints are safetensors files
+(``safetensors_format``) whose tensors the ``safetensors`` package (and so PyTorch) reads, with the
+rest of the object (dicts, lists, tuples, numbers, strings, the backend each tensor lived on) kept
+as JSON data in the header's ``__metadata__`` (``checkpoint_tree``). Nothing in a file can run code.
 
-Layout: 8 bytes little-endian header length N, N bytes of JSON
-``{name: {"dtype": "F32", "shape": [...], "data_offsets": [begin, end]}, "__metadata__": {...}}``,
-then the raw little-endian tensor bytes. A nested state dict (an optimizer's, say) is
-flattened to dotted tensor names, with its non-tensor parts kept as JSON in the metadata.
+A save to a path is atomic: the file is written beside its target, flushed, synced and renamed
+over it, so a crash mid-write leaves the previous checkpoint whole (and, at worst, a stray
+``.NAME.*.tmp`` file beside it).
 """
 from __future__ import annotations
 
-import array
+import contextlib
 import json
-import struct
-import sys
+import os
+import stat
 
 from . import registry
-from .dtypes import bool_, float32, float64, int32, int64
+from .dtypes import float32
+from .checkpoint_tree import STRUCTURE, Encoder, decode as decode_tree
+from .nn.parameter import Parameter
+from .safetensors_format import CheckpointError, decode, header_bytes, layout, parse, tensor_bytes
 from .tensor import Tensor
 
-# safetensors dtype -> (array typecode, bytes per element, webgrad dtype)
-_LOAD = {"F32": ("f", 4, float32), "F64": ("d", 8, float64), "I32": ("i", 4, int32), "BOOL": ("B", 1, bool_),
-         "I64": ("q", 8, int64), "I16": ("h", 2, int64), "I8": ("b", 1, int64), "U8": ("B", 1, int64),
-         "F16": ("H", 2, float32), "BF16": ("H", 2, float32)}
-_SAVE = {float32: ("F32", "f"), float64: ("F64", "d"), int32: ("I32", "i"), int64: ("I64", "q"),
-         bool_: ("BOOL", "B")}
-_STRUCTURE = "webgrad.structure"
 
+# ------------------------------------------------------------------ save
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False, *, metadata: dict | None = None) -> None:
+    """Write ``obj`` (a tensor, or dicts/lists/tuples of tensors, numbers, strings, None and
+    dtypes: a ``state_dict()``, an optimizer's, a whole training checkpoint) to ``f``, a path
+    (str or os.PathLike; written atomically) or a binary file object.
 
-def _flatten(obj, prefix, tensors):
-    """The JSON-able skeleton of ``obj``, with tensors moved into ``tensors`` under dotted names."""
-    if isinstance(obj, Tensor):
-        tensors[prefix] = obj
-        return {"__tensor__": prefix}
-    if isinstance(obj, dict):
-        return {"__dict__": [[_key(k), _flatten(v, f"{prefix}.{k}" if prefix else str(k), tensors)]
-                             for k, v in obj.items()]}
-    if isinstance(obj, (list, tuple)):
-        items = [_flatten(v, f"{prefix}.{i}" if prefix else str(i), tensors) for i, v in enumerate(obj)]
-        return {"__tuple__": items} if isinstance(obj, tuple) else items
-    if obj is None or isinstance(obj, (bool, int, float, str)):
-        return obj
-    raise TypeError(f"save: cannot store a {type(obj).__name__}; checkpoints hold tensors, numbers, strings, "
-                    f"and dicts/lists/tuples of them")
-
-
-def _key(k):
-    return {"__int__": k} if isinstance(k, int) else k
-
-
-def _unflatten(node, tensors):
-    if isinstance(node, list):
-        return [_unflatten(v, tensors) for v in node]
-    if not isinstance(node, dict):
-        return node
-    if "__tensor__" in node:
-        return tensors[node["__tensor__"]]
-    if "__tuple__" in node:
-        return tuple(_unflatten(v, tensors) for v in node["__tuple__"])
-    return {(k["__int__"] if isinstance(k, dict) else k): _unflatten(v, tensors) for k, v in node["__dict__"]}
-
-
-def _is_flat(obj):
-    return isinstance(obj, dict) and all(isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
-
-
-def _tensor_bytes(t: Tensor):
-    """(safetensors dtype, little-endian bytes) of ``t``."""
-    name, code = _SAVE[t.dtype]
-    flat = t._backend.read(t._data)[0]
-    native = "?" if code == "B" else code
-    if isinstance(flat, memoryview) and flat.format.lstrip("@=<") == native and sys.byteorder == "little":
-        return name, flat.tobytes()
-    arr = array.array(code, [int(v) for v in flat] if code == "B" else list(flat))
-    if sys.byteorder != "little":
-        arr.byteswap()
-    return name, arr.tobytes()
-
-
-def save(obj, f, metadata: dict | None = None) -> None:
-    """Write ``obj`` (a state dict: names -> tensors, or a nested dict such as an optimizer's
-    ``state_dict()``) to the path or binary file ``f`` in the safetensors format.
+    The file is a safetensors file: a dict of tensors loads with ``safetensors.torch.load_file``
+    under the same names. ``metadata`` (str -> str) goes into the header's ``__metadata__`` (e.g.
+    ``{"format": "pt"}``, which Hugging Face's loaders look for). ``pickle_module``,
+    ``pickle_protocol``, ``_use_new_zipfile_serialization`` and ``_disable_byteorder_record`` are
+    accepted, as in PyTorch, and have no effect: nothing is pickled.
 
     >>> import webgrad as wg, tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "m.safetensors")
-    >>> wg.save({"w": wg.ones(2)}, path); wg.load(path)["w"].tolist()
-    [1.0, 1.0]
+    >>> path = os.path.join(tempfile.mkdtemp(), "ckpt.pt")
+    >>> wg.save({"w": wg.ones(2), "step": 10}, path)
+    >>> wg.load(path)["step"], wg.load(path)["w"].tolist()
+    (10, [1.0, 1.0])
     """
-    tensors = {}
-    meta = {str(k): str(v) for k, v in (metadata or {}).items()}
-    if _is_flat(obj):
-        tensors = dict(obj)
+    head, tensors = _encode(obj, metadata)
+
+    def write(out):
+        out.write(head)
+        for t in tensors:
+            out.write(tensor_bytes(t))
+
+    if isinstance(f, (str, os.PathLike)):
+        _write_atomically(f, write)
+    elif hasattr(f, "write"):
+        write(f)
     else:
-        meta[_STRUCTURE] = json.dumps(_flatten(obj, "", tensors))
-    header, chunks, offset = {}, [], 0
-    for name, t in tensors.items():
-        dtype, data = _tensor_bytes(t)
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        chunks.append(data)
-        offset += len(data)
-    if meta:
-        header["__metadata__"] = meta
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    out = open(f, "wb") if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__") else f
+        raise TypeError(f"save: f must be a path (str or os.PathLike) or a binary file object, "
+                        f"got {type(f).__name__}")
+
+
+def _encode(obj, metadata) -> tuple:
+    """(the file's header bytes, its tensors in file order): everything that can fail, before a
+    byte is written."""
+    meta = {}
+    for k, v in (metadata or {}).items():
+        if type(k) is not str or type(v) is not str or k == STRUCTURE:
+            raise ValueError(f"save: metadata must map str to str, and {STRUCTURE!r} is webgrad's; "
+                             f"got {k!r}: {v!r}")
+        meta[k] = v
+    enc = Encoder()
+    tree = enc.node(obj, "")
+    meta[STRUCTURE] = json.dumps(tree, separators=(",", ":"))
+    entries = [(name, *layout(t)) for name, t in enc.tensors.items()]
+    return header_bytes(entries, meta), list(enc.tensors.values())
+
+
+def _write_atomically(path, write) -> None:
+    """``write(file)`` into a new file beside ``path``, made durable and renamed over ``path``."""
+    target = os.path.realpath(os.fspath(path))
+    folder, base = os.path.split(target)
+    tmp = os.path.join(folder, f".{base}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
-        out.write(struct.pack("<Q", len(text)) + text)
-        for c in chunks:
-            out.write(c)
-    finally:
-        if out is not f:
-            out.close()
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))   # an overwritten file keeps its mode
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _sync_folder(folder)
 
 
-def upload(values, shape, dtype, backend) -> Tensor:
-    """A tensor on ``backend`` from a flat ``array.array`` whose typecode matches ``dtype``
-    ('f', 'd', 'i' or 'B' for bool)."""
-    be = registry.get_backend() if backend is None else (
-        registry.backend(backend) if isinstance(backend, str) else backend)
-    return Tensor._wrap(be.upload(values, tuple(shape), dtype), be)
+def _sync_folder(folder: str) -> None:
+    """Make the rename itself durable, where the platform lets a folder be synced."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
-def _decode(info, raw, name):
-    """(flat array.array, shape, webgrad dtype) of one tensor: narrower ints widen to int64,
-    float16/bfloat16 widen to float32."""
-    kind = info["dtype"]
-    if kind not in _LOAD:
-        raise ValueError(f"load: tensor {name!r} has dtype {kind}, which webgrad cannot hold "
-                         f"(it reads {', '.join(_LOAD)})")
-    code, size, dtype = _LOAD[kind]
-    begin, end = info["data_offsets"]
-    arr = array.array(code)
-    arr.frombytes(raw[begin:end])
-    if sys.byteorder != "little":
-        arr.byteswap()
-    if kind == "F16":
-        return array.array("f", struct.unpack(f"<{len(arr)}e", raw[begin:end])), info["shape"], dtype
-    if kind == "BF16":
-        return array.array("f", array.array("I", (v << 16 for v in arr)).tobytes()), info["shape"], dtype
-    if dtype is int64 and code != "q":
-        arr = array.array("q", arr)
-    return arr, info["shape"], dtype
+# ------------------------------------------------------------------ load
+_PICKLE_ARGS = {True: {"encoding"}, False: {"encoding", "errors", "fix_imports", "buffers"}}
 
 
-def load(f, backend=None, device=None) -> dict:
-    """Read a safetensors file (path, binary file, or bytes) into a dict of tensors on ``backend``
-    (the default backend if None); a nested structure written by ``save`` comes back as it was.
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    """Read what ``save`` wrote (or any safetensors file, e.g. from ``safetensors.torch.save_file``)
+    from ``f``: a path, a binary file object, or bytes. The file's header is checked whole
+    before any tensor is made; a malformed file raises ``CheckpointError`` (a ValueError) naming
+    the tensor, and a file from ``torch.save`` an error saying how to convert it.
+
+    ``map_location`` places the tensors, as in PyTorch: None puts each on the backend it was saved
+    from (files from other writers: the default backend); a backend name or device (``"cpu"``,
+    ``"wgpu"``) puts all there; a dict maps saved backend names to others; a callable
+    ``fn(tensor, location)`` gets each tensor (on ``cpu`` where it starts) and its saved backend
+    name and returns the tensor to use, or None for the default placement.
+
+    ``weights_only`` is accepted, as in PyTorch, with no effect: loading is always safe here.
+    ``mmap=True`` maps a path's file instead of reading it whole (tensors are still copied onto
+    their backend). ``pickle_module`` and pickle's ``encoding`` (also ``errors``, ``fix_imports``,
+    ``buffers`` when ``weights_only=False``) are accepted with no effect.
+
+    F16 and BF16 tensors load as float16 and bfloat16 (as float32 on a backend without half precision),
+    I16/I8/U8 as int64 (exactly); a value the backend cannot hold (int64 beyond 32 bits on a GPU backend)
+    raises OverflowError naming the tensor.
 
     >>> import webgrad as wg, io
-    >>> buf = io.BytesIO(); wg.save({"b": wg.tensor([1, 2])}, buf)
-    >>> wg.load(buf.getvalue())["b"].tolist()
-    [1, 2]
+    >>> buf = io.BytesIO(); wg.save({"b": wg.tensor([1, 2]), "config": {"lr": 0.1}}, buf)
+    >>> ck = wg.load(io.BytesIO(buf.getvalue()), map_location="cpu")
+    >>> ck["b"].tolist(), ck["config"]
+    ([1, 2], {'lr': 0.1})
     """
+    for k in pickle_load_args:
+        if k not in _PICKLE_ARGS[weights_only is not False]:
+            raise TypeError(f"load() got an unexpected keyword argument {k!r}")
+    place = _placement(map_location)
+    with _contents(f, mmap) as data:
+        specs, metadata, start = parse(data)
+        with memoryview(data)[start:] as raw:     # released before a mapped file closes
+            made = _Maker(specs, raw, place)
+            if STRUCTURE in metadata:
+                return decode_tree(metadata[STRUCTURE], made.tensor)
+            return {name: made.tensor(name, None, False, False) for name in specs}
+
+
+@contextlib.contextmanager
+def _contents(f, mmap):
+    """The bytes of ``f`` (a path, a binary file object, or bytes-like), mapped when ``mmap``."""
     if isinstance(f, (bytes, bytearray, memoryview)):
-        data = bytes(f)
-    elif isinstance(f, (str,)) or hasattr(f, "__fspath__"):
+        yield memoryview(f).cast("B")
+    elif isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
-            data = fh.read()
-    else:
+            if mmap and os.fstat(fh.fileno()).st_size:
+                import mmap as mmap_module
+                with mmap_module.mmap(fh.fileno(), 0, access=mmap_module.ACCESS_READ) as mapped:
+                    yield mapped
+            else:
+                yield fh.read()
+    elif hasattr(f, "read"):
+        if mmap:
+            raise ValueError("load: f must be a file path in order to use the mmap argument")
         data = f.read()
-    if len(data) < 8:
-        raise ValueError("load: not a safetensors file (shorter than its 8-byte header length)")
-    (n,) = struct.unpack("<Q", data[:8])
-    if n > len(data) - 8:
-        raise ValueError(f"load: not a safetensors file (header length {n} exceeds the file's {len(data)} bytes)")
-    header = json.loads(data[8:8 + n])
-    raw = memoryview(data)[8 + n:]
-    meta = header.pop("__metadata__", None) or {}
-    tensors = {}
-    for name, info in header.items():
-        arr, shape, dtype = _decode(info, raw, name)
-        tensors[name] = upload(arr, shape, dtype, backend if backend is not None else device)
-    if _STRUCTURE in meta:
-        return _unflatten(json.loads(meta[_STRUCTURE]), tensors)
-    return tensors
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"load: f must be opened in binary mode ('rb'); its read() gave {type(data).__name__}")
+        yield data
+    else:
+        raise TypeError(f"load: f must be a path (str or os.PathLike), a binary file object or bytes, "
+                        f"got {type(f).__name__}")
 
 
-__all__ = ["save", "load"]
+class _Maker:
+    """Makes the file's tensors by name, placed as ``map_location`` says, with their flags."""
+
+    def __init__(self, specs, raw, place):
+        self.specs, self.raw, self.place = specs, raw, place
+
+    def tensor(self, name, device, requires_grad, parameter) -> Tensor:
+        if name not in self.specs:
+            raise CheckpointError(f"load: the checkpoint's structure refers to tensor {name!r}, which the "
+                                  f"file does not hold")
+        values, shape, dtype = decode(name, self.specs[name], self.raw)
+        if requires_grad and not dtype.is_floating:
+            raise CheckpointError(f"load: the checkpoint's structure says tensor {name!r} requires grad, "
+                                  f"but it holds {dtype.name}: only floating-point tensors can")
+        t = self.place(name, values, shape, dtype, device or registry.get_backend().name)
+        if parameter:
+            return Parameter(t, requires_grad=requires_grad)
+        return t.requires_grad_(True) if requires_grad else t
+
+
+# map_location -> fn(name, values, shape, dtype, saved location) -> Tensor
+def _placement(map_location):
+    if map_location is None:
+        return _restore
+    if isinstance(map_location, dict):
+        table = {_location(k): _location(v) for k, v in map_location.items()}
+        return lambda name, values, shape, dtype, loc: _restore(name, values, shape, dtype, table.get(loc, loc))
+    if callable(map_location):
+        return lambda *args: _through(map_location, *args)
+    backend = registry.backend(_location(map_location))
+    return lambda name, values, shape, dtype, loc: upload(values, shape, dtype, backend, name)
+
+
+def _location(where) -> str:
+    """The backend name a map_location names: a name ("wgpu", "cpu:0"), a device (``.type``) or
+    a backend (``.name``)."""
+    name = where if isinstance(where, str) else getattr(where, "type", None) or getattr(where, "name", None)
+    if not isinstance(name, str):
+        raise TypeError(f"load: map_location must be a backend name ('cpu', 'wgpu'), a device, a dict or "
+                        f"a callable; got {type(where).__name__}")
+    return name.split(":")[0]
+
+
+def _restore(name, values, shape, dtype, loc) -> Tensor:
+    try:
+        backend = registry.backend(loc)
+    except (ValueError, RuntimeError) as e:
+        raise RuntimeError(f"load: tensor {name!r} was saved on backend {loc!r}, which is not available "
+                           f"here ({e}); pass map_location='cpu' (or another of {registry.backends()}) "
+                           f"to load it there") from None
+    return upload(values, shape, dtype, backend, name)
+
+
+def _through(fn, name, values, shape, dtype, loc) -> Tensor:
+    """PyTorch's callable map_location: ``fn(tensor as read, saved location)``, None for the default."""
+    staged = upload(values, shape, dtype, _staging_backend(), name)
+    out = fn(staged, loc)
+    if out is None:
+        return _restore(name, values, shape, dtype, loc)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"load: map_location returned a {type(out).__name__} for tensor {name!r}; "
+                        f"it must return a tensor or None")
+    return out
+
+
+def _staging_backend():
+    """Where a callable map_location first sees a tensor: ``cpu`` (as PyTorch), else the default."""
+    try:
+        return registry.backend("cpu")
+    except (ValueError, RuntimeError):
+        return registry.get_backend()
+
+
+def upload(values, shape, dtype, backend, name=None) -> Tensor:
+    """A tensor on ``backend`` (a name, a backend, or None for the default) from a flat
+    ``array.array`` whose typecode matches ``dtype`` ('f', 'd', 'i', 'q', or 'B' for bool); a value
+    the backend cannot hold raises OverflowError naming the tensor ``name``. A backend without half
+    precision (the GPU backends) holds float16 and bfloat16 tensors as float32.
+
+    >>> import array, webgrad as wg
+    >>> upload(array.array("f", [1, 2]), (2,), wg.float32, "cpu").tolist()
+    [1.0, 2.0]
+    """
+    be = registry.get_backend() if backend is None else (
+        registry.backend(backend) if isinstance(backend, str) else backend)
+    if dtype.itemsize == 2 and dtype.is_floating and dtype not in getattr(be, "dtypes", (dtype,)):
+        dtype = float32
+    try:
+        return Tensor._wrap(be.upload(values, tuple(shape), dtype), be)
+    except OverflowError as e:   # e.g. int64 beyond 32 bits on a GPU backend
+        raise OverflowError(f"load: tensor {name!r}: {e}") from None
+
+
+__all__ = ["save", "load", "CheckpointError"]

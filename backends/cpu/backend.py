@@ -10,7 +10,7 @@ from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (and vjps the native VJPs)
 from . import creation, elementwise, indexing, linalg, losses, movement, reduce, views, vjps, windows  # noqa: F401
-from .backend_dtypes import DTYPE_OF, np_dtype
+from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
 _COERCE = {"i": np.int64, "u": np.int64, "b": np.bool_}   # numpy dtypes webgrad lacks: int8/16, uint8..64
@@ -20,6 +20,7 @@ class CpuBackend:
     """Native data is a numpy ndarray (or numpy scalar for 0-d results)."""
 
     name = "cpu"
+    dtypes = frozenset(NP_DTYPES)   # every webgrad dtype (bfloat16 where ml_dtypes is installed)
     constant_cache = True   # arrays are never mutated, so ops may reuse the data of small constants
 
     def dtype_of(self, a) -> DType:
@@ -62,8 +63,9 @@ class CpuBackend:
         return a.astype(np_dtype(dtype), copy=True)
 
     def read(self, a):
-        a = np.ascontiguousarray(a)
-        return memoryview(a.reshape(-1)) if a.ndim else [a.item()], a.shape, DTYPE_OF[a.dtype]
+        dtype = DTYPE_OF[a.dtype]
+        a = np.ascontiguousarray(a if a.dtype.itemsize != 2 else a.astype(np.float32))   # half: as float32 (exact)
+        return memoryview(a.reshape(-1)) if a.ndim else [a.item()], a.shape, dtype
 
     def to_list(self, a):
         return a.tolist()

@@ -120,6 +120,7 @@ class GpuBackend:
     """The backend object for a WebGPU device (``wgpu`` natively, ``webgpu`` in the browser)."""
 
     constant_cache = True   # no kernel writes into an existing array, so small constants may be shared
+    dtypes = frozenset((float32, int32, int64, bool_))   # the dtypes WGSL storage holds (int64 in 32 bits)
 
     def __init__(self, device, name: str | None = None):
         self.device, self.name = device, name or device.name
@@ -284,7 +285,7 @@ class GpuBackend:
 
     # ------------------------------------------------------------ host transfer
     def _check_dtype(self, dtype: DType) -> DType:
-        if dtype.name not in _CODES:
+        if dtype not in self.dtypes:
             hint = "WebGPU has no 64-bit floats" if dtype.itemsize == 8 else "half precision needs shader-f16"
             raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
                             f"({hint}); use float32, e.g. t.to(webgrad.float32)")
