@@ -16,7 +16,7 @@ from .. import init
 from ...engine import is_grad_enabled
 from ...ops.binary import where
 from ...ops.creation import empty, full, zeros
-from ...ops.movement import cat
+from ...ops.movement import cat, clone
 from ..attention import additive_mask, attention, causal_mask
 from ..module import Module
 from ..parameter import Parameter
@@ -328,8 +328,11 @@ class TransformerDecoderLayer(Module):
 
 
 def clone_module(module):
-    """A deep copy of ``module`` with fresh parameters of equal value (backend objects are shared)."""
-    memo = {id(t._backend): t._backend for t in list(module.parameters()) + list(module.buffers())}
+    """A deep copy of ``module`` (PyTorch's ``_get_clones`` item) whose parameters and buffers are
+    fresh copies made on their backend: the copy never reaches into a tensor's storage, which on a
+    GPU backend holds device objects that cannot be copied."""
+    memo = {id(p): Parameter(clone(p.detach()), requires_grad=p.requires_grad) for p in module.parameters()}
+    memo.update({id(b): clone(b.detach()) for b in module.buffers()})
     return copy.deepcopy(module, memo)
 
 
