@@ -2,8 +2,8 @@
 input gradients and every parameter's gradient (test_nn_rnn, test_nn_transformer, test_nn_embedding).
 
 Inputs are given as numpy arrays (nested in tuples where a module takes a tuple, None where it
-takes nothing): float arrays become tensors that require grad, bool arrays masks, int arrays long
-indices. Outputs are walked the same way on both sides (tensors, tuples, PackedSequences, None).
+takes nothing): float arrays become tensors that require grad (``Fixed(array)``: that do not), bool
+arrays masks, int arrays long indices. Outputs are walked the same way on both sides (tensors, tuples, PackedSequences, None).
 """
 import numpy as np
 import torch
@@ -26,6 +26,13 @@ def load_torch_weights(tm, wm):
     wm.load_state_dict({k: wg.tensor(v.detach().numpy()) for k, v in t_state.items()})
 
 
+class Fixed:
+    """A float input that does not require grad (``Fixed(array)``)."""
+
+    def __init__(self, array):
+        self.array = array
+
+
 def _leaf(a):
     if a.dtype == np.bool_:
         return (torch.tensor(a), wg.tensor(a))
@@ -39,6 +46,8 @@ def to_both(tree):
     if isinstance(tree, np.ndarray):
         t, w = _leaf(tree)
         return t, w, ([(t, w)] if t.requires_grad else [])
+    if isinstance(tree, Fixed):
+        return torch.tensor(tree.array), wg.tensor(tree.array), []
     if isinstance(tree, (tuple, list)):
         parts = [to_both(x) for x in tree]
         return tuple(p[0] for p in parts), tuple(p[1] for p in parts), [g for p in parts for g in p[2]]
@@ -95,14 +104,13 @@ def compare_backward(tm, wm, pairs, leaves, dtype, seed=1):
             w_loss = w_loss + (w * wg.tensor(g)).sum()
     t_loss.backward()
     w_loss.backward()
-    for i, (t, w) in enumerate(leaves):
-        assert_close(w.grad, t.grad, dtype, f"grad of input {i}")
     w_params = dict(wm.named_parameters())
-    for name, p in tm.named_parameters():
-        if p.grad is None:
-            assert w_params[name].grad is None or not w_params[name].grad.abs().sum().item(), name
+    named = [(f"input {i}", t, w) for i, (t, w) in enumerate(leaves)]
+    for what, t, w in named + [(name, p, w_params[name]) for name, p in tm.named_parameters()]:
+        if t.grad is None:                       # unused by torch: unused (or given zeros) here
+            assert w.grad is None or not w.grad.abs().sum().item(), f"grad of {what}"
         else:
-            assert_close(w_params[name].grad, p.grad, dtype, f"grad of {name}")
+            assert_close(w.grad, t.grad, dtype, f"grad of {what}")
 
 
 def same_error(call):

@@ -12,6 +12,7 @@ import webgrad as wg
 from nn_compare import TORCH_DTYPES, compare_modules, load_torch_weights, rand, same_error, sgd_losses
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections:UserWarning")
 
 T, B, I, H = 4, 2, 3, 4
 DTYPES = ["float32", "float64"]

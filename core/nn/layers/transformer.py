@@ -15,7 +15,8 @@ from .. import functional as F
 from .. import init
 from ...engine import is_grad_enabled
 from ...ops.binary import where
-from ...ops.creation import empty, full, zeros
+from ...dtypes import int32
+from ...ops.creation import arange, empty, full, zeros
 from ...ops.movement import cat, clone
 from ..attention import additive_mask, attention, causal_mask
 from ..module import Module
@@ -349,13 +350,21 @@ def _is_left_aligned(padded):
     return not padded[:, :-1].logical_and(padded[:, 1:].logical_not()).any().item()
 
 
+def _as_left_aligned(padded):
+    """The padding a nested tensor made from ``padded`` has: each row keeps its first k positions,
+    k the row's count of kept ones (PyTorch builds it so, and unchecked, from any mask)."""
+    kept = padded.logical_not().to(int32).sum(1, keepdim=True)
+    return arange(padded.shape[1], backend=padded._backend).unsqueeze(0) >= kept
+
+
 class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` applied in turn, then an optional ``norm``.
 
     PyTorch's nested-tensor fast path changes results in one case, and webgrad gives its numbers
     there too: in eval mode without gradients, with a ``src_key_padding_mask`` (left-aligned when
     ``mask_check``), no ``mask`` and a layer it accepts (batch_first, post-norm, relu/gelu, an even
-    number of heads), the padded positions come out as zeros before ``norm``.
+    number of heads), the padded positions come out as zeros before ``norm`` (and with
+    ``mask_check=False`` a row with k kept positions is read as its first k positions, as there).
 
     >>> import webgrad as wg
     >>> enc = TransformerEncoder(TransformerEncoderLayer(8, 2, 16, dropout=0.0), num_layers=2)
@@ -382,10 +391,13 @@ class TransformerEncoder(Module):
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         padded = None if src_key_padding_mask is None else (
             src_key_padding_mask if src_key_padding_mask.dtype.name == "bool" else src_key_padding_mask != 0)
-        zero_padding = self._zeroes_padding(src, mask, padded)
+        if self._zeroes_padding(src, mask, padded):
+            src_key_padding_mask = padded = _as_left_aligned(padded)
+        else:
+            padded = None
         for layer in self.layers:
             src = layer(src, src_mask=mask, is_causal=bool(is_causal), src_key_padding_mask=src_key_padding_mask)
-        if zero_padding:
+        if padded is not None:
             src = where(padded.unsqueeze(-1), 0.0, src)
         return src if self.norm is None else self.norm(src)
 
