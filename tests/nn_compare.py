@@ -117,7 +117,7 @@ def same_error(call):
     """``call(lib)`` with lib torch's or webgrad's namespace (``.nn``, ``.tensor``) raises the same
     exception type on both; returns the two exceptions."""
     errors = []
-    for lib in (_TorchLib, _WgLib):
+    for lib in (_Lib(torch), _Lib(wg)):
         try:
             call(lib)
         except Exception as e:  # noqa: BLE001  (the type is what is compared)
@@ -131,22 +131,15 @@ def same_error(call):
     return t_err, w_err
 
 
-class _TorchLib:
-    nn = torch.nn
+class _Lib:
+    """A library's ``nn`` and a ``tensor(array)`` that makes int arrays long indices."""
 
-    @staticmethod
-    def tensor(a):
+    def __init__(self, module):
+        self.nn, self._module = module.nn, module
+
+    def tensor(self, a):
         a = np.asarray(a)
-        return torch.tensor(a, dtype=torch.long) if a.dtype.kind == "i" else torch.tensor(a)
-
-
-class _WgLib:
-    nn = wg.nn
-
-    @staticmethod
-    def tensor(a):
-        a = np.asarray(a)
-        return wg.tensor(a, dtype=wg.long) if a.dtype.kind == "i" else wg.tensor(a)
+        return self._module.tensor(a, dtype=self._module.long) if a.dtype.kind == "i" else self._module.tensor(a)
 
 
 def sgd_losses(model, make_loss, steps, lr, optim):

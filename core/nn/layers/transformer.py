@@ -223,6 +223,21 @@ def _activation(activation):
     return _ACTIVATIONS[activation]
 
 
+def _add_feed_forward_and_norms(layer, count, d_model, dim_feedforward, dropout, activation, eps, norm_first, bias,
+                                kw):
+    """What follows the attentions of an encoder or decoder layer, registered in PyTorch's order:
+    linear1, dropout, linear2, norm1..norm{count}, dropout1..dropout{count}, activation."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+    layer.norm_first = norm_first
+    for i in range(1, count + 1):
+        setattr(layer, f"norm{i}", LayerNorm(d_model, eps=eps, bias=bias, **kw))
+    for i in range(1, count + 1):
+        setattr(layer, f"dropout{i}", Dropout(dropout))
+    layer.activation = _activation(activation)
+
+
 def _relu_or_gelu(activation):
     """PyTorch's ``activation_relu_or_gelu``: 1 for relu, 2 for gelu, 0 for anything else."""
     if activation is F.relu or isinstance(activation, ReLU):
@@ -246,14 +261,8 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
-        self.activation = _activation(activation)
+        _add_feed_forward_and_norms(self, 2, d_model, dim_feedforward, dropout, activation, layer_norm_eps,
+                                    norm_first, bias, kw)
         self.activation_relu_or_gelu = _relu_or_gelu(self.activation)
 
     def _sa_block(self, x, mask, padding, is_causal):
@@ -290,15 +299,8 @@ class TransformerDecoderLayer(Module):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
                                                  **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1, self.dropout2, self.dropout3 = Dropout(dropout), Dropout(dropout), Dropout(dropout)
-        self.activation = _activation(activation)
+        _add_feed_forward_and_norms(self, 3, d_model, dim_feedforward, dropout, activation, layer_norm_eps,
+                                    norm_first, bias, kw)
 
     def _sa_block(self, x, mask, padding, is_causal):
         out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding, is_causal=is_causal,
