@@ -3,7 +3,8 @@ input gradients and every parameter's gradient (test_nn_rnn, test_nn_transformer
 
 Inputs are given as numpy arrays (nested in tuples where a module takes a tuple, None where it
 takes nothing): float arrays become tensors that require grad (``Fixed(array)``: that do not), bool
-arrays masks, int arrays long indices. Outputs are walked the same way on both sides (tensors, tuples, PackedSequences, None).
+arrays masks, int arrays long indices. Outputs are walked the same way on both sides (tensors,
+tuples, PackedSequences, None).
 """
 import numpy as np
 import torch
@@ -127,7 +128,8 @@ def same_error(call):
     t_err, w_err = errors
     assert t_err is not None, "torch raised nothing: the case is wrong"
     assert w_err is not None, f"webgrad raised nothing where torch raised {type(t_err).__name__}: {t_err}"
-    assert type(w_err) is type(t_err), f"torch: {type(t_err).__name__}: {t_err}; webgrad: {type(w_err).__name__}: {w_err}"
+    assert type(w_err) is type(t_err), \
+        f"torch: {type(t_err).__name__}: {t_err}; webgrad: {type(w_err).__name__}: {w_err}"
     return t_err, w_err
 
 

@@ -193,6 +193,8 @@ ERRORS = [
     ("lstm_proj_state_size", lambda L: _lstm(L, proj_size=2)(L.tensor(rand(T, B, I)),
                                                              (L.tensor(rand(1, B, H)),) * 2)),
     ("dtype_mismatch", lambda L: _lstm(L)(L.tensor(rand(T, B, I, dtype="float64")))),
+    ("state_dtype_mismatch", lambda L: L.nn.GRU(I, H)(L.tensor(rand(T, B, I)),
+                                                      L.tensor(rand(1, B, H, dtype="float64")))),
     ("empty_sequence", lambda L: _lstm(L)(L.tensor(rand(0, B, I)))),
     ("bad_nonlinearity", lambda L: L.nn.RNN(I, H, nonlinearity="sigmoid")),
     ("rnn_proj_size", lambda L: L.nn.RNN(I, H, proj_size=2)),

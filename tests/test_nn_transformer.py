@@ -159,14 +159,12 @@ def test_encoder_in_eval_gives_torchs_nested_tensor_numbers(backend, mask_check,
         assert (not got.detach().numpy()[2, 2:].any()) == fast_path
 
 
-def test_generate_square_subsequent_mask_matches_torch(backend):
-    for args, kw in (((3,), {}), ((1,), {}), ((4,), dict(dtype="float64"))):
-        if kw and backend != "cpu":
-            continue
-        want = torch.nn.Transformer.generate_square_subsequent_mask(*args, **{k: TORCH_DTYPES[v] for k, v in kw.items()})
-        got = wg.nn.Transformer.generate_square_subsequent_mask(*args, **{k: getattr(wg, v) for k, v in kw.items()})
-        assert got.dtype.name == str(want.dtype).replace("torch.", "")
-        np.testing.assert_array_equal(got.numpy(), want.numpy())
+@pytest.mark.parametrize("size,dtype", [(3, None), (1, None), pytest.param(4, "float64", marks=pytest.mark.float64)])
+def test_generate_square_subsequent_mask_matches_torch(backend, size, dtype):
+    want = torch.nn.Transformer.generate_square_subsequent_mask(size, dtype=dtype and TORCH_DTYPES[dtype])
+    got = wg.nn.Transformer.generate_square_subsequent_mask(size, dtype=dtype and getattr(wg, dtype))
+    assert got.dtype.name == str(want.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
 def test_state_dict_keys_and_init_match_torch():
@@ -179,7 +177,8 @@ def test_state_dict_keys_and_init_match_torch():
     layer = wg.nn.TransformerEncoderLayer(E, NH, 16)
     enc = wg.nn.TransformerEncoder(layer, 2)
     assert enc.layers[0].linear1.weight is not enc.layers[1].linear1.weight
-    assert enc.layers[0].linear1.weight.tolist() == enc.layers[1].linear1.weight.tolist() == layer.linear1.weight.tolist()
+    first, second = enc.layers[0].linear1.weight, enc.layers[1].linear1.weight
+    assert first.tolist() == second.tolist() == layer.linear1.weight.tolist()
     mha = wg.nn.MultiheadAttention(E, NH)
     assert not mha.in_proj_bias.abs().sum().item() and not mha.out_proj.bias.abs().sum().item()
 

@@ -187,9 +187,12 @@ class RNNBase(Module):
         if not batch_sizes:
             raise RuntimeError(f"{type(self).__name__}: Expected sequence length to be larger than 0 in RNN")
 
-    def _check_state(self, state, expected, what):
+    def _check_state(self, state, expected, what, dtype):
         if tuple(state.shape) != expected:
             raise RuntimeError(f"{type(self).__name__}: Expected {what} size {expected}, got {list(state.shape)}")
+        if state.dtype is not dtype:
+            raise RuntimeError(f"{type(self).__name__}: {what} dtype {state.dtype.name} does not match input dtype "
+                               f"{dtype.name}")
 
     def _run(self, data, batch_sizes, h0, c0):
         """All layers over packed-layout rows: (output rows, h_n, c_n or None)."""
@@ -233,7 +236,7 @@ class RNNBase(Module):
             hx = tuple(zeros(*s, dtype=data.dtype, backend=data._backend) for s in sizes[:1 + is_lstm])
         whats = ("hidden[0]", "hidden[1]") if is_lstm else ("hidden",)
         for state, expected, what in zip(hx, sizes if is_lstm else sizes[:1], whats):
-            self._check_state(state, expected, what)
+            self._check_state(state, expected, what, data.dtype)
         out, h, c = self._run(data, batch_sizes, hx[0], hx[1] if is_lstm else None)
         states = (h, c) if is_lstm else (h,)
         if isinstance(input, PackedSequence):
