@@ -413,9 +413,10 @@ class RNNCellBase(Module):
             states = (zeros(x.shape[0], self.hidden_size, dtype=x.dtype, backend=x._backend),) * count
         elif not batched:
             states = tuple(s.unsqueeze(0) for s in states)
+        mode = self.mode                # an unknown nonlinearity fails first, as in PyTorch
         self._check_step(x, states)
         proj = F.linear(x, self.weight_ih, self.bias_ih)
-        new = _step(self.mode, proj, states[0], states[-1] if count == 2 else None, self.weight_hh, self.bias_hh)
+        new = _step(mode, proj, states[0], states[-1] if count == 2 else None, self.weight_hh, self.bias_hh)
         new = new[:count]
         return new if batched else tuple(s.squeeze(0) for s in new)
 
@@ -448,7 +449,6 @@ class RNNCell(RNNCellBase):
         self._check_rank(input, "input")
         if hx is not None:
             self._check_rank(hx, "hidden")
-        self.mode  # noqa: B018  (an unknown nonlinearity fails here, before any work, as in PyTorch)
         return self._cell(input, None if hx is None else (hx,), 1)[0]
 
 
