@@ -35,8 +35,9 @@ class CharTransformer(nn.Module):
     def forward(self, idx):
         t = idx.shape[1]
         x = self.tok(idx) + self.pos(wg.arange(t, backend=idx.device))
+        mask = nn.Transformer.generate_square_subsequent_mask(t, device=idx.device)
         for block in self.blocks:
-            x = block(x, is_causal=True)
+            x = block(x, src_mask=mask, is_causal=True)
         return self.head(self.norm(x))
 
 

@@ -7,10 +7,12 @@ from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
-from . import activation, container, conv, dropout, linear, loss, normalization, pooling, shape, sparse, transformer
+from . import activation, container, conv, dropout, linear, loss, normalization, pooling, rnn, shape, sparse, \
+    transformer
 
-__all__ = [n for m in (activation, container, conv, dropout, linear, loss, normalization, pooling, shape, sparse,
+__all__ = [n for m in (activation, container, conv, dropout, linear, loss, normalization, pooling, rnn, shape, sparse,
                        transformer) for n in m.__all__]

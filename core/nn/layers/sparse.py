@@ -4,56 +4,85 @@ from __future__ import annotations
 from .. import functional as F
 from .. import init
 from ...engine import no_grad
-from ...ops.creation import empty
+from ...ops.binary import where
+from ...ops.creation import arange, empty
 from ..module import Module
 from ..parameter import Parameter
 
 
 class Embedding(Module):
     """Rows of a learned [num_embeddings, embedding_dim] table, N(0, 1) init; row ``padding_idx``
-    starts at zero and gets no gradient.
+    starts at zero and gets no gradient. ``max_norm``/``norm_type`` renormalise the looked-up rows
+    in place; ``scale_grad_by_freq`` divides gradients by the rows' frequency in the batch;
+    ``_weight`` gives the table, ``_freeze`` keeps it from training. ``sparse=True`` (sparse
+    gradients) raises NotImplementedError.
 
     >>> import webgrad as wg
-    >>> Embedding(10, 3)(wg.tensor([[1, 2], [3, 4]])).shape
+    >>> Embedding(10, 3, padding_idx=0)(wg.tensor([[1, 2], [3, 0]])).shape
     (2, 2, 3)
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, _weight=None, dtype=None,
-                 device=None):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(f"Embedding: padding_idx {padding_idx} must be within num_embeddings "
-                                 f"({num_embeddings})")
+                raise AssertionError(f"Embedding: Padding_idx must be within num_embeddings ({num_embeddings}), got "
+                                     f"{padding_idx}")
             padding_idx %= num_embeddings
+        if sparse:
+            raise NotImplementedError("Embedding: sparse=True (a sparse gradient for weight) is not supported; "
+                                      "sparse=False gives the same values as a dense gradient")
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, \
+            scale_grad_by_freq, sparse
         if _weight is None:
-            self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype, device=device))
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype, device=device),
+                                    requires_grad=not _freeze)
             self.reset_parameters()
         else:
-            self.weight = Parameter(_weight)
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError(f"Embedding: Shape of weight {tuple(_weight.shape)} does not match "
+                                     f"num_embeddings and embedding_dim ({num_embeddings}, {embedding_dim})")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self):
         init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
         if self.padding_idx is not None:
             with no_grad():
-                import webgrad as wg
-                keep = (wg.arange(self.num_embeddings, backend=self.weight._backend) != self.padding_idx)
-                self.weight._assign(self.weight * keep.unsqueeze(-1).to(self.weight.dtype), "Embedding")
+                rows = arange(self.num_embeddings, backend=self.weight._backend).unsqueeze(1)
+                self.weight._assign(where(rows == self.padding_idx, 0.0, self.weight), "Embedding")
 
     def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx=None):
-        """An Embedding holding ``embeddings`` (frozen unless ``freeze=False``)."""
-        m = cls(embeddings.shape[0], embeddings.shape[1], padding_idx, _weight=embeddings.detach())
-        m.weight.requires_grad_(not freeze)
-        return m
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
+        """An Embedding holding ``embeddings`` [rows, dim] (frozen unless ``freeze=False``; the
+        ``padding_idx`` row is kept as given, as in PyTorch).
+
+        >>> import webgrad as wg
+        >>> e = Embedding.from_pretrained(wg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> e(wg.tensor([1])).tolist(), e.weight.requires_grad
+        ([[3.0, 4.0]], False)
+        """
+        if embeddings.ndim != 2:
+            raise AssertionError(f"Embedding.from_pretrained: Embeddings parameter is expected to be 2-dimensional, "
+                                 f"got shape {tuple(embeddings.shape)}")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, _weight=embeddings,
+                   _freeze=freeze)
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+        extras = (("padding_idx", self.padding_idx, None), ("max_norm", self.max_norm, None),
+                  ("norm_type", self.norm_type, 2), ("scale_grad_by_freq", self.scale_grad_by_freq, False))
+        return s + "".join(f", {k}={v}" for k, v, default in extras if v != default)
 
 
 __all__ = ["Embedding"]

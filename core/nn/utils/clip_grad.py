@@ -1,10 +1,10 @@
-"""Gradient clipping and flat parameter vectors (PyTorch's ``torch.nn.utils``)."""
+"""Gradient clipping (PyTorch's ``torch.nn.utils.clip_grad``)."""
 from __future__ import annotations
 
 import math
 
-from ..engine import no_grad
-from ..tensor import Tensor
+from ...engine import no_grad
+from ...tensor import Tensor
 
 
 def _params(parameters):
@@ -55,31 +55,4 @@ def clip_grad_value_(parameters, clip_value: float) -> None:
                 p.grad._assign(p.grad.clamp(-clip_value, clip_value), "clip_grad_value_")
 
 
-def parameters_to_vector(parameters):
-    """All parameters flattened and concatenated into one vector.
-
-    >>> import webgrad as wg
-    >>> parameters_to_vector(wg.nn.Linear(2, 3).parameters()).shape
-    (9,)
-    """
-    import webgrad as wg
-    return wg.cat([p.reshape(-1) for p in parameters])
-
-
-def vector_to_parameters(vec, parameters) -> None:
-    """Copy consecutive slices of ``vec`` into the parameters (in place).
-
-    >>> import webgrad as wg
-    >>> m = wg.nn.Linear(1, 1); vector_to_parameters(wg.tensor([2.0, 3.0]), m.parameters())
-    >>> m.weight.item(), m.bias.item()
-    (2.0, 3.0)
-    """
-    offset = 0
-    with no_grad():
-        for p in parameters:
-            n = p.numel()
-            p._assign(vec[offset:offset + n].reshape(p.shape), "vector_to_parameters")
-            offset += n
-
-
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
