@@ -9,6 +9,8 @@ import pytest
 
 import webgrad as wg
 
+from test_optim_state import assert_raises_like_torch
+
 torch = pytest.importorskip("torch")
 
 STEPS = 30
@@ -215,6 +217,30 @@ def test_scheduler_state_dict_resumes_exactly(name):
         assert [g["lr"] for g in opt2.param_groups] == [g["lr"] for g in opt.param_groups]
 
 
+def test_state_dict_keeps_callable_objects_state_not_functions():
+    class Decay:
+        def __init__(self, rate):
+            self.rate = rate
+
+        def __call__(self, epoch):
+            return self.rate ** epoch
+    for lib in (torch, wg):
+        s = (lib.optim if lib is torch else wg.optim).lr_scheduler
+        opt = make_optimizer(lib)
+        fn = Decay(0.5)
+        sched = s.LambdaLR(opt, [fn, lambda e: 1.0])
+        fn.rate = 0.25
+        state = sched.state_dict()
+        assert state["lr_lambdas"] == [{"rate": 0.25}, None] and "optimizer" not in state
+        other = Decay(0.9)
+        again = s.LambdaLR(make_optimizer(lib), [other, lambda e: 2.0])
+        again.load_state_dict(state)
+        assert other.rate == 0.25 and again.lr_lambdas[0] is other
+        cyclic = s.CyclicLR(opt, 0.01, 0.1, scale_fn=Decay(0.7))
+        assert cyclic.state_dict()["_scale_fn_custom"] == {"rate": 0.7}
+        assert "_scale_fn_ref" not in s.CyclicLR(opt, 0.01, 0.1).state_dict()
+
+
 def test_resuming_without_initial_lr_raises_key_error():
     for lib in (torch, wg):
         with pytest.raises(KeyError, match="initial_lr"):
@@ -281,16 +307,8 @@ def _steps(optimizer, scheduler, n):
 
 @pytest.mark.parametrize("name", ERRORS)
 def test_bad_arguments_raise_torchs_exception_types(name):
-    def raised(lib):
-        try:
-            ERRORS[name]((lib.optim if lib is torch else wg.optim).lr_scheduler,
-                         make_optimizer(lib, "adagrad" if "adagrad" in name else "sgd"))
-        except Exception as e:      # noqa: BLE001  the type is what is compared
-            return type(e), str(e)
-        return None, ""
-    (theirs, _), (ours, message) = raised(torch), raised(wg)
-    assert theirs is not None, "torch accepts this: the case is wrong"
-    assert ours is theirs, f"webgrad raised {ours} ({message}); torch raises {theirs}"
+    assert_raises_like_torch(lambda lib: ERRORS[name]((lib.optim if lib is torch else wg.optim).lr_scheduler,
+                                                      make_optimizer(lib, "adagrad" if "adagrad" in name else "sgd")))
 
 
 def test_schedulers_of_another_optimizer_are_refused():

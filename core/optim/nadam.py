@@ -8,8 +8,9 @@ from .optimizer import Optimizer
 
 
 class NAdam(Optimizer):
-    """PyTorch's ``torch.optim.NAdam``: with ``mu_t = b1 * (1 - 0.5 * 0.96^(t*momentum_decay))`` and
-    ``P_t = mu_1...mu_t``, ``p -= lr * ((1-mu_t)/(1-P_t) * g + mu_{t+1}/(1-P_t*mu_{t+1}) * m) / (sqrt(v/(1-b2^t)) + eps)``.
+    """PyTorch's ``torch.optim.NAdam``: with ``mu_t = b1 * (1 - 0.5 * 0.96^(t*momentum_decay))``,
+    ``P_t = mu_1...mu_t`` and ``denom = sqrt(v / (1-b2^t)) + eps``,
+    ``p -= lr * ((1-mu_t)/(1-P_t) * g + mu_{t+1}/(1-P_t*mu_{t+1}) * m) / denom``.
     ``decoupled_weight_decay`` scales the parameter by ``1 - lr*wd`` instead of adding ``wd*p`` to
     the gradient (NAdamW). ``mu_product`` is rounded to float32 after each product, as PyTorch
     keeps it in a float32 tensor. ``foreach`` and ``capturable`` have no effect here;

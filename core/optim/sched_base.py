@@ -12,6 +12,7 @@ calling ``get_lr()`` outside ``step`` are not given here; the values are the sam
 """
 from __future__ import annotations
 
+import types
 import warnings
 
 from ..tensor import Tensor
@@ -85,13 +86,23 @@ class LRScheduler:
         """The learning rates the last ``step`` set."""
         return self._last_lr
 
+    # attribute -> (what state_dict saves for its value, how load_state_dict restores from that)
+    _packed: dict = {}
+
     def state_dict(self) -> dict:
-        """Every attribute but the optimizer, to resume the schedule."""
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        """Every attribute but the optimizer, to resume the schedule (functions and member
+        schedulers in the saved form ``_packed`` gives them)."""
+        state = {k: v for k, v in self.__dict__.items() if k != "optimizer" and k not in self._packed}
+        state.update({k: pack(self.__dict__[k]) for k, (pack, _) in self._packed.items() if k in self.__dict__})
+        return state
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore a ``state_dict``."""
-        self.__dict__.update(state_dict)
+        state = dict(state_dict)
+        saved = {k: state.pop(k) for k in self._packed if k in state}
+        self.__dict__.update(state)
+        for key, value in saved.items():
+            self._packed[key][1](getattr(self, key), value)
 
     def _current(self) -> list:
         return group_values(self.optimizer, "lr")
@@ -131,9 +142,20 @@ def set_group_value(group: dict, key: str, value) -> None:
         group[key] = value
 
 
+def function_state(fn):
+    """What a state dict keeps of a user function: None for a plain function or lambda, the
+    ``__dict__`` of a callable object (as PyTorch does)."""
+    return None if fn is None or isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+
+
+def restore_function_state(fn, saved) -> None:
+    if saved is not None:
+        fn.__dict__.update(saved)
+
+
 def _copy(value):
     return value.clone() if isinstance(value, Tensor) else value
 
 
 __all__ = ["LRScheduler", "EPOCH_DEPRECATION_WARNING", "check_optimizer", "per_group", "group_values",
-           "set_group_value"]
+           "set_group_value", "function_state", "restore_function_state"]

@@ -25,20 +25,15 @@ def _check_members(name, schedulers, optimizer):
                              f"{type(optimizer).__name__}.")
 
 
+def _load_members(members, saved):
+    for scheduler, state in zip(members, saved):
+        scheduler.load_state_dict(state)
+
+
 class _Composite(LRScheduler):
     """``state_dict`` holds each member scheduler's own state dict."""
 
-    def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        members = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for s, saved in zip(self._schedulers, members):
-            s.load_state_dict(saved)
+    _packed = {"_schedulers": (lambda members: [s.state_dict() for s in members], _load_members)}
 
 
 class SequentialLR(_Composite):

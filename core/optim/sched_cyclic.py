@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 import math
-import types
 
-from .sched_base import LRScheduler, check_optimizer, per_group, set_group_value
+from .sched_base import (LRScheduler, check_optimizer, function_state, per_group, restore_function_state,
+                         set_group_value)
 
 
 class _MomentumCycle:
@@ -93,20 +93,15 @@ class CyclicLR(_MomentumCycle, LRScheduler):
                 self._set_momentum(group, top - (top - base) * factor * scale)
         return lrs
 
+    _packed = {"_scale_fn_custom": (function_state, restore_function_state)}
+
     def state_dict(self) -> dict:
         state = super().state_dict()
-        state.pop("_scale_fn_ref", None)
-        fn = state.pop("_scale_fn_custom")
-        state["_scale_fn_custom"] = (fn.__dict__.copy() if fn is not None and not isinstance(fn, types.FunctionType)
-                                     else None)
+        state.pop("_scale_fn_ref", None)      # rebuilt from mode and gamma on load
         return state
 
     def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        fn = state.pop("_scale_fn_custom")
-        super().load_state_dict(state)
-        if fn is not None:
-            self._scale_fn_custom.__dict__.update(fn)
+        super().load_state_dict(state_dict)
         self._init_scale_fn()
 
 

@@ -1,9 +1,12 @@
 """Schedules given by user functions of the epoch: ``LambdaLR`` and ``MultiplicativeLR``."""
 from __future__ import annotations
 
-import types
+from .sched_base import LRScheduler, function_state, restore_function_state
 
-from .sched_base import LRScheduler
+
+def _restore_functions(fns, saved):
+    for fn, state in zip(fns, saved):
+        restore_function_state(fn, state)
 
 
 class _FunctionScheduler(LRScheduler):
@@ -22,19 +25,7 @@ class _FunctionScheduler(LRScheduler):
             self.lr_lambdas = [lr_lambda] * n
         super().__init__(optimizer, last_epoch)
 
-    def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-                               for fn in self.lr_lambdas]
-        return state
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        saved = state.pop("lr_lambdas")
-        self.__dict__.update(state)
-        for fn, attrs in zip(self.lr_lambdas, saved):
-            if attrs is not None:
-                fn.__dict__.update(attrs)
+    _packed = {"lr_lambdas": (lambda fns: [function_state(fn) for fn in fns], _restore_functions)}
 
 
 class LambdaLR(_FunctionScheduler):
