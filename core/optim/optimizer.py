@@ -129,7 +129,14 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Clear the gradients of every parameter (to None, or to zeros)."""
+        """Clear the gradients of every parameter (to None, or to zeros).
+
+        >>> import webgrad as wg
+        >>> w = wg.nn.Parameter(wg.ones(2))
+        >>> opt = wg.optim.SGD([w])
+        >>> (w * 3).sum().backward(); opt.zero_grad(set_to_none=False); w.grad.tolist()
+        [0.0, 0.0]
+        """
         for group in self.param_groups:
             for p in group["params"]:
                 _clear_grad(p, set_to_none)
