@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 from ..ops.creation import full_like
+from ._checks import check_flags, check_ranges, to_scalar
+from ._updates import addcmul, with_weight_decay
 from .optimizer import Optimizer
 
 
 class Adagrad(Optimizer):
     """PyTorch's ``torch.optim.Adagrad``: ``s += g²``; ``p -= lr / (1 + (t-1)*lr_decay) * g / (sqrt(s) + eps)``.
+    As in PyTorch the state (``step``, ``sum``) exists from construction, and ``sum`` starts at the
+    constructor's ``initial_accumulator_value`` in every group. ``foreach`` and ``fused`` have no
+    effect here; ``differentiable=True`` is refused.
 
     >>> import webgrad as wg
     >>> w = wg.nn.Parameter(wg.tensor([1.0]))
@@ -16,23 +21,29 @@ class Adagrad(Optimizer):
     0.5
     """
 
-    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
-                 *, maximize=False):
-        if lr < 0 or lr_decay < 0 or weight_decay < 0 or initial_accumulator_value < 0 or eps < 0:
-            raise ValueError(f"Adagrad: lr, lr_decay, weight_decay, initial_accumulator_value and eps must be >= 0, "
-                             f"got {lr}, {lr_decay}, {weight_decay}, {initial_accumulator_value}, {eps}")
-        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
-                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        check_ranges("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                     initial_accumulator_value=initial_accumulator_value, eps=eps)
+        check_flags("Adagrad", differentiable=differentiable, fused=fused, foreach=foreach)
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, fused=fused))
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, self.state[p])
+
+    def _init_state(self, p, state):
+        state.update(step=0.0, sum=full_like(p, self.defaults["initial_accumulator_value"]))
 
     def _update(self, p, grad, group, state):
         if not state:
-            state.update(step=0, sum=full_like(p, group["initial_accumulator_value"]))
-        state["step"] += 1
-        if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * p
-        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-        state["sum"] = s = state["sum"] + grad * grad
-        return clr * grad / (s.sqrt() + group["eps"])
+            self._init_state(p, state)
+        state["step"] = step = state["step"] + 1
+        grad = with_weight_decay(grad, p, group["weight_decay"])
+        clr = to_scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
+        state["sum"] = s = addcmul(state["sum"], grad, grad, 1)
+        return grad / (s.sqrt() + group["eps"]) * clr
 
 
 __all__ = ["Adagrad"]

@@ -1,15 +1,18 @@
 """Adam and AdamW (decoupled weight decay), with AMSGrad."""
 from __future__ import annotations
 
-import math
-
+from ..ops.binary import maximum
 from ..ops.creation import zeros_like
+from ._checks import check_betas, check_flags, check_ranges, to_scalar
+from ._updates import lerp, square_average, with_weight_decay
 from .optimizer import Optimizer
 
 
 class Adam(Optimizer):
     """PyTorch's ``torch.optim.Adam``: moment estimates ``m``, ``v`` with bias correction;
-    ``weight_decay`` adds ``wd*p`` to the gradient (L2); ``amsgrad`` keeps the running max of ``v``.
+    ``weight_decay`` adds ``wd*p`` to the gradient (L2), or with ``decoupled_weight_decay``
+    scales the parameter by ``1 - lr*wd`` first (AdamW); ``amsgrad`` keeps the running max of ``v``.
+    ``foreach``, ``fused`` and ``capturable`` have no effect here; ``differentiable=True`` is refused.
 
     >>> import webgrad as wg
     >>> w = wg.nn.Parameter(wg.tensor([1.0]))
@@ -19,35 +22,35 @@ class Adam(Optimizer):
     0.9
     """
 
-    decoupled = False
-
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
-                 maximize=False):
-        if lr < 0 or eps < 0 or weight_decay < 0 or not all(0.0 <= b < 1.0 for b in betas):
-            raise ValueError(f"{type(self).__name__}: invalid hyper-parameters lr={lr}, betas={betas}, eps={eps}, "
-                             f"weight_decay={weight_decay} (need lr, eps, weight_decay >= 0 and 0 <= beta < 1)")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        name = type(self).__name__
+        check_ranges(name, lr=lr, eps=eps, weight_decay=weight_decay)
+        betas = check_betas(name, betas, same_type=True)
+        check_flags(name, differentiable=differentiable, fused=fused, foreach=foreach)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize, foreach=foreach, capturable=capturable,
+                                      differentiable=differentiable, fused=fused,
+                                      decoupled_weight_decay=decoupled_weight_decay))
 
     def _update(self, p, grad, group, state):
-        lr, (beta1, beta2), wd = group["lr"], group["betas"], group["weight_decay"]
-        if wd and self.decoupled:
-            p.mul_(1 - lr * wd)       # the decoupled decay scales the parameter itself (in place)
-        elif wd:
-            grad = grad + wd * p
+        lr, (beta1, beta2), wd = to_scalar(group["lr"]), group["betas"], group["weight_decay"]
         if not state:
-            state.update(step=0, exp_avg=zeros_like(grad), exp_avg_sq=zeros_like(grad))
+            state.update(step=0.0, exp_avg=zeros_like(p), exp_avg_sq=zeros_like(p))
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = zeros_like(grad)
-        state["step"] += 1
-        step = state["step"]
-        state["exp_avg"] = m = state["exp_avg"] * beta1 + grad * (1 - beta1)
-        state["exp_avg_sq"] = v = state["exp_avg_sq"] * beta2 + grad * grad * (1 - beta2)
+                state["max_exp_avg_sq"] = zeros_like(p)
+        state["step"] = step = state["step"] + 1
+        if wd != 0 and group["decoupled_weight_decay"]:
+            p.mul_(1 - lr * wd)       # the decoupled decay scales the parameter itself (in place)
+        else:
+            grad = with_weight_decay(grad, p, wd)
+        state["exp_avg"] = m = lerp(state["exp_avg"], grad, 1 - beta1)
+        state["exp_avg_sq"] = v = square_average(state["exp_avg_sq"], grad, beta2)
         if group["amsgrad"]:
-            from ..ops.binary import maximum
             state["max_exp_avg_sq"] = v = maximum(state["max_exp_avg_sq"], v)
-        denom = v.sqrt() / math.sqrt(1 - beta2 ** step) + group["eps"]
-        return (lr / (1 - beta1 ** step)) * m / denom
+        denom = v.sqrt() / (1 - beta2 ** step) ** 0.5 + group["eps"]
+        return m / denom * (lr / (1 - beta1 ** step))
 
 
 class AdamW(Adam):
@@ -58,11 +61,11 @@ class AdamW(Adam):
     0.01
     """
 
-    decoupled = True
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
 
 
 __all__ = ["Adam", "AdamW"]

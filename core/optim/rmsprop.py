@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 from ..ops.creation import zeros_like
+from ._checks import check_flags, check_ranges, to_scalar
+from ._updates import addcmul, lerp, square_average, with_weight_decay
 from .optimizer import Optimizer
 
 
 class RMSprop(Optimizer):
     """PyTorch's ``torch.optim.RMSprop``: ``s = a*s + (1-a)*g²``; divide the step by ``sqrt(s) + eps``
-    (``sqrt(s - mean(g)²)`` when ``centered``); optional momentum buffer.
+    (``sqrt(s - mean(g)²)`` when ``centered``); optional momentum buffer. ``capturable`` and
+    ``foreach`` have no effect here; ``differentiable=True`` is refused.
 
     >>> import webgrad as wg
     >>> w = wg.nn.Parameter(wg.tensor([1.0]))
@@ -17,35 +20,33 @@ class RMSprop(Optimizer):
     0.9
     """
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
-                 *, maximize=False):
-        if lr < 0 or eps < 0 or weight_decay < 0 or momentum < 0 or alpha < 0:
-            raise ValueError(f"RMSprop: lr, alpha, eps, weight_decay and momentum must be >= 0, got lr={lr}, "
-                             f"alpha={alpha}, eps={eps}, weight_decay={weight_decay}, momentum={momentum}")
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered, maximize=maximize))
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        check_ranges("RMSprop", lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
+        check_flags("RMSprop", differentiable=differentiable, foreach=foreach)
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                                      weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
 
     def _update(self, p, grad, group, state):
-        alpha, wd, m = group["alpha"], group["weight_decay"], group["momentum"]
-        if wd:
-            grad = grad + wd * p
+        alpha, m = group["alpha"], group["momentum"]
         if not state:
-            state.update(step=0, square_avg=zeros_like(grad))
-            if m:
-                state["momentum_buffer"] = zeros_like(grad)
+            state.update(step=0.0, square_avg=zeros_like(p))
+            if m > 0:
+                state["momentum_buffer"] = zeros_like(p)
             if group["centered"]:
-                state["grad_avg"] = zeros_like(grad)
+                state["grad_avg"] = zeros_like(p)
         state["step"] += 1
-        state["square_avg"] = sq = state["square_avg"] * alpha + grad * grad * (1 - alpha)
+        grad = with_weight_decay(grad, p, group["weight_decay"])
+        state["square_avg"] = sq = square_average(state["square_avg"], grad, alpha)
         if group["centered"]:
-            state["grad_avg"] = ga = state["grad_avg"] * alpha + grad * (1 - alpha)
-            avg = (sq - ga * ga).sqrt() + group["eps"]
-        else:
-            avg = sq.sqrt() + group["eps"]
-        if m:
+            state["grad_avg"] = ga = lerp(state["grad_avg"], grad, 1 - alpha)
+            sq = addcmul(sq, ga, ga, -1)
+        avg = sq.sqrt() + group["eps"]
+        if m > 0:
             state["momentum_buffer"] = buf = state["momentum_buffer"] * m + grad / avg
-            return group["lr"] * buf
-        return group["lr"] * grad / avg
+            return buf * to_scalar(group["lr"])
+        return grad / avg * to_scalar(group["lr"])
 
 
 __all__ = ["RMSprop"]

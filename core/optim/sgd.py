@@ -1,12 +1,16 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
 from __future__ import annotations
 
+from ._checks import check_flags, check_ranges, to_scalar
+from ._updates import with_weight_decay
 from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
     """PyTorch's ``torch.optim.SGD``: ``d = g + wd*p``; with momentum ``b = m*b + (1-dampening)*d``
     (``b = d`` on the first step) and ``d = b`` (or ``d + m*b`` with Nesterov); ``p -= lr*d``.
+    ``maximize`` ascends. ``foreach`` and ``fused`` choose PyTorch's CUDA kernels and have no
+    effect here; ``differentiable=True`` is refused (the step is never taped).
 
     >>> import webgrad as wg
     >>> w = wg.nn.Parameter(wg.tensor([1.0]))
@@ -17,25 +21,26 @@ class SGD(Optimizer):
     0.42
     """
 
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
-                 maximize=False):
-        if lr < 0 or momentum < 0 or weight_decay < 0:
-            raise ValueError(f"SGD: lr, momentum and weight_decay must be >= 0, got lr={lr}, momentum={momentum}, "
-                             f"weight_decay={weight_decay}")
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        check_ranges("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening")
+            raise ValueError(f"SGD: Nesterov momentum requires a momentum and zero dampening, got "
+                             f"momentum={momentum}, dampening={dampening}")
+        check_flags("SGD", differentiable=differentiable, fused=fused, foreach=foreach)
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                                      nesterov=nesterov, maximize=maximize))
+                                      nesterov=nesterov, maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
 
     def _update(self, p, grad, group, state):
-        d = grad + group["weight_decay"] * p if group["weight_decay"] else grad
+        d = with_weight_decay(grad, p, group["weight_decay"])
         m = group["momentum"]
-        if m:
+        if m != 0:
             buf = state.get("momentum_buffer")
-            buf = d if buf is None else buf * m + (1 - group["dampening"]) * d
+            buf = d.clone() if buf is None else buf * m + d * (1 - group["dampening"])
             state["momentum_buffer"] = buf
-            d = d + m * buf if group["nesterov"] else buf
-        return group["lr"] * d
+            d = d + buf * m if group["nesterov"] else buf
+        return d * to_scalar(group["lr"])
 
 
 __all__ = ["SGD"]

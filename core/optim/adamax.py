@@ -1,0 +1,43 @@
+"""Adamax: Adam with the infinity norm in place of the second moment."""
+from __future__ import annotations
+
+from ..ops.binary import maximum
+from ..ops.creation import zeros_like
+from ._checks import check_betas, check_flags, check_ranges, to_scalar
+from ._updates import lerp, with_weight_decay
+from .optimizer import Optimizer
+
+
+class Adamax(Optimizer):
+    """PyTorch's ``torch.optim.Adamax``: ``m = lerp(m, g, 1-b1)``; ``u = max(b2*u, |g| + eps)``;
+    ``p -= lr / (1 - b1^t) * m / u``. ``foreach`` and ``capturable`` have no effect here;
+    ``differentiable=True`` is refused.
+
+    >>> import webgrad as wg
+    >>> w = wg.nn.Parameter(wg.tensor([1.0]))
+    >>> opt = Adamax([w], lr=0.1)
+    >>> (w * 2).sum().backward(); opt.step()
+    >>> round(w.item(), 4)
+    0.9
+    """
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        check_ranges("Adamax", lr=lr, eps=eps, weight_decay=weight_decay)
+        betas = check_betas("Adamax", betas)
+        check_flags("Adamax", differentiable=differentiable, foreach=foreach)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, capturable=capturable))
+
+    def _update(self, p, grad, group, state):
+        beta1, beta2 = group["betas"]
+        if not state:
+            state.update(step=0.0, exp_avg=zeros_like(p), exp_inf=zeros_like(p))
+        state["step"] = step = state["step"] + 1
+        grad = with_weight_decay(grad, p, group["weight_decay"])
+        state["exp_avg"] = m = lerp(state["exp_avg"], grad, 1 - beta1)
+        state["exp_inf"] = u = maximum(state["exp_inf"] * beta2, grad.abs() + group["eps"])
+        return m / u * (to_scalar(group["lr"]) / (1 - beta1 ** step))
+
+
+__all__ = ["Adamax"]
