@@ -18,6 +18,10 @@ from . import autograd
 from .autograd import Function, custom_grad, grad, value_and_grad
 from . import ops
 from .ops.creation import *  # noqa: F401,F403
+from .ops.random import *  # noqa: F401,F403
+from . import random
+from .random import (Generator, default_generator, fork_rng, get_rng_state, initial_seed, manual_seed, seed,
+                     set_rng_state)
 from .ops.unary import *  # noqa: F401,F403
 from .ops.binary import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403

@@ -14,8 +14,8 @@ from .dataset import TensorDataset
 def _rng(generator):
     """A ``random.Random`` from a seed, a Random, or (None) webgrad's generator (``manual_seed``)."""
     if generator is None:
-        from ..ops import creation
-        return _random.Random(creation._next_seed())
+        from ..random import draw_seed
+        return _random.Random(draw_seed(None, "DataLoader"))
     if isinstance(generator, int):
         return _random.Random(generator)
     return generator
