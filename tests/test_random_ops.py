@@ -186,6 +186,17 @@ def test_random_without_bounds(backend):
     assert_fits([v % 7 for v in i], {v: 1 / 7 for v in range(7)}, "int32 random_() mod 7")  # low bits mix too
     b = (wg.zeros(1000) > 1).random_(generator=g)
     assert b.dtype == wg.bool and 400 < b.float().sum().item() < 600
+    wide = wg.zeros(N, dtype=wg.int64)
+    try:
+        wg.tensor([2 ** 40], dtype=wg.int64)
+    except OverflowError:          # a backend holding int64 in 32 bits cannot take [0, 2**63 - 1]
+        with pytest.raises(OverflowError, match="32 bits"):
+            wide.random_(generator=g)
+        assert wide.tolist() == [0] * N
+        return
+    w = wide.random_(generator=g).tolist()
+    assert min(w) >= 0 and max(w) <= 2 ** 63 - 1 and max(w) > 2 ** 62
+    assert_moments([v / 2 ** 63 for v in w], 0.5, 1 / 12, "int64 random_()")
 
 
 def test_like_ops_keep_shape_dtype_and_backend(backend):

@@ -427,12 +427,12 @@ def geometric_(self, p, *, generator=None) -> Tensor:
     return _fill(self, ((-u).log1p() / math.log1p(-p)).ceil().clamp(min=1), "geometric_")
 
 
-_RANDOM_BITS = {"bool": 1, "int32": 31, "float32": 24}    # random_() draws [0, 2**bits] or [0, 2**bits - 1]
+_RANDOM_BITS = {"bool": 1, "int32": 31, "int64": 63, "float16": 11, "float32": 24}  # random_() bounds: 2**bits
 
 
 def random_(self, from_=None, to=None, *, generator=None) -> Tensor:
     """Fill with integers drawn uniformly from [from_, to): ``random_(to)``, ``random_(from_, to)``,
-    or ``random_()`` for [0, 2**24] (float32), [0, 2**31 - 1] (int32), {0, 1} (bool).
+    or ``random_()``: [0, 2**mantissa bits] for floats (float32: 2**24), [0, max] for integers.
 
     >>> import webgrad as wg
     >>> t = wg.zeros(50).random_(3, 5); sorted(set(t.tolist()))
@@ -449,17 +449,17 @@ def random_(self, from_=None, to=None, *, generator=None) -> Tensor:
 
 
 def _dtype_range(self, generator):
+    """random_()'s draws: [0, 2**bits] inclusive for floats (as PyTorch), else [0, 2**bits - 1] as a sum
+    of 16-bit draws, each scaled in this tensor's dtype."""
     bits = _RANDOM_BITS.get(self.dtype.name)
     if bits is None:
         raise NotImplementedError(f"random_: without bounds webgrad fills {', '.join(_RANDOM_BITS)} tensors; "
                                   f"this one is {self.dtype.name}: give from/to")
-    if self.dtype.is_floating:     # [0, 2**mantissa bits] inclusive, as PyTorch
+    if self.dtype.is_floating:
         return _integers(self.shape, 0, (1 << bits) + 1, self._backend, generator, "random_")
-    if bits <= 16:
-        return _integers(self.shape, 0, 1 << bits, self._backend, generator, "random_")
-    low = _integers(self.shape, 0, 1 << 16, self._backend, generator, "random_")
-    high = _integers(self.shape, 0, 1 << (bits - 16), self._backend, generator, "random_")
-    return high * (1 << 16) + low
+    limbs = [_integers(self.shape, 0, 1 << min(16, bits - shift), self._backend, generator, "random_")
+             .to(self.dtype) * (1 << shift) for shift in range(0, bits, 16)]
+    return sum(limbs[1:], limbs[0])
 
 
 METHODS = {"uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "exponential_": exponential_,
