@@ -18,6 +18,10 @@ from . import autograd
 from .autograd import Function, custom_grad, grad, value_and_grad
 from . import ops
 from .ops.creation import *  # noqa: F401,F403
+from .ops.random import *  # noqa: F401,F403
+from . import random
+from .random import (Generator, default_generator, fork_rng, get_rng_state, initial_seed, manual_seed, seed,
+                     set_rng_state)
 from .ops.unary import *  # noqa: F401,F403
 from .ops.binary import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
@@ -37,7 +41,7 @@ int = int32  # noqa: A001
 long = int64
 
 __version__ = "0.1.0"
-from . import optim, data  # noqa: E402
+from . import optim, utils, data  # noqa: E402
 from .serialization import save, load  # noqa: E402
 from .extend import Backend, derive_backend, override_gradient, override_kernel, remove_backend  # noqa: E402
 from .profiler import profile  # noqa: E402

@@ -10,7 +10,7 @@ import struct
 import sys
 
 from ..serialization import upload
-from .dataset import TensorDataset
+from ..utils.data.dataset import TensorDataset
 
 _IDX_TYPES = {0x08: "B", 0x09: "b", 0x0B: "h", 0x0C: "i", 0x0D: "f", 0x0E: "d"}   # big-endian on disk
 _FILES = {True: ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),

@@ -1,11 +1,12 @@
-"""Weight initialisation in place (PyTorch's ``torch.nn.init``), drawn from webgrad's seeded
-generator on the tensor's own backend."""
+"""Weight initialisation in place (PyTorch's ``torch.nn.init``), drawn on the tensor's own backend
+from ``generator`` (a ``webgrad.Generator``; None: the default generator)."""
 from __future__ import annotations
 
 import math
 
 from ..engine import no_grad
 from ..ops import creation
+from ..ops import random
 
 _GAINS = {"linear": 1.0, "identity": 1.0, "sigmoid": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
           "conv_transpose1d": 1.0, "conv_transpose2d": 1.0, "conv_transpose3d": 1.0,
@@ -48,26 +49,26 @@ def _fill(tensor, new, op):
         return tensor._assign(new, op)
 
 
-def uniform_(tensor, a: float = 0.0, b: float = 1.0):
+def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
     """Fill with values drawn uniformly from [a, b).
 
     >>> import webgrad as wg
     >>> w = uniform_(wg.empty(100), -1, 1); -1 <= w.min().item() and w.max().item() < 1
     True
     """
-    r = creation.rand(*tensor.shape, dtype=tensor.dtype, backend=tensor._backend)
-    return _fill(tensor, r * (b - a) + a, "uniform_")
+    with no_grad():
+        return random.uniform_(tensor, a, b, generator=generator)
 
 
-def normal_(tensor, mean: float = 0.0, std: float = 1.0):
+def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
     """Fill with values from N(mean, std²).
 
     >>> import webgrad as wg
-    >>> normal_(wg.empty(2, 3)).shape
+    >>> normal_(wg.empty(2, 3), generator=wg.Generator().manual_seed(0)).shape
     (2, 3)
     """
-    r = creation.randn(*tensor.shape, dtype=tensor.dtype, backend=tensor._backend)
-    return _fill(tensor, r * std + mean, "normal_")
+    with no_grad():
+        return random.normal_(tensor, mean, std, generator=generator)
 
 
 def constant_(tensor, val: float):
@@ -90,7 +91,7 @@ def ones_(tensor):
     return constant_(tensor, 1.0)
 
 
-def xavier_uniform_(tensor, gain: float = 1.0):
+def xavier_uniform_(tensor, gain: float = 1.0, generator=None):
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).
 
     >>> import webgrad as wg
@@ -99,16 +100,16 @@ def xavier_uniform_(tensor, gain: float = 1.0):
     """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     a = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor, gain: float = 1.0):
+def xavier_normal_(tensor, gain: float = 1.0, generator=None):
     """Glorot normal: N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
-def kaiming_uniform_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"):
+def kaiming_uniform_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator=None):
     """He uniform: U(-b, b) with b = gain * sqrt(3 / fan). ``a=sqrt(5)`` is PyTorch's Linear/Conv default.
 
     >>> import webgrad as wg
@@ -116,12 +117,12 @@ def kaiming_uniform_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity:
     True
     """
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"):
+def kaiming_normal_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator=None):
     """He normal: N(0, std²) with std = gain / sqrt(fan)."""
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)), generator)
 
 
 def default_init_(weight, bias=None, fan_in=None):

@@ -1,36 +1,13 @@
-"""Creation ops: constant, range and random tensors.
-
-Random ops draw a fresh seed from webgrad's generator (``manual_seed`` resets it) and
-hand it to the backend's kernel, so a seeded program is reproducible on each backend.
-"""
+"""Creation ops: constant and range tensors (random ones live in ``ops/random.py``)."""
 from __future__ import annotations
 
 import math
-import os
-import random as _random
 
 from .. import kernel_names as K
 from .. import registry
-from ..dtypes import default_float, default_int, int32, scalar_dtype, to_dtype
+from ..dtypes import default_float, default_int, scalar_dtype, to_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor, tensor
-
-_generator = _random.Random(int.from_bytes(os.urandom(8), "little"))
-
-
-def manual_seed(seed: int) -> None:
-    """Seed webgrad's random generator; the random ops after it repeat on each backend.
-
-    >>> import webgrad as wg
-    >>> wg.manual_seed(0); a = wg.rand(3).tolist()
-    >>> wg.manual_seed(0); a == wg.rand(3).tolist()
-    True
-    """
-    _generator.seed(int(seed))
-
-
-def _next_seed() -> int:
-    return _generator.getrandbits(31)
 
 
 def _shape(args, op) -> tuple:
@@ -180,58 +157,7 @@ def eye(n, m=None, *, dtype=None, requires_grad=False, backend=None, device=None
     return _finish(run_kernel(K.CAST, mask, dtype=to_dtype(dtype or default_float)), requires_grad)
 
 
-def rand(*size, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
-    """Uniform random values in [0, 1).
-
-    >>> import webgrad as wg
-    >>> 0 <= wg.rand(3).min().item() < 1
-    True
-    """
-    t = run_kernel(K.RANDOM_UNIFORM, backend=_backend(backend, device), shape=_shape(size, "rand"),
-                   dtype=to_dtype(dtype or default_float), seed=_next_seed(), low=0.0, high=1.0)
-    return _finish(t, requires_grad)
-
-
-def randn(*size, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
-    """Standard normal random values.
-
-    >>> import webgrad as wg
-    >>> wg.randn(2, 3).shape
-    (2, 3)
-    """
-    t = run_kernel(K.RANDOM_NORMAL, backend=_backend(backend, device), shape=_shape(size, "randn"),
-                   dtype=to_dtype(dtype or default_float), seed=_next_seed(), mean=0.0, std=1.0)
-    return _finish(t, requires_grad)
-
-
-def randint(low, high=None, size=(), *, dtype=None, backend=None, device=None) -> Tensor:
-    """Random integers in [low, high): ``randint(10, (3,))`` or ``randint(2, 5, (3,))``.
-
-    >>> import webgrad as wg
-    >>> wg.randint(5, (4,)).dtype
-    webgrad.int64
-    """
-    if high is None:
-        low, high = 0, low
-    if high <= low:
-        raise ValueError(f"randint: expected low < high, got low={low}, high={high}")
-    t = run_kernel(K.RANDOM_INT, backend=_backend(backend, device), shape=_shape(size, "randint"),
-                   seed=_next_seed(), low=int(low), high=int(high))
-    dt = default_int if dtype is None else to_dtype(dtype)
-    return t if dt is int32 else run_kernel(K.CAST, t, dtype=dt)
-
-
-def rand_like(x, *, dtype=None, requires_grad=False) -> Tensor:
-    """Uniform random values with ``x``'s shape, dtype and backend."""
-    return rand(*x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad, backend=x._backend)
-
-
-def randn_like(x, *, dtype=None, requires_grad=False) -> Tensor:
-    """Standard normal values with ``x``'s shape, dtype and backend."""
-    return randn(*x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad, backend=x._backend)
-
-
 METHODS = {}
 
 __all__ = ["tensor", "full", "zeros", "ones", "empty", "zeros_like", "ones_like", "full_like", "arange",
-           "linspace", "eye", "rand", "randn", "randint", "rand_like", "randn_like", "manual_seed"]
+           "linspace", "eye"]

@@ -1,0 +1,469 @@
+"""Random ops (PyTorch's ``rand``, ``randn``, ``randint``, ``randperm``, ``multinomial``,
+``bernoulli``, ``normal`` and the in-place fills ``uniform_``, ``normal_``, ...).
+
+Each op takes one seed from its generator (``generator=``, else the default one; see
+``webgrad.random``) and hands it to a backend kernel (RandomUniform, RandomNormal, RandomInt),
+so a seeded program repeats on each backend. The other ops are compositions of these draws;
+``randperm`` shuffles on the host and uploads, as PyTorch's CPU randperm does.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import kernel_names as K
+from ..dtypes import default_float, to_dtype
+from ..engine import no_grad, run_kernel
+from ..random import draw_seed, permutation
+from ..shapes import broadcast_shapes
+from ..tensor import Tensor, tensor
+from .binary import where
+from .common import check_tensor, is_scalar
+from .creation import _backend, _finish, _like, _shape, arange, full
+from .movement import cat, stack
+from .reduce import argmax
+
+LONG = to_dtype("long")              # PyTorch's default integer dtype, as webgrad spells it
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+_TINY = 1e-30                        # keeps an exponential draw away from 0 (p / 0 is inf or nan)
+_COMPARE_BUDGET = 1 << 22            # elements per chunk of multinomial's [rows, samples, categories] test
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _size(op, args, size) -> tuple:
+    """The shape from ``op(2, 3)``, ``op((2, 3))`` or ``op(size=(2, 3))``."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{op}: give the size positionally or as size=, not both (got {args} and size={size})")
+        args = (size,)
+    if not args:
+        raise TypeError(f"{op}: missing the size, e.g. {op}(2, 3) or {op}((2, 3))")
+    return _shape(args, op)
+
+
+def _floating(op, dtype, error=NotImplementedError):
+    dt = default_float if dtype is None else to_dtype(dtype)
+    if not dt.is_floating:
+        raise error(f"{op}: draws floating-point values; got dtype {dt.name}, wanted float32 or float64")
+    return dt
+
+
+def _grad_dtype(op, dt, requires_grad):
+    if requires_grad and not dt.is_floating:
+        raise RuntimeError(f"{op}: only tensors of floating point dtype can require gradients, got dtype {dt.name}")
+
+
+def _all(*conditions) -> list:
+    """Read several 0-d bool tensors back in one transfer (the data checks PyTorch makes too)."""
+    return stack(list(conditions)).tolist()
+
+
+def _uniform(shape, dtype, be, generator, op, low=0.0, high=1.0) -> Tensor:
+    return run_kernel(K.RANDOM_UNIFORM, backend=be, shape=tuple(shape), dtype=dtype,
+                      seed=draw_seed(generator, op), low=low, high=high)
+
+
+def _normal(shape, dtype, be, generator, op, mean=0.0, std=1.0) -> Tensor:
+    return run_kernel(K.RANDOM_NORMAL, backend=be, shape=tuple(shape), dtype=dtype,
+                      seed=draw_seed(generator, op), mean=mean, std=std)
+
+
+def _integers(shape, low, high, be, generator, op) -> Tensor:
+    if not _INT32_MIN <= low < high <= _INT32_MAX:
+        raise NotImplementedError(f"{op}: webgrad draws integers within int32: it needs -2**31 <= low < high "
+                                  f"<= 2**31 - 1, got low={low}, high={high}")
+    return run_kernel(K.RANDOM_INT, backend=be, shape=tuple(shape), seed=draw_seed(generator, op), low=low, high=high)
+
+
+# ---------------------------------------------------------------- new tensors
+
+
+def rand(*args, size=None, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Uniform random values in [0, 1): ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``.
+
+    >>> import webgrad as wg
+    >>> 0 <= wg.rand(3, generator=wg.Generator().manual_seed(0)).min().item() < 1
+    True
+    """
+    shape, dt = _size("rand", args, size), _floating("rand", dtype)
+    return _finish(_uniform(shape, dt, _backend(backend, device), generator, "rand"), requires_grad)
+
+
+def randn(*args, size=None, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Standard normal random values: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``.
+
+    >>> import webgrad as wg
+    >>> wg.randn(2, 3).shape
+    (2, 3)
+    """
+    shape, dt = _size("randn", args, size), _floating("randn", dtype)
+    return _finish(_normal(shape, dt, _backend(backend, device), generator, "randn"), requires_grad)
+
+
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, requires_grad=False, backend=None,
+            device=None) -> Tensor:
+    """Random integers in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``
+    (each also by keyword); ``dtype`` defaults to ``webgrad.long``.
+
+    >>> import webgrad as wg
+    >>> t = wg.randint(2, 5, (100,)); 2 <= t.min().item() and t.max().item() < 5
+    True
+    >>> wg.randint(5, size=(4,)).dtype == wg.long
+    True
+    """
+    low, high, size = _randint_args(args, {"low": low, "high": high, "size": size})
+    dt = LONG if dtype is None else to_dtype(dtype)
+    _grad_dtype("randint", dt, requires_grad)
+    t = _integers(_shape(size, "randint"), low, high, _backend(backend, device), generator, "randint")
+    return _finish(t if dt is t.dtype else run_kernel(K.CAST, t, dtype=dt), requires_grad)
+
+
+def _randint_args(args, given) -> tuple:
+    """(low, high, size) from PyTorch's forms: positionals fill the slots not ``given`` by keyword
+    in the order low, high, size, except that one value for the pair low/high is ``high`` (low 0)."""
+    given = {k: v for k, v in given.items() if v is not None}
+    slots = [n for n in ("low", "high", "size") if n not in given]
+    if slots and slots[0] == "low" and len(args) == len(slots) - 1:
+        slots = slots[1:]
+    if len(args) != len(slots):
+        raise TypeError(f"randint: expected randint(high, size) or randint(low, high, size), got "
+                        f"{len(args)} positional argument(s) and keywords {sorted(given)}")
+    values = {"low": 0, **given, **dict(zip(slots, args))}
+    if not isinstance(values["size"], (tuple, list)):
+        raise TypeError(f"randint: size must be a tuple of ints, got {type(values['size']).__name__}")
+    low, high = (_int("randint", values[k], k) for k in ("low", "high"))
+    if low >= high:
+        raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
+    return low, high, values["size"]
+
+
+def _int(op, value, name) -> int:
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{op}: {name} must be an int, got {type(value).__name__}")
+    return int(value)
+
+
+def rand_like(input, *, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Uniform values in [0, 1) with ``input``'s shape, dtype and backend.
+
+    >>> import webgrad as wg
+    >>> wg.rand_like(wg.zeros(2, 3)).shape
+    (2, 3)
+    """
+    like = _like(check_tensor("rand_like", input), dtype, backend, device)
+    return rand(input.shape, generator=generator, requires_grad=requires_grad, **like)
+
+
+def randn_like(input, *, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """Standard normal values with ``input``'s shape, dtype and backend.
+
+    >>> import webgrad as wg
+    >>> wg.randn_like(wg.zeros(4)).shape
+    (4,)
+    """
+    like = _like(check_tensor("randn_like", input), dtype, backend, device)
+    return randn(input.shape, generator=generator, requires_grad=requires_grad, **like)
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, requires_grad=False, backend=None,
+                 device=None) -> Tensor:
+    """Random integers in [low, high) with ``input``'s shape, dtype and backend:
+    ``randint_like(x, high)`` or ``randint_like(x, low, high)``.
+
+    >>> import webgrad as wg
+    >>> wg.randint_like(wg.zeros(3), 10).dtype
+    webgrad.float32
+    """
+    low, high = (0, low) if high is None else (low, high)
+    like = _like(check_tensor("randint_like", input), dtype, backend, device)
+    return randint(low, high, input.shape, generator=generator, requires_grad=requires_grad, **like)
+
+
+def randperm(n, *, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (shuffled on the host, then uploaded).
+
+    >>> import webgrad as wg
+    >>> sorted(wg.randperm(5).tolist())
+    [0, 1, 2, 3, 4]
+    """
+    n = _int("randperm", n, "n")
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}")
+    dt = LONG if dtype is None else to_dtype(dtype)
+    _grad_dtype("randperm", dt, requires_grad)
+    be = _backend(backend, device)
+    return _finish(tensor(permutation(n, generator), dtype=dt, backend=be), requires_grad)
+
+
+# ---------------------------------------------------------------- multinomial
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor:
+    """Draw ``num_samples`` category indices per row of ``input`` (1-d or 2-d non-negative weights,
+    not necessarily summing to 1), with or without replacement; ``webgrad.long``.
+
+    >>> import webgrad as wg
+    >>> wg.multinomial(wg.tensor([0.0, 1.0, 0.0]), 1).tolist()
+    [1]
+    >>> sorted(wg.multinomial(wg.tensor([1.0, 2.0, 3.0]), 3).tolist())
+    [0, 1, 2]
+    """
+    p = check_tensor("multinomial", input).detach()
+    _check_multinomial(p, num_samples, replacement)
+    rows = p if p.ndim == 2 else p.reshape(1, -1)
+    with no_grad():
+        if rows.shape[0] == 0:
+            out = full((0, num_samples), 0, dtype=LONG, backend=input._backend)
+        elif num_samples == 1 or not replacement:
+            out = _without_replacement(rows, num_samples, generator)
+        else:
+            out = _with_replacement(rows, num_samples, generator)
+    return out if input.ndim == 2 else out.reshape(num_samples)
+
+
+def _check_multinomial(input, num_samples, replacement):
+    if not input.dtype.is_floating:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype.name}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got shape {tuple(input.shape)}")
+    num_samples = _int("multinomial", num_samples, "num_samples")
+    if num_samples <= 0:
+        raise RuntimeError(f"multinomial: cannot sample n_sample <= 0 samples (got {num_samples})")
+    if not replacement and num_samples > input.shape[-1]:
+        raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement "
+                           f"({num_samples} > {input.shape[-1]})")
+    if input.numel() == 0 and input.shape[-1] != 0:
+        return
+    valid, positive = _all(((input >= 0) & (input < math.inf)).all(), (input.sum(-1) > 0).all())
+    if not valid:
+        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+    if not positive:
+        raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def _without_replacement(p, n, generator):
+    """The exponential race (PyTorch's choice too): with q ~ Exp(1) per category, the categories
+    ranked by p / q are a draw without replacement; taken one argmax at a time (no sort needed)."""
+    k = p.shape[1]
+    q = (-(-_uniform(p.shape, p.dtype, p._backend, generator, "multinomial")).log1p()).clamp(min=_TINY)
+    scores, picks = p / q, []
+    columns = arange(k, backend=p._backend)
+    for i in range(n):
+        picks.append(argmax(scores, -1, keepdim=True))
+        if i + 1 < n:
+            scores = where(columns == picks[-1], -1.0, scores)
+    return (cat(picks, -1) if n > 1 else picks[0]).to(LONG)
+
+
+def _with_replacement(p, n, generator):
+    """Inverse CDF: a sample's category is the number of cumulative-sum boundaries at or below
+    ``u * total``, u ~ U[0, 1). Boundaries equal to the total (trailing zero weights) never count,
+    so a zero-weight category is never drawn even when ``u * total`` rounds up to the total."""
+    rows, k = p.shape
+    if k == 1:
+        return full((rows, n), 0, dtype=LONG, backend=p._backend)
+    cdf = p.cumsum(-1)
+    total = cdf[:, k - 1:]
+    bounds = cdf[:, :k - 1].unsqueeze(1)                   # [rows, 1, k-1]
+    usable = bounds < total.unsqueeze(-1)
+    u = _uniform((rows, n), p.dtype, p._backend, generator, "multinomial") * total
+    step = max(1, _COMPARE_BUDGET // (rows * (k - 1)))
+    chunks = [((bounds <= u[:, s:s + step].unsqueeze(-1)) & usable).sum(-1) for s in range(0, n, step)]
+    return (cat(chunks, -1) if len(chunks) > 1 else chunks[0]).to(LONG)
+
+
+# ---------------------------------------------------------------- bernoulli, normal
+
+
+def bernoulli(input, p=None, *, generator=None) -> Tensor:
+    """1 with probability ``input`` (or ``p`` for every element when given), else 0, in
+    ``input``'s dtype.
+
+    >>> import webgrad as wg
+    >>> wg.bernoulli(wg.tensor([0.0, 1.0])).tolist()
+    [0.0, 1.0]
+    """
+    check_tensor("bernoulli", input)
+    probs = _probability("bernoulli", input if p is None else p)
+    dt = input.dtype if input.dtype.is_floating else default_float
+    hit = _uniform(input.shape, dt, input._backend, generator, "bernoulli") < probs
+    return hit.to(input.dtype)
+
+
+def _probability(op, p):
+    """``p`` checked to lie in [0, 1]: a number, or a floating tensor (one readback, as PyTorch's check)."""
+    if isinstance(p, Tensor):
+        if not p.dtype.is_floating:
+            raise NotImplementedError(f"{op}: probabilities must be a floating tensor, got dtype {p.dtype.name}")
+        p = p.detach()
+        if p.numel() and not _all(((p >= 0) & (p <= 1)).all())[0]:
+            raise RuntimeError(f"{op}: expected all probabilities p to satisfy 0 <= p <= 1")
+        return p
+    if not is_scalar(p) or not 0 <= p <= 1:
+        raise RuntimeError(f"{op}: expects p to be in [0, 1], but got p={p}")
+    return p
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False, backend=None,
+           device=None) -> Tensor:
+    """Normal draws with the given mean and std: both tensors (broadcast), either a tensor and the
+    other a number, or two numbers and a ``size``. Not differentiable in ``mean``/``std``
+    (PyTorch's gradients for them are zero).
+
+    >>> import webgrad as wg
+    >>> wg.normal(wg.zeros(3), 1.0).shape
+    (3,)
+    >>> wg.normal(2.0, 0.0, size=(2,)).tolist()
+    [2.0, 2.0]
+    """
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError("normal: with a number mean and std, give a size, e.g. normal(0.0, 1.0, size=(2, 3))")
+        _check_std(std)
+        t = _normal(_shape(size, "normal"), _floating("normal", dtype), _backend(backend, device), generator,
+                    "normal", float(mean), float(std))
+        return _finish(t, requires_grad)
+    if size is not None or dtype is not None or backend is not None or device is not None or requires_grad:
+        raise TypeError("normal: size, dtype, backend, device and requires_grad go with a number mean and std "
+                        "only; a tensor mean or std gives the shape, dtype and backend")
+    _check_std(std)
+    shape = broadcast_shapes(*(tuple(t.shape) for t in tensors), op="normal")
+    dt = _floating("normal", tensors[0].dtype if len(tensors) == 1 else _promoted(mean, std))
+    z = _normal(shape, dt, tensors[0]._backend, generator, "normal")
+    return _detached(mean) + _detached(std) * z
+
+
+def _check_std(std):
+    if isinstance(std, Tensor):
+        if std.numel() and not _all((std.detach() >= 0).all())[0]:
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+
+
+def _promoted(a, b):
+    return a.dtype if a.dtype._rank >= b.dtype._rank else b.dtype
+
+
+def _detached(x):
+    return x.detach() if isinstance(x, Tensor) else x
+
+
+# ---------------------------------------------------------------- in-place fills (Tensor methods)
+
+
+def _fill(self, new, op) -> Tensor:
+    """Write the draws ``new`` into ``self``, cast to its dtype (an int tensor takes rounded-down values)."""
+    return self._assign(new if new.dtype is self.dtype else new.to(self.dtype), op)
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None) -> Tensor:
+    """Fill with values drawn uniformly from [from_, to) (PyTorch's ``from``, a Python keyword).
+
+    >>> import webgrad as wg
+    >>> t = wg.empty(100).uniform_(-1, 1); -1 <= t.min().item() and t.max().item() < 1
+    True
+    """
+    dt = _floating("uniform_", self.dtype)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+    return _fill(self, _uniform(self.shape, dt, self._backend, generator, "uniform_", float(from_), float(to)),
+                 "uniform_")
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None) -> Tensor:
+    """Fill with draws from N(mean, std²).
+
+    >>> import webgrad as wg
+    >>> wg.empty(2, 3).normal_(0, 0.01).shape
+    (2, 3)
+    """
+    dt = _floating("normal_", self.dtype)
+    _check_std(std)
+    return _fill(self, _normal(self.shape, dt, self._backend, generator, "normal_", float(mean), float(std)),
+                 "normal_")
+
+
+def bernoulli_(self, p=0.5, *, generator=None) -> Tensor:
+    """Fill with 1 with probability ``p`` (a number, or a tensor broadcast to this one), else 0.
+
+    >>> import webgrad as wg
+    >>> wg.empty(3).bernoulli_(1.0).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    probs = _probability("bernoulli_", p)
+    dt = self.dtype if self.dtype.is_floating else default_float
+    return _fill(self, _uniform(self.shape, dt, self._backend, generator, "bernoulli_") < probs, "bernoulli_")
+
+
+def exponential_(self, lambd=1.0, *, generator=None) -> Tensor:
+    """Fill with draws from the exponential distribution of rate ``lambd``: -log(1 - U) / lambd.
+
+    >>> import webgrad as wg
+    >>> wg.empty(100).exponential_(2.0).min().item() >= 0
+    True
+    """
+    dt = _floating("exponential_", self.dtype, RuntimeError)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    u = _uniform(self.shape, dt, self._backend, generator, "exponential_")
+    return _fill(self, (-u).log1p() * (-1.0 / lambd), "exponential_")
+
+
+def geometric_(self, p, *, generator=None) -> Tensor:
+    """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...):
+    ceil(log(1 - U) / log(1 - p)).
+
+    >>> import webgrad as wg
+    >>> wg.empty(100).geometric_(0.5).min().item() >= 1
+    True
+    """
+    if not (is_scalar(p) and 0 < p < 1):
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    dt = self.dtype if self.dtype.is_floating else default_float
+    u = _uniform(self.shape, dt, self._backend, generator, "geometric_")
+    return _fill(self, ((-u).log1p() / math.log1p(-p)).ceil().clamp(min=1), "geometric_")
+
+
+_RANDOM_BITS = {"bool": 1, "int32": 31, "int64": 63, "float16": 11, "float32": 24}  # random_() bounds: 2**bits
+
+
+def random_(self, from_=None, to=None, *, generator=None) -> Tensor:
+    """Fill with integers drawn uniformly from [from_, to): ``random_(to)``, ``random_(from_, to)``,
+    or ``random_()``: [0, 2**mantissa bits] for floats (float32: 2**24), [0, max] for integers.
+
+    >>> import webgrad as wg
+    >>> t = wg.zeros(50).random_(3, 5); sorted(set(t.tolist()))
+    [3.0, 4.0]
+    """
+    if to is None and from_ is not None:
+        from_, to = 0, from_
+    if to is None:
+        return _fill(self, _dtype_range(self, generator), "random_")
+    low, high = _int("random_", from_ or 0, "from"), _int("random_", to, "to")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return _fill(self, _integers(self.shape, low, high, self._backend, generator, "random_"), "random_")
+
+
+def _dtype_range(self, generator):
+    """random_()'s draws: [0, 2**bits] inclusive for floats (as PyTorch), else [0, 2**bits - 1] as a sum
+    of 16-bit draws, each scaled in this tensor's dtype."""
+    bits = _RANDOM_BITS.get(self.dtype.name)
+    if bits is None:
+        raise NotImplementedError(f"random_: without bounds webgrad fills {', '.join(_RANDOM_BITS)} tensors; "
+                                  f"this one is {self.dtype.name}: give from/to")
+    if self.dtype.is_floating:
+        return _integers(self.shape, 0, (1 << bits) + 1, self._backend, generator, "random_")
+    limbs = [_integers(self.shape, 0, 1 << min(16, bits - shift), self._backend, generator, "random_")
+             .to(self.dtype) * (1 << shift) for shift in range(0, bits, 16)]
+    return sum(limbs[1:], limbs[0])
+
+
+METHODS = {"uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "exponential_": exponential_,
+           "geometric_": geometric_, "random_": random_, "bernoulli": bernoulli, "multinomial": multinomial}
+
+__all__ = ["rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "multinomial",
+           "bernoulli", "normal"]
