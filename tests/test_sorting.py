@@ -87,7 +87,8 @@ CASES = [
     OpCase("quantile", lambda x, q: x.quantile(q, 0), torch_ref(lambda x, q: torch.quantile(x, q, 0)),
            [distinct(4, 2, 3), np.array([0.3, 0.9])], id="quantile-q-3d-dim0"),
     OpCase("quantile", lambda x: x.quantile(0.6, interpolation="midpoint"),
-           torch_ref(lambda x: torch.quantile(x, 0.6, interpolation="midpoint")), [distinct(6)], id="quantile-midpoint"),
+           torch_ref(lambda x: torch.quantile(x, 0.6, interpolation="midpoint")), [distinct(6)],
+           id="quantile-midpoint"),
     OpCase("quantile", lambda x: x.quantile(0.6, 1, interpolation="nearest"),
            torch_ref(lambda x: torch.quantile(x, 0.6, 1, interpolation="nearest")), [distinct(2, 6)],
            id="quantile-nearest"),
@@ -352,41 +353,43 @@ def raises_like_torch(wg_call, torch_call):
     return str(got.value)
 
 
-@pytest.mark.parametrize("call", [
-    lambda m, x: m.sort(x, 2),                          # dim out of range: IndexError
-    lambda m, x: m.sort(x, -3),
-    lambda m, x: m.sort(x, 0.5),                        # TypeError
-    lambda m, x: m.sort(x, -1, True, True),             # stable is keyword-only
-    lambda m, x: m.sort(x, descending=1),
-    lambda m, x: m.sort(x, foo=1),
-    lambda m, x: m.argsort(x, -1, True, True),
-    lambda m, x: m.topk(x, 4),                          # k out of range: RuntimeError
-    lambda m, x: m.topk(x, -1),
-    lambda m, x: m.topk(x, 2.0),                        # TypeError
-    lambda m, x: m.topk(x, True),
-    lambda m, x: m.topk(x, 1, dim=None),
-    lambda m, x: m.topk(x, 1, dim=2),
-    lambda m, x: m.topk(x > 0, 1),                      # bool: RuntimeError
-    lambda m, x: m.kthvalue(x, 0),
-    lambda m, x: m.kthvalue(x, 4),
-    lambda m, x: m.kthvalue(x > 0, 1),                  # bool: NotImplementedError
-    lambda m, x: m.median(x > 0),
-    lambda m, x: m.median(x, 2),
-    lambda m, x: m.quantile(x, 1.5),                    # q out of [0, 1]: RuntimeError
-    lambda m, x: m.quantile(x, -0.1, dim=0),
-    lambda m, x: m.quantile(x, 0.5, interpolation="cubic"),
-    lambda m, x: m.quantile(x.long(), 0.5),             # integer input: RuntimeError
-    lambda m, x: m.quantile(x, [0.5]),                  # TypeError
-    lambda m, x: m.nanquantile(x, 0.5, dim=3),
+@pytest.mark.parametrize("op, call", [
+    ("sort", lambda m, x: m.sort(x, 2)),  # dim out of range: IndexError
+    ("sort", lambda m, x: m.sort(x, -3)),
+    ("sort", lambda m, x: m.sort(x, 0.5)),  # TypeError
+    ("sort", lambda m, x: m.sort(x, -1, True, True)),  # stable is keyword-only
+    ("sort", lambda m, x: m.sort(x, descending=1)),
+    ("sort", lambda m, x: m.sort(x, foo=1)),
+    ("argsort", lambda m, x: m.argsort(x, -1, True, True)),
+    ("topk", lambda m, x: m.topk(x, 4)),  # k out of range: RuntimeError
+    ("topk", lambda m, x: m.topk(x, -1)),
+    ("topk", lambda m, x: m.topk(x, 2.0)),  # TypeError
+    ("topk", lambda m, x: m.topk(x, True)),
+    ("topk", lambda m, x: m.topk(x, 1, dim=None)),
+    ("topk", lambda m, x: m.topk(x, 1, dim=2)),
+    ("topk", lambda m, x: m.topk(x > 0, 1)),  # bool: RuntimeError
+    ("kthvalue", lambda m, x: m.kthvalue(x, 0)),
+    ("kthvalue", lambda m, x: m.kthvalue(x, 4)),
+    ("kthvalue", lambda m, x: m.kthvalue(x > 0, 1)),  # bool: NotImplementedError
+    ("median", lambda m, x: m.median(x > 0)),
+    ("median", lambda m, x: m.median(x, 2)),
+    ("quantile", lambda m, x: m.quantile(x, 1.5)),  # q out of [0, 1]: RuntimeError
+    ("quantile", lambda m, x: m.quantile(x, -0.1, dim=0)),
+    ("quantile", lambda m, x: m.quantile(x, 0.5, interpolation="cubic")),
+    ("quantile", lambda m, x: m.quantile(x.long(), 0.5)),  # integer input: RuntimeError
+    ("quantile", lambda m, x: m.quantile(x, [0.5])),  # TypeError
+    ("nanquantile", lambda m, x: m.nanquantile(x, 0.5, dim=3)),
 ])
-def test_errors(backend, call):
+def test_errors(backend, op, call):
     data = [[3.0, 1.0, 2.0], [0.0, -1.0, 5.0]]
-    raises_like_torch(lambda: call(wg, wg.tensor(data)), lambda: call(torch, torch.tensor(data)))
+    message = raises_like_torch(lambda: call(wg, wg.tensor(data)), lambda: call(torch, torch.tensor(data)))
+    assert op in message, message
 
 
 def test_errors_with_empty_and_tensor_q(backend):
-    raises_like_torch(lambda: wg.kthvalue(wg.zeros(0, 3), 1, dim=0), lambda: torch.kthvalue(torch.zeros(0, 3), 1, dim=0))
-    raises_like_torch(lambda: wg.kthvalue(wg.zeros(2, 0), 3, dim=0), lambda: torch.kthvalue(torch.zeros(2, 0), 3, dim=0))
+    for shape, k in [((0, 3), 1), ((2, 0), 3)]:   # an empty reduced dim (IndexError), k past it (RuntimeError)
+        raises_like_torch(lambda: wg.kthvalue(wg.zeros(*shape), k, dim=0),
+                          lambda: torch.kthvalue(torch.zeros(*shape), k, dim=0))
     raises_like_torch(lambda: wg.median(wg.zeros(2, 0), 1), lambda: torch.median(torch.zeros(2, 0), 1))
     raises_like_torch(lambda: wg.topk(wg.zeros(0), 1), lambda: torch.topk(torch.zeros(0), 1))
     raises_like_torch(lambda: wg.quantile(wg.zeros(0), 0.5), lambda: torch.quantile(torch.zeros(0), 0.5))

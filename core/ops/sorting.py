@@ -281,7 +281,7 @@ def _lerp(a, b, w):
     return binary.where(binary.lt(w, 0.5), low, high)
 
 
-def _ranks(op, s, q, ignore_nan):
+def _ranks(s, q, ignore_nan):
     """Fractional positions of the quantiles ``q`` in the rows of ``s`` (sorted along its last dim, NaN
     last), shape (*rows, len(q)): a row with NaN gives its last position (quantile: NaN), nanquantile
     counts the numbers only (position 0, a NaN, when there are none)."""
@@ -326,7 +326,7 @@ def _quantile(op, x, q, dim, keepdim, interpolation, ignore_nan):
         rows = movement.movedim(x, axis, -1) if x.ndim else reshape_to(x, (1,))
         kept = tuple(1 if d == axis else s for d, s in enumerate(x.shape) if keepdim or d != axis)
     s, _ = _sorted(rows, rows.ndim - 1, False)
-    out = _interpolated(s, _ranks(op, s, q, ignore_nan), interpolation)    # (*rows, len(q))
+    out = _interpolated(s, _ranks(s, q, ignore_nan), interpolation)    # (*rows, len(q))
     if not q_dim:
         return reshape_to(out, kept)
     return reshape_to(movement.movedim(out, -1, 0), (q.shape[0],) + kept)
