@@ -78,6 +78,11 @@ ARGMAX = "ArgMax"             # axis: int, keepdim: bool -> int32 (first occurre
 ARGMIN = "ArgMin"             # axis: int, keepdim: bool -> int32 (first occurrence)
 CUMSUM = "Cumsum"             # axis: int
 
+# --- sorting ------------------------------------------------------------------------
+SORT = "Sort"                 # axis: int, descending: bool; x of rank >= 1 -> (values, indices: int64) along axis,
+                              # stable (equal keys keep their order, descending too), NaN above every number
+                              # (last ascending, first descending), -0.0 equal to 0.0
+
 # --- linear algebra -------------------------------------------------------------
 MATMUL = "MatMul"             # (a[..., m, k], b[..., k, n]) with batch broadcasting;
                               # transpose_a, transpose_b: bool (operands given transposed)

@@ -147,6 +147,15 @@ CASES = {
     "logsumexp": unary(lambda wg, x: wg.logsumexp(x, 1)),
     "var_std": unary(lambda wg, x: wg.var(x, 1) + wg.std(x, 0).sum()),
     "norm": unary(lambda wg, x: wg.norm(x)),
+    # ---------------------------------------------------------------- sorting (the GPU's three paths: counting,
+    # one block, blocks and merge steps)
+    "sort": unary(lambda wg, x: x.sort(1, descending=True).values * wg.arange(4.0)),
+    "sort_block": unary(lambda wg, x: x.sort(0).values, shape=(300, 2)),
+    "sort_merge": unary(lambda wg, x: x.sort(1, descending=True).values, shape=(2, 700)),
+    "argsort_topk_indices": lambda wg: (lambda x: (wg.cat([x.argsort(0).reshape(-1), x.topk(2).indices.reshape(-1)]),
+                                                   []))(const(wg, (5, 6), 6)),
+    "median_kthvalue_quantile": unary(lambda wg, x: x.median(1).values + x.kthvalue(2, 1).values + x.quantile(0.3, 1),
+                                      shape=(3, 5)),
     # ---------------------------------------------------------------- linear algebra
     "matmul": binary(lambda wg, a, b: a @ b, (3, 5), (5, 4)),
     "matmul_batched_broadcast": binary(lambda wg, a, b: a @ b, (2, 1, 3, 4), (3, 4, 2)),
