@@ -17,8 +17,10 @@ from string import Template
 
 from .device import GpuError
 
-UNIFORM_WORDS = 64                  # 256 bytes: one dynamic-offset slot (WebGPU's offset alignment)
-UNIFORM_SLOT = UNIFORM_WORDS * 4
+SLOT_WORDS = 64                     # 256 bytes: one dynamic-offset slot (WebGPU's offset alignment)
+UNIFORM_SLOT = SLOT_WORDS * 4
+UNIFORM_WORDS = SLOT_WORDS - 1      # the words a program may use
+ZERO_WORD = SLOT_WORDS - 1          # the slot's last word: no program writes it, so it stays 0 (see _prelude)
 _FMT = {"u32": "I", "i32": "i", "f32": "f"}
 
 # webgrad dtype name -> WGSL storage element type (bool is stored as u32 0/1; int64 as i32, its values
@@ -86,9 +88,14 @@ def _prelude(inputs, outputs, offsets, wg) -> str:
     for name, typ in outputs:
         lines.append(f"@group(0) @binding({b}) var<storage, read_write> {name}: array<{typ}>;")
         b += 1
-    lines += [f"struct Uniforms {{ d: array<vec4<u32>, {UNIFORM_WORDS // 4}> }};",
+    # Uniforms are read at an offset the shader compiler cannot fold (plus the slot's last word,
+    # always 0). Otherwise Mesa's lavapipe (22.3, Debian 12's) "inlines" the uniforms that a
+    # branch or a loop bound reads at a constant offset: when that shrinks the shader, it compiles
+    # a variant at every dispatch and never frees it (0.4 MiB of host memory per MatMul dispatch).
+    zero = f"u.d[{ZERO_WORD // 4}u][{ZERO_WORD % 4}u]"
+    lines += [f"struct Uniforms {{ d: array<vec4<u32>, {SLOT_WORDS // 4}> }};",
               f"@group(0) @binding({b}) var<uniform> u: Uniforms;",
-              "fn ui(i: u32) -> u32 { return u.d[i >> 2u][i & 3u]; }",
+              f"fn ui(i: u32) -> u32 {{ let j = i + {zero}; return u.d[j >> 2u][j & 3u]; }}",
               "fn ii(i: u32) -> i32 { return bitcast<i32>(ui(i)); }",
               "fn uf(i: u32) -> f32 { return bitcast<f32>(ui(i)); }",
               # workgroups beyond 65535 are split over y: this is the flat workgroup index
