@@ -530,8 +530,8 @@ class GpuBackend:
     def memory(self) -> dict:
         """Live tensors, the bytes their data holds, and GPU bytes: ``in_use`` by arrays (live
         tensors, saved tensors, cached constants, the index-check flags), ``pooled`` in free
-        buffers kept for reuse (storage and readback buffers; at most ``pool_limit``). Submits
-        pending work first, so released buffers count as pooled."""
+        buffers kept for reuse (storage and readback buffers, trimmed to ``pool_limit``, which is
+        reported too). Submits pending work first, so released buffers count as pooled."""
         from webgrad.engine import SavedTensor
         from webgrad.tensor import Tensor
         self.flush()
