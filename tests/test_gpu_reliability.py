@@ -136,3 +136,88 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }""", output=lambda shapes, attrs: (shapes[0], "float32"))
     _junk(gpu)
     assert op(wg.ones(8, device="wgpu")).tolist() == [1.0] * 4 + [0.0] * 4
+
+
+# ---------------------------------------------------------------- user shaders that cannot run
+
+COPY = """
+@compute @workgroup_size(SIZE)
+fn ENTRY(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i < u.size_out) { out[i] = in0[i]; }
+}"""
+
+BAD_SHADERS = {
+    "no main": (dict(ENTRY="mane", SIZE="WG"), {}, r"'NoEntry': the shader has no entry point `fn main`"),
+    "main in a comment only": (dict(ENTRY="mane // fn main(", SIZE="WG"), {}, r"no entry point `fn main`"),
+    "too many invocations": (dict(ENTRY="main", SIZE="512"), {},
+                             r"line 2, column 10: @workgroup_size\(512\) is not a workgroup WebGPU runs"),
+    "a zero size": (dict(ENTRY="main", SIZE="0"), {}, r"@workgroup_size\(0\) is not a workgroup WebGPU runs"),
+    "z beyond 64": (dict(ENTRY="main", SIZE="1, 1, 65"), {"grid": lambda s, a: 1}, r"is not a workgroup"),
+    "not the dispatch's size": (dict(ENTRY="main", SIZE="16, 16"), {},
+                                r"@workgroup_size\(16, 16\) runs 256 invocations per workgroup, but the dispatch covers "
+                                r"size_out with workgroups of workgroup_size=64"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_SHADERS)
+def test_a_shader_that_cannot_run_names_the_kernel_and_the_cause(gpu, case):
+    subs, options, message = BAD_SHADERS[case]
+    source = COPY
+    for k, v in subs.items():
+        source = source.replace(k, v)
+    op = wg.wgsl_kernel("NoEntry", source, output=lambda shapes, attrs: (shapes[0], "float32"), **options)
+    try:
+        with pytest.raises(wg.WgslError, match=message) as e:
+            op(wg.ones(8, device="wgpu"))
+        assert e.value.kernel == "NoEntry"
+        assert not any(k[:2] == ("wgsl", "NoEntry") for k in gpu.pipelines)
+    finally:
+        for b in ("wgpu", "webgpu"):
+            wg.unregister_kernel("NoEntry", b)
+    assert (wg.ones(3, device="wgpu") * 2).tolist() == [2.0] * 3
+
+
+def test_a_two_dimensional_workgroup_runs_with_its_own_grid(gpu):
+    source = COPY.replace("ENTRY", "main").replace("SIZE", "8, 8").replace("flat_index(wid, nwg, lid)",
+                                                                            "wid.x * 64u + lid")
+    op = wg.wgsl_kernel("Grid2D", source, output=lambda shapes, attrs: (shapes[0], "float32"),
+                        grid=lambda shapes, attrs: -(-shapes[0][0] // 64))
+    try:
+        assert op(wg.arange(100.0, device="wgpu")).tolist() == [float(i) for i in range(100)]
+    finally:
+        for b in ("wgpu", "webgpu"):
+            wg.unregister_kernel("Grid2D", b)
+
+
+# ---------------------------------------------------------------- a lost device
+
+AFTER_LOSS = {
+    "a readback": lambda t, pending: t.tolist(),
+    "a readback of pending work": lambda t, pending: pending.tolist(),
+    "an async readback": lambda t, pending: asyncio.run(t._backend.read_async(t._data)),
+    "an upload": lambda t, pending: wg.tensor([1.0, 2.0, 3.0], backend="wgpu_lost"),
+    "a numpy upload": lambda t, pending: wg.tensor(np.ones(5, np.float32), backend="wgpu_lost"),
+    "a kernel": lambda t, pending: t + t,
+    "memory()": lambda t, pending: wg.memory(),
+}
+
+
+@pytest.mark.parametrize("case", AFTER_LOSS)
+def test_the_first_error_after_device_loss_is_a_gpu_error(gpu, case):
+    """Whatever first reaches a lost device -- a readback, an upload, a kernel, memory() -- raises
+    a GpuError that says the device was lost, not wgpu's bare error."""
+    from webgrad.backends.gpu import GpuBackend, GpuError, register_kernels
+    from webgrad.backends.gpu.native import NativeDevice
+    wg.register_backend("wgpu_lost", lambda: GpuBackend(NativeDevice(), "wgpu_lost"), priority=-10)
+    register_kernels("wgpu_lost")
+    try:
+        t = wg.tensor([1.0, 2.0], backend="wgpu_lost")
+        assert (t + 1).tolist() == [2.0, 3.0]
+        pending = t * 2
+        wg.backend("wgpu_lost").device.device.destroy()
+        with pytest.raises(GpuError, match=r"^wgpu_lost: .* failed \(the GPU device was lost: restart the process"):
+            AFTER_LOSS[case](t, pending)
+    finally:
+        wg.remove_backend("wgpu_lost")

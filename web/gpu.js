@@ -5,7 +5,8 @@
 // Python calls them with positional arguments only: building descriptor dicts in Python costs
 // more per call and leaks proxies (DESIGN.md §7), so every descriptor is made here.
 //
-//   requestDevice(powerPreference)      -> Promise<{adapter, device, info}>  (info: plain strings)
+//   requestDevice(powerPreference)      -> Promise<{adapter, device, info, limits}>  (info: plain strings;
+//                                          limits by WebGPU's names, e.g. "max-buffer-size")
 //   runner(device)                      -> the per-device functions below (closures, no `this`)
 //     buffer(size, kind)                  kind 0 storage, 1 uniform, 2 staging (MAP_READ)
 //     write(buffer, offset, data)         queue.writeBuffer from a Python buffer (no extra copy) or a typed array
@@ -43,8 +44,10 @@
     const ai = adapter.info || {};
     const info = {vendor: ai.vendor || "", architecture: ai.architecture || "", device: ai.device || "",
                   description: ai.description || "", fallback: !!(ai.isFallbackAdapter || adapter.isFallbackAdapter)};
-    const limits = {};
-    for (const k of [...Object.keys(LIMITS), ...RAISED]) limits[k] = device.limits[k];
+    const limits = {};                        // by WebGPU's names, as wgpu-py gives them: max-buffer-size
+    for (const k of [...Object.keys(LIMITS), ...RAISED]) {
+      limits[k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())] = device.limits[k];
+    }
     return {adapter, device, info, limits};
   }
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from webgrad.registry import register_backend, register_kernel
 
-from .device import GpuError
+from .device import GpuError, GpuLimitError, device_failure, is_lost
 from .runtime import GpuArray, GpuBackend
 
 CPU_PRIORITY = 0
@@ -25,7 +25,8 @@ def register_kernels(backend_name: str) -> None:
 
 def _bind(fn, backend_name, registry, kernel_name="kernel"):
     """The registered kernel: finds the backend object at call time, and turns the runtime's
-    errors (validation, a lost device) into a GpuError that names the kernel."""
+    errors (validation, a lost device) into a GpuError, and a size beyond the device's limits
+    into a GpuLimitError, that name the kernel."""
     instances = registry._backend_instances
 
     def kernel(*args, **attrs):
@@ -33,10 +34,22 @@ def _bind(fn, backend_name, registry, kernel_name="kernel"):
         try:
             return fn(be, *args, **attrs)
         except be.device.errors() as e:
-            lost = " (the GPU device was lost: restart the process to get a new one)" if "lost" in str(e) else ""
-            raise GpuError(f"{backend_name}: kernel {kernel_name!r} failed{lost}: {e}") from None
+            raise device_failure(f"{backend_name}: kernel {kernel_name!r}", e) from None
+        except GpuLimitError as e:   # a uniform too large for 32 bits: the output's size says why, when it is that
+            why = "shape" in attrs and be.oversize(attrs["shape"]) or e
+            raise GpuLimitError(f"{backend_name}: kernel {kernel_name!r}{_operands(args)}: {why}") from None
+        except GpuError as e:
+            if not is_lost(e) or not hasattr(e, "runtime_error"):
+                raise
+            raise device_failure(f"{backend_name}: kernel {kernel_name!r}", e) from None  # e.g. in its upload
     kernel.__name__ = kernel.__qualname__ = getattr(fn, "__name__", "kernel")
     return kernel
+
+
+def _operands(args) -> str:
+    """`` on float32 (2, 3), int32 (4,)``: the shapes of a kernel's arrays, for errors."""
+    shapes = [f"{a.dtype.name} {a.shape}" for a in args if isinstance(a, GpuArray)]
+    return f" on {', '.join(shapes)}" if shapes else ""
 
 
 def _native_priority() -> int:
@@ -61,4 +74,4 @@ def register_native(priority: int | None = None) -> None:
     register_kernels("wgpu")
 
 
-__all__ = ["GpuArray", "GpuBackend", "GpuError", "register_kernels", "register_native"]
+__all__ = ["GpuArray", "GpuBackend", "GpuError", "GpuLimitError", "register_kernels", "register_native"]

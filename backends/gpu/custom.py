@@ -19,11 +19,17 @@ from webgrad.dtypes import bool_, to_dtype
 from webgrad.shapes import broadcast_shapes
 
 from .elementwise import elementwise, fill
-from .program import UNIFORM_WORDS, WGSL_TYPES, Program, WgslError, user_source
+from .program import UNIFORM_WORDS, WGSL_TYPES, Program, WgslError, uniform_format, user_source
 
 GPU_BACKENDS = ("wgpu", "webgpu")
 MAX_RANK = 4
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# WebGPU's default limits on a workgroup, which both GPU devices ask for
+WORKGROUP_LIMITS = {"invocations": 256, "x": 256, "y": 256, "z": 64}
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_MAIN = re.compile(r"\bfn\s+main\s*\(")
+_WORKGROUP_SIZE = re.compile(r"@workgroup_size\s*\(([^)]*)\)")
+_LITERAL = re.compile(r"^(\d+)[ui]?$")
 
 
 class WgslOp:
@@ -158,10 +164,70 @@ def prelude(n_inputs: int, in_dtypes, out_dtype, ranks, attrs, wg: int) -> str:
 class ShaderProgram(Program):
     """A Program whose code is a user's whole shader behind :func:`prelude` (entry ``main``)."""
 
-    def __init__(self, label: str, code: str, n_read: int, n_attrs: int, wg: int):
+    def __init__(self, label: str, code: str, n_read: int, attrs: tuple, wg: int):
         self.label, self.entry, self.wg, self.code = label, "main", wg, code
         self.n_read, self.n_write = n_read, 1
-        self.fmt = "<" + "I" * (5 * (n_read + 1)) + "f" * n_attrs
+        tensors = ["out"] + [f"in{k}" for k in range(n_read)]
+        self.fields = ([(f"shape_{t}", "u32") for t in tensors for _ in range(MAX_RANK)]
+                       + [(f"size_{t}", "u32") for t in tensors] + [(a, "f32") for a in attrs])
+        self.fmt = uniform_format(self.fields)
+
+
+def check_entry_point(name: str, source: str, wg: int, flat: bool) -> None:
+    """Raise a :class:`WgslError` naming kernel ``name`` and the cause when ``source`` has no
+    ``@compute`` entry point ``main`` with a ``@workgroup_size``, when that size is beyond what
+    WebGPU runs, or, for a ``flat`` dispatch (``ceil(size_out / wg)`` workgroups), when it is not
+    ``wg`` invocations. Sizes written other than as literals or ``WG`` are left to WebGPU.
+
+    >>> check_entry_point("K", "@compute @workgroup_size(8, 8) fn main() {}", 64, flat=True)
+    >>> check_entry_point("K", "@compute @workgroup_size(WG) fn mian() {}", 64, flat=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    webgrad.backends.gpu.program.WgslError: WGSL kernel 'K': the shader has no entry point `fn main` ...
+    """
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)    # comments blanked, offsets kept
+    main = _MAIN.search(text)
+    if main is None:
+        raise WgslError(f"WGSL kernel {name!r}: the shader has no entry point `fn main` (write "
+                        f"`@compute @workgroup_size(WG) fn main(...)`)", name, None, None)
+    start = max(text.rfind("}", 0, main.start()), text.rfind(";", 0, main.start())) + 1
+    head, where = text[start:main.start()], _place(text, main.start())
+    size = _WORKGROUP_SIZE.search(head)
+    if "@compute" not in head or size is None:
+        raise WgslError(f"WGSL kernel {name!r}: line {where[0]}: `fn main` needs the attributes `@compute "
+                        f"@workgroup_size(WG)`", name, *where)
+    dims = [_LITERAL.match(d.strip()) or d.strip() for d in size.group(1).split(",") if d.strip()]
+    dims = [wg if d == "WG" else int(d.group(1)) if isinstance(d, re.Match) else None for d in dims]
+    if None in dims:
+        return
+    problem = _workgroup_problem(dims, wg, flat)
+    if problem:
+        line, column = _place(text, start + size.start())
+        raise WgslError(f"WGSL kernel {name!r}: line {line}, column {column}: @workgroup_size({size.group(1).strip()}) "
+                        f"{problem}", name, line, column)
+
+
+def _workgroup_problem(dims: list, wg: int, flat: bool) -> str | None:
+    """What is wrong with a workgroup of ``dims`` (see check_entry_point), or None."""
+    invocations = 1
+    for d in dims:
+        invocations *= d
+    limits = [WORKGROUP_LIMITS[k] for k in "xyz"][:len(dims)]
+    if not 1 <= len(dims) <= 3 or min(dims) < 1 or any(d > m for d, m in zip(dims, limits)) \
+            or invocations > WORKGROUP_LIMITS["invocations"]:
+        x, y, z = (WORKGROUP_LIMITS[k] for k in "xyz")
+        return (f"is not a workgroup WebGPU runs (1 to 3 sizes, each from 1 to {x}, {y}, {z}, and at most "
+                f"{WORKGROUP_LIMITS['invocations']} invocations in all)")
+    if flat and invocations != wg:
+        return (f"runs {invocations} invocations per workgroup, but the dispatch covers size_out with "
+                f"workgroups of workgroup_size={wg} (WG): write @workgroup_size(WG), pass "
+                f"workgroup_size={invocations}, or give a grid")
+    return None
+
+
+def _place(text: str, offset: int) -> tuple:
+    """(line, column), 1-based, of ``offset`` in ``text``."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
 def _padded(shape) -> list:
@@ -204,8 +270,9 @@ def wgsl_kernel(name: str, source: str, output, attrs=(), workgroup_size: int = 
         key = ("wgsl", name, source, tuple(ranks), tuple(in_dtypes), out_dtype.name, wg)
 
         def build():
+            check_entry_point(name, source, wg, flat=grid is None)
             code = prelude(len(arrays), in_dtypes, out_dtype.name, ranks, attrs, wg) + user_source(name, source)
-            return ShaderProgram(name, code, len(arrays), len(attrs), wg)
+            return ShaderProgram(name, code, len(arrays), attrs, wg)
         sizes = [out.size] + [a.size for a in arrays]
         uniforms = [d for s in (out_shape,) + shapes for d in _padded(s)] + sizes + values
         groups = -(-out.size // wg) if grid is None else grid(shapes, dict(attr_values))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import wgpu
 
-from .device import GpuError
+from .device import GpuError, device_failure, is_lost
 
 _STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
@@ -111,6 +111,8 @@ class NativeDevice:
             pipe = self.device.create_compute_pipeline(layout=layout, compute={"module": module, "entry_point": entry},
                                                        label=label)
         except wgpu.GPUError as e:
+            if is_lost(e):
+                raise device_failure(f"wgpu: kernel {label!r}", e) from None
             raise GpuError(f"wgpu: kernel {label!r} failed to compile: {e}") from None
         return (pipe, bgl)
 

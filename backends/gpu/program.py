@@ -15,11 +15,14 @@ from functools import lru_cache
 from importlib import resources
 from string import Template
 
-from .device import GpuError
+from .device import GpuError, GpuLimitError
 
-UNIFORM_WORDS = 64                  # 256 bytes: one dynamic-offset slot (WebGPU's offset alignment)
-UNIFORM_SLOT = UNIFORM_WORDS * 4
+SLOT_WORDS = 64                     # 256 bytes: one dynamic-offset slot (WebGPU's offset alignment)
+UNIFORM_SLOT = SLOT_WORDS * 4
+UNIFORM_WORDS = SLOT_WORDS - 1      # the words a program may use
+ZERO_WORD = SLOT_WORDS - 1          # the slot's last word: no program writes it, so it stays 0 (see _prelude)
 _FMT = {"u32": "I", "i32": "i", "f32": "f"}
+_RANGES = {"u32": (0, 2**32 - 1), "i32": (-2**31, 2**31 - 1)}
 
 # webgrad dtype name -> WGSL storage element type (bool is stored as u32 0/1; int64 as i32, its values
 # checked to fit when uploaded: WebGPU has no 64-bit integers)
@@ -58,13 +61,37 @@ class Program:
             word += count
         if word > UNIFORM_WORDS:
             raise ValueError(f"{label}: {word} uniform words exceed the {UNIFORM_WORDS}-word slot")
-        self.fmt = "<" + "".join(_FMT[typ] * count for _, typ, count in uniforms)
+        self.fields = [(name, typ) for name, typ, count in uniforms for _ in range(count)]
+        self.fmt = uniform_format(self.fields)
         self.code = (_prelude(inputs, outputs, offsets, wg) + (_BAD_INDEX if checks_indices else "")
                      + Template(kernel_source(body)).substitute(subs or {}))
 
     def packed(self, values) -> bytes:
-        """The uniform ``values`` (flattened, in field order) as bytes."""
-        return struct.pack(self.fmt, *values)
+        """The uniform ``values`` (flattened, in field order) as bytes; a
+        :class:`GpuLimitError` names the first one its 32-bit field cannot hold."""
+        try:
+            return struct.pack(self.fmt, *values)
+        except struct.error:
+            raise GpuLimitError(_overflow(self.fields, values)) from None
+
+
+def uniform_format(fields) -> str:
+    """The ``struct`` format of uniform words of (name, WGSL type) ``fields``.
+
+    >>> uniform_format([("n", "u32"), ("p", "f32")])
+    '<If'
+    """
+    return "<" + "".join(_FMT[typ] for _, typ in fields)
+
+
+def _overflow(fields, values) -> str:
+    """Which of ``values`` overflows its (name, WGSL type) field, e.g. ``uniform n = 4294967296 is
+    outside u32 (0..4294967295)``."""
+    for (name, typ), v in zip(fields, values):
+        lo, hi = _RANGES.get(typ, (-float("inf"), float("inf")))
+        if not lo <= v <= hi:
+            return f"uniform {name} = {v} is outside {typ} ({lo}..{hi})"
+    return f"{len(values)} uniform values for {len(fields)} fields"
 
 
 # An index-checking kernel reports each index it refuses: how many, the least and the greatest.
@@ -86,9 +113,14 @@ def _prelude(inputs, outputs, offsets, wg) -> str:
     for name, typ in outputs:
         lines.append(f"@group(0) @binding({b}) var<storage, read_write> {name}: array<{typ}>;")
         b += 1
-    lines += [f"struct Uniforms {{ d: array<vec4<u32>, {UNIFORM_WORDS // 4}> }};",
+    # Uniforms are read at an offset the shader compiler cannot fold (plus the slot's last word,
+    # always 0). Otherwise Mesa's lavapipe (22.3, Debian 12's) "inlines" the uniforms that a
+    # branch or a loop bound reads at a constant offset: when that shrinks the shader, it compiles
+    # a variant at every dispatch and never frees it (0.4 MiB of host memory per MatMul dispatch).
+    zero = f"u.d[{ZERO_WORD // 4}u][{ZERO_WORD % 4}u]"
+    lines += [f"struct Uniforms {{ d: array<vec4<u32>, {SLOT_WORDS // 4}> }};",
               f"@group(0) @binding({b}) var<uniform> u: Uniforms;",
-              "fn ui(i: u32) -> u32 { return u.d[i >> 2u][i & 3u]; }",
+              f"fn ui(i: u32) -> u32 {{ let j = i + {zero}; return u.d[j >> 2u][j & 3u]; }}",
               "fn ii(i: u32) -> i32 { return bitcast<i32>(ui(i)); }",
               "fn uf(i: u32) -> f32 { return bitcast<f32>(ui(i)); }",
               # workgroups beyond 65535 are split over y: this is the flat workgroup index

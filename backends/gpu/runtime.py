@@ -17,6 +17,10 @@
   that buffer. Uploads (``queue.writeBuffer``, which runs before the whole batch) never get
   such a buffer. So a chain of ops cycles through a few buffers and bind groups.
 * Readback: ``to_list``/``read``/``to_numpy`` (sync) and ``read_async``.
+* Limits: an array larger than a kernel may bind (``limits.buffer_limit``), a uniform beyond
+  32 bits or a dispatch beyond 65535 x 65535 workgroups raises a ``GpuLimitError`` before
+  anything is allocated or recorded. The pool keeps at most ``pool_limit`` bytes of free
+  buffers (``limits.pool_limit``), destroying the least recently requested size classes first.
 """
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ import gc
 from webgrad.dtypes import DTYPES, DType, bool_, float32, int32, int64
 from webgrad.host import check_int_range
 
-from .device import GpuError
+from .device import GpuError, GpuLimitError, device_failure, is_lost
+from .limits import buffer_limit, pool_limit
 from .program import UNIFORM_SLOT, Program, compile_error
 
 BATCH_LIMIT = 512                   # dispatches per submit
@@ -58,6 +63,9 @@ def split_groups(groups: int):
     if groups <= MAX_GROUPS:
         return groups, 1
     y = -(-groups // MAX_GROUPS)
+    if y > MAX_GROUPS:
+        raise GpuLimitError(f"a dispatch of {groups} workgroups exceeds {MAX_GROUPS} x {MAX_GROUPS} "
+                            f"(max-compute-workgroups-per-dimension)")
     return -(-groups // y), y
 
 
@@ -127,10 +135,14 @@ class GpuBackend:
         self.pipelines: dict = {}
         self.calls: dict = {}            # kernel call signature -> Call (see elementwise)
         self.submits = 0
+        self.max_buffer, self._max_buffer_limit = buffer_limit(device.limits)
         self._owned: set = set()         # every buffer this backend made and has not destroyed
         self._pool: dict = {}            # size class -> [buffer]
         self._batch_free: dict = {}      # size class -> [buffer] released while the batch is open
         self._staging: dict = {}         # size class -> [mapped-read buffer]
+        self._used: dict = {}            # size class -> submit count at its last request (trims the oldest)
+        self._staging_used: dict = {}    # the same, for readback buffers
+        self._pool_limit = pool_limit(self.max_buffer)
         self._bind_groups: dict = {}
         self._records: list = []         # (label, pipeline, bind group, uniform offset, x, y, z)
         self._uniforms = bytearray(UNIFORM_SLOT * BATCH_LIMIT)
@@ -147,11 +159,15 @@ class GpuBackend:
     def alloc(self, shape: tuple, dtype: DType, upload: bool = False) -> GpuArray:
         """A new (uninitialised) array. A kernel's output (the default) must be written by a
         dispatch recorded after this call: it may get a buffer released earlier in the open
-        batch. ``upload=True`` for an array a queue write fills: never such a buffer."""
+        batch. ``upload=True`` for an array a queue write fills: never such a buffer. An array
+        larger than ``max_buffer`` bytes raises a GpuLimitError."""
         n = 4
         for d in shape:
             n *= d
         size = size_class(n)
+        if size > self.max_buffer:
+            size = self._largest_class(n, shape, "tensor data" if upload else "an output")
+        self._used[size] = self.submits
         free = (not upload and self._batch_free.get(size)) or self._pool.get(size)
         if free:
             buf = free.pop()
@@ -162,21 +178,80 @@ class GpuBackend:
         self.in_use += size
         return GpuArray(Storage(self, buf, size), tuple(shape), dtype)
 
+    def _largest_class(self, n: int, shape, what: str) -> int:
+        """The size class of ``n`` bytes past the last power of two a buffer may hold (the
+        largest buffer), or a GpuLimitError naming ``what`` when ``n`` bytes do not fit at all."""
+        if n > self.max_buffer:
+            raise GpuLimitError(self.oversize(shape, what))
+        return self.max_buffer
+
+    def _check_upload(self, shape) -> None:
+        """Raise a GpuLimitError, before any data is converted, when ``shape`` cannot be uploaded."""
+        message = self.oversize(shape, f"{self.name}: tensor data")
+        if message:
+            raise GpuLimitError(message)
+
+    def oversize(self, shape, what: str = "an output") -> str | None:
+        """Why an array of ``shape`` cannot be held on this device, or None when it can.
+
+        >>> wg.backend("wgpu").oversize((10**9,))   # doctest: +SKIP
+        'an output of shape (1000000000,) needs 4000000000 bytes, more than ... (max-storage-buffer-binding-size)'
+        """
+        n = 4
+        for d in shape:
+            n *= d
+        if n <= self.max_buffer:
+            return None
+        return (f"{what} of shape {tuple(shape)} needs {n} bytes (4 per element), more than the "
+                f"{self.max_buffer} bytes one buffer may hold here ({self._max_buffer_limit})")
+
     def _release(self, buf, size) -> None:
-        (self._batch_free if self._records else self._pool).setdefault(size, []).append(buf)
+        batch_open = self._records
+        (self._batch_free if batch_open else self._pool).setdefault(size, []).append(buf)
         self.in_use -= size
         self.pooled += size
+        if self.pooled > self._pool_limit and not batch_open:
+            self._trim(self._pool_limit)
+
+    @property
+    def pool_limit(self) -> int:
+        """The most bytes of free buffers the pool keeps (see ``limits.pool_limit``); setting
+        it trims the pool at once.
+
+        >>> wg.backend("wgpu").pool_limit = 256 << 20   # doctest: +SKIP
+        """
+        return self._pool_limit
+
+    @pool_limit.setter
+    def pool_limit(self, nbytes: int) -> None:
+        if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes < 0:
+            raise ValueError(f"{self.name}: pool_limit must be a byte count >= 0, got {nbytes!r}")
+        self._pool_limit = nbytes
+        self._trim(nbytes)
+
+    def _trim(self, limit: int) -> None:
+        """Destroy free buffers, those of the least recently requested size classes first (the
+        largest first among equals), until the pool holds at most ``limit`` bytes. Buffers
+        released in the open batch wait for its submit."""
+        classes = [(self._used.get(size, -1), -size, 0, size) for size in list(self._pool)]
+        classes += [(self._staging_used.get(size, -1), -size, 1, size) for size in list(self._staging)]
+        classes.sort()
+        for *_, kind, size in classes:
+            bufs = (self._pool, self._staging)[kind].get(size)
+            while bufs and self.pooled > limit:
+                buf = bufs.pop()
+                self.pooled -= size
+                self._owned.discard(buf)
+                self.device.destroy_buffer(buf)
+            if self.pooled <= limit:
+                return
 
     def empty_pool(self) -> None:
-        """Destroy every pooled buffer (frees GPU memory; the pool refills on demand)."""
+        """Destroy every pooled buffer, readback buffers too (frees GPU memory; the pool refills
+        on demand)."""
         self.flush()
-        for bufs in self._pool.values():
-            for b in bufs:
-                self._owned.discard(b)
-                self.device.destroy_buffer(b)
-        self._pool.clear()
+        self._trim(0)
         self._bind_groups.clear()
-        self.pooled = 0
 
     # ------------------------------------------------------------ pipelines and dispatch
     def pipeline(self, key, build):
@@ -199,12 +274,18 @@ class GpuBackend:
         if isinstance(groups, tuple):
             (x, y), z = groups[:2], groups[2]
             if max(groups) > MAX_GROUPS:
-                raise GpuError(f"{prog.label}: dispatch {groups} exceeds {MAX_GROUPS} workgroups per dimension")
+                raise GpuLimitError(f"a dispatch of {groups} workgroups exceeds {MAX_GROUPS} per dimension "
+                                    f"(max-compute-workgroups-per-dimension)")
         else:
             (x, y), z = split_groups(groups), 1
         if x * y * z <= 0:
             return None
-        return Call(prog.label, pipe, (prog.n_read, prog.n_write), prog.packed(uniforms), x, y, z)
+        try:
+            ub = prog.packed(uniforms)
+        except GpuLimitError as e:
+            raise GpuLimitError(f"{e} (one buffer holds at most {self.max_buffer} bytes here: "
+                                f"{self._max_buffer_limit})") from None
+        return Call(prog.label, pipe, (prog.n_read, prog.n_write), ub, x, y, z)
 
     def run(self, key, build, reads, writes, uniforms, groups) -> None:
         """Record one dispatch of the program ``key`` (see ``prepare``) reading ``reads`` and
@@ -237,23 +318,26 @@ class GpuBackend:
 
     def flush(self, copies=()) -> None:
         """Submit everything recorded (plus ``copies``), then recycle the buffers released meanwhile."""
-        records = self._records
+        records, end = self._records, self._uniform_end
         if not records and not copies:
             return
-        if records:
-            self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:self._uniform_end])
         self._records, self._uniform_slots, self._uniform_end = [], {}, 0
         try:
+            if records:
+                self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:end])
             self.device.submit(copies)
         except self.device.errors() as e:
             self.device.discard()
-            self.device.validate([r[:7] for r in records])
-            names = sorted({r[0] for r in records})
-            raise GpuError(f"{self.name}: a batch of kernels ({', '.join(names)}) failed: {e}") from None
+            if not is_lost(e):
+                self.device.validate([r[:7] for r in records])
+            names = ", ".join(sorted({r[0] for r in records}))
+            raise device_failure(f"{self.name}: " + (f"a batch of kernels ({names})" if names else "a copy"), e) from None
         finally:
             for size, bufs in self._batch_free.items():
                 self._pool.setdefault(size, []).extend(bufs)
             self._batch_free = {}
+            if self.pooled > self._pool_limit:
+                self._trim(self._pool_limit)
         if self._timing is not None:
             self._timed_labels.extend(r[0] for r in records)
         self.submits += 1
@@ -295,15 +379,20 @@ class GpuBackend:
         return a.dtype
 
     def upload_bytes(self, data, shape, dtype: DType) -> GpuArray:
-        out = self.alloc(tuple(shape), self._check_dtype(dtype), upload=True)
-        if len(data):
-            self.device.write_buffer(out.storage.buffer, 0, data)
+        """Native data of ``shape`` from the bytes ``data``."""
+        self._check_dtype(dtype)
+        try:
+            out = self.alloc(tuple(shape), dtype, upload=True)
+            if len(data):
+                self.device.write_buffer(out.storage.buffer, 0, data)
+        except self.device.errors() as e:
+            raise device_failure(f"{self.name}: uploading a tensor of shape {tuple(shape)}", e) from None
         return out
 
     def upload(self, flat, shape, dtype: DType) -> GpuArray:
         """Native data from a flat sequence of Python numbers."""
-        self._check_dtype(dtype)
-        code = _CODES[dtype.name]
+        self._check_upload(shape)
+        code = _CODES[self._check_dtype(dtype).name]
         if not (isinstance(flat, array.array) and flat.typecode == code):
             convert = _PYTHON_TYPES[dtype.name]
             flat = [convert(v) for v in flat]
@@ -322,6 +411,7 @@ class GpuBackend:
             dtype = DTYPES.get(a.dtype.name) or {"i": int64, "u": int64, "b": bool_}.get(kind)
             if dtype is None:
                 raise TypeError(f"tensor: unsupported numpy dtype {a.dtype} on backend {self.name!r}")
+        self._check_upload(a.shape)
         self._check_dtype(dtype)
         if dtype.kind == "i" and a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
             raise OverflowError(f"tensor: {a.dtype} values from {a.min()} to {a.max()} do not fit in {dtype.name} on "
@@ -346,6 +436,9 @@ class GpuBackend:
     def _unstage(self, staged) -> None:
         for s, size, _ in staged:
             self._staging.setdefault(size, []).append(s)
+            self.pooled += size
+        if self.pooled > self._pool_limit:
+            self._trim(self._pool_limit)
 
     def _checked(self, got: list, checks: dict) -> bytes:
         """The array's bytes from the staged reads ``got``, after raising an IndexError for any
@@ -362,18 +455,24 @@ class GpuBackend:
 
     def read_bytes(self, a: GpuArray) -> bytes:
         """The array's bytes, submitting pending work first (sync readback)."""
-        staged, checks = self._stage(a)
+        staged = []
         try:
+            staged, checks = self._stage(a)
             got = [self.device.read_staging(s, n) for s, _, n in staged]
+        except self.device.errors() as e:
+            raise device_failure(f"{self.name}: reading back a tensor of shape {a.shape}", e) from None
         finally:
             self._unstage(staged)
         return self._checked(got, checks)
 
     async def read_bytes_async(self, a: GpuArray) -> bytes:
         """The array's bytes, awaiting the map (the readback browsers allow without JSPI)."""
-        staged, checks = self._stage(a)
+        staged = []
         try:
+            staged, checks = self._stage(a)
             got = [await self.device.read_staging_async(s, n) for s, _, n in staged]
+        except self.device.errors() as e:
+            raise device_failure(f"{self.name}: reading back a tensor of shape {a.shape}", e) from None
         finally:
             self._unstage(staged)
         return self._checked(got, checks)
@@ -394,9 +493,13 @@ class GpuBackend:
         return self._flags, slot
 
     def _staging_buffer(self, n):
-        size = size_class(n)
+        size = min(size_class(n), self.max_buffer)      # no array is larger than max_buffer
+        self._staging_used[size] = self.submits
         free = self._staging.get(size)
-        return (free.pop() if free else self.device.create_staging_buffer(size)), size
+        if free:
+            self.pooled -= size
+            return free.pop(), size
+        return self.device.create_staging_buffer(size), size
 
     def _flat(self, a: GpuArray, data: bytes):
         values = array.array(_CODES[a.dtype.name])
@@ -426,8 +529,10 @@ class GpuBackend:
         return a.nbytes
 
     def memory(self) -> dict:
-        """Live tensors, the bytes their data holds, and the GPU bytes in use / pooled
-        (submits pending work first, so released buffers count as pooled)."""
+        """Live tensors, the bytes their data holds, and GPU bytes: ``in_use`` by arrays (live
+        tensors, saved tensors, cached constants, the index-check flags), ``pooled`` in free
+        buffers kept for reuse (storage and readback buffers, trimmed to ``pool_limit``, which is
+        reported too). Submits pending work first, so released buffers count as pooled."""
         from webgrad.engine import SavedTensor
         from webgrad.tensor import Tensor
         self.flush()
@@ -440,7 +545,7 @@ class GpuBackend:
             elif kind is SavedTensor and o._backend is self:
                 arrays[id(o._data.storage)] = o._data
         return {"tensors": tensors, "bytes": sum(a.nbytes for a in arrays.values()),
-                "in_use": self.in_use, "pooled": self.pooled}
+                "in_use": self.in_use, "pooled": self.pooled, "pool_limit": self._pool_limit}
 
     def info(self) -> dict:
         """The adapter's description and the limits this device asked for."""

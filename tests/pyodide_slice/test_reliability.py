@@ -53,3 +53,30 @@ def test_out_of_range_index_raises_and_the_backend_goes_on():
     with pytest.raises(IndexError, match="SoftmaxCrossEntropy"):
         F.cross_entropy(x.reshape(2, 5), wg.tensor([1, 5])).item()
     assert x[wg.tensor([9, 0])].tolist() == [9.0, 0.0]
+
+
+def test_sizes_beyond_the_device_are_refused_before_anything_runs(slice_backend):
+    be = wg.backend(slice_backend)
+    if not hasattr(be, "max_buffer"):
+        pytest.skip(f"GPU buffer limits: backend {slice_backend!r} has no GPU buffers")
+    from webgrad.backends.gpu import GpuLimitError
+    in_use = be.in_use
+    with pytest.raises(GpuLimitError, match=rf"kernel 'Fill': an output of shape \(1000000000000,\) .* "
+                                            rf"\({be._max_buffer_limit}\)"):
+        wg.zeros(10**12)
+    assert be.in_use == in_use and 0 < be.max_buffer and 0 <= be.pooled <= be.pool_limit
+    assert wg.memory()[slice_backend]["pool_limit"] == be.pool_limit
+    assert (wg.ones(3) * 2).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_a_shader_without_main_names_the_kernel(slice_backend):
+    if slice_backend not in ("wgpu", "webgpu"):
+        pytest.skip(f"WGSL kernels: backend {slice_backend!r} runs none")
+    op = wg.wgsl_kernel("NoMainHere", "@compute @workgroup_size(WG) fn start() {}",
+                        output=lambda shapes, attrs: (shapes[0], "float32"))
+    try:
+        with pytest.raises(wg.WgslError, match="'NoMainHere': the shader has no entry point `fn main`"):
+            op(wg.ones(2))
+    finally:
+        for b in ("wgpu", "webgpu"):
+            wg.unregister_kernel("NoMainHere", b)
