@@ -341,8 +341,7 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     if n:
         be = inputs[0]._backend
     else:
-        be = registry.get_backend() if backend is None else (
-            registry.backend(backend) if isinstance(backend, str) else backend)
+        be = registry.resolve(backend)
     fn = _kernels.get(be.name, _NONE).get(name)
     if fn is None:
         raise NotImplementedError(registry.missing_kernel_message(name, be.name))

@@ -20,10 +20,8 @@ def _shape(args, op) -> tuple:
 
 
 def _backend(backend, device):
-    be = backend if backend is not None else device
-    if be is None:
-        return registry.get_backend()
-    return registry.backend(be) if isinstance(be, str) else be
+    """The backend object a creation op's ``device=`` (or webgrad's ``backend=``) names."""
+    return registry.resolve(backend if backend is not None else device)
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
