@@ -1,4 +1,6 @@
-// Inclusive prefix sum along one axis: a thread per line (outer, inner), summing in order.
+// Inclusive prefix sum along one axis, a thread per line (outer, inner) summing in order.
+// Lines are at most SERIAL_SCAN long (reduce.py): the loop runs at most that many times; longer
+// lines take the block scan (scan_block.wgsl, scan_add.wgsl).
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

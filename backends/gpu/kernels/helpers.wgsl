@@ -1,4 +1,5 @@
-// Float helpers shared by elementwise kernels; F is f32 or vec4<f32>.
+// Helpers shared by elementwise kernels; F is f32 or vec4<f32>, U, B and I its u32, bool and i32
+// shapes (kernels/nan.wgsl comes first).
 // Series near 0 (compilers may fold log(exp(x)), which defeats the usual tricks).
 fn expm1_(x: F) -> F {
     var t = F(1.0 / 39916800.0);
@@ -36,19 +37,47 @@ fn erf_(x: F) -> F {
     return select(far, series, a < F(0.5));
 }
 fn softplus_(x: F) -> F {
-    return max(x, F(0.0)) + log1p_(exp(-abs(x)));
+    return max_(x, F(0.0)) + log1p_(exp(-abs(x)));
 }
+const MAX_F32 = 3.40282347e38;
 fn pow_(a: F, b: F) -> F {
-    // numpy semantics: negative bases with integral exponents, and x ** 0 == 1;
-    // integral |b| <= 4 by multiplication, exact as on the cpu (x ** 2, x ** -1, ...)
+    // C's powf, as PyTorch: a ** 0 == 1 and 1 ** b == 1 even for NaN, (-1) ** +-inf == 1, NaN
+    // otherwise where a or b is, a negative finite base with a non-integral exponent gives NaN,
+    // the sign of a negative base (-0.0 too) kept for odd integral exponents; integral |b| <= 4 by
+    // multiplication, exact as on the cpu (x ** 2, x ** -1, ...)
+    let integral = round(b) == b;                                   // +-inf too, NaN not
+    let odd = integral & (abs(b - F(2.0) * floor(b * F(0.5))) == F(1.0));
+    let neg = bitcast<U>(a) >= U(0x80000000u);                       // the sign bit
     let r = pow(abs(a), b);
-    let bi = round(b);
-    let odd = abs(bi - F(2.0) * floor(bi * F(0.5))) == F(1.0);
-    let neg = select(pow(a, b), select(r, -r, odd), bi == b);
-    let general = select(select(r, neg, a < F(0.0)), F(1.0), b == F(0.0));
-    let n = abs(bi);
+    var p = select(r, -r, odd & neg);
+    p = select(p, nan_(a), (a < F(0.0)) & (a >= F(-MAX_F32)) & !integral);
+    let n = abs(b);
     let a2 = a * a;
     let m = select(select(select(a, a2, n == F(2.0)), a2 * a, n == F(3.0)), a2 * a2, n == F(4.0));
-    let small = select(m, F(1.0) / m, bi < F(0.0));
-    return select(general, small, (bi == b) & (n >= F(1.0)) & (n <= F(4.0)));
+    p = select(p, select(m, F(1.0) / m, b < F(0.0)), integral & (n >= F(1.0)) & (n <= F(4.0)));
+    p = select(p, nan_(a + b), isnan_(a) | isnan_(b));
+    return select(p, F(1.0), (b == F(0.0)) | (a == F(1.0)) | ((a == F(-1.0)) & (n > F(MAX_F32))));
+}
+fn atan2_(y: F, x: F) -> F {
+    // C's atan2, as PyTorch, where WGSL leaves it to the implementation: NaN where y or x is;
+    // +-0 over +0 (or a positive x) is +-0, over -0 (or a negative x) +-pi
+    let sy = bitcast<U>(y) & U(0x80000000u);
+    let pi = bitcast<F>(bitcast<U>(F(3.14159265358979)) | sy);
+    let zero = select(y, pi, bitcast<U>(x) >= U(0x80000000u));
+    let r = select(atan2(y, x), zero, y == F(0.0));
+    return select(r, nan_(y + x), isnan_(y) | isnan_(x));
+}
+fn ipow_(a: I, b: I) -> I {
+    // integer power by squaring, wrapping on overflow as PyTorch's int32; b < 0 gives 0 except for
+    // a == 1 (1) and a == -1 (+-1), as PyTorch's integer pow. The loop runs 31 times (b < 2**31).
+    var r = I(1);
+    var base = a;
+    var e = max(b, I(0));
+    for (var k = 0; k < 31; k++) {
+        r = select(r, r * base, (e & I(1)) == I(1));
+        base = base * base;
+        e = e >> U(1u);
+    }
+    let negative = select(select(I(0), I(1), a == I(1)), select(I(1), I(-1), (b & I(1)) == I(1)), a == I(-1));
+    return select(r, negative, b < I(0));
 }
