@@ -22,9 +22,9 @@ _SIGN = "select(select(T0(0), T0(1), x0 > T0(0)), T0(-1), x0 < T0(0))"   # NaN -
 # kernel -> WGSL expression of x0 (its type T0; F its float type), p0/p1 the float params.
 # NaN and signed zeros as PyTorch: max_, min_ (kernels/nan.wgsl) propagate NaN; relu(-0.0) is -0.0
 FLOAT_UNARY = {
-    K.NEG: "-x0", K.ABS: "abs(x0)", K.EXP: "exp(x0)", K.LOG: "log(x0)", K.LOG1P: "log1p_(x0)",
+    K.NEG: "-x0", K.ABS: "abs(x0)", K.EXP: "exp(x0)", K.LOG: "log_(x0)", K.LOG1P: "log1p_(x0)",
     K.EXPM1: "expm1_(x0)", K.SQRT: "sqrt(x0)", K.RSQRT: "T0(1.0) / sqrt(x0)", K.SQUARE: "x0 * x0",
-    K.RECIPROCAL: "T0(1.0) / x0", K.SIN: "sin(x0)", K.COS: "cos(x0)", K.TAN: "tan(x0)", K.TANH: "tanh_(x0)",
+    K.RECIPROCAL: "T0(1.0) / x0", K.SIN: "sin_(x0)", K.COS: "cos_(x0)", K.TAN: "tan_(x0)", K.TANH: "tanh_(x0)",
     K.SIGMOID: "sigmoid_(x0)", K.RELU: "max_(x0, T0(0.0))",
     K.LEAKY_RELU: "select(x0 * p0, x0, x0 > T0(0.0))",
     K.ELU: "select(p0 * expm1_(x0), x0, x0 > T0(0.0))",
@@ -51,13 +51,26 @@ PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1"
               K.LOGICAL_XOR: "!(x0 == T0(0)) != !(x1 == T1(0))"}
 # the functions of kernels/nan.wgsl and kernels/helpers.wgsl: an expression naming one gets both
 _HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "sigmoid_", "erf_",
-            "softplus_", "pow_", "atan2_")
+            "softplus_", "pow_", "atan2_", "log_")
+_TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
 _INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
 
 
 # the shapes of F the helpers use: U (bits), B (bool), I (i32)
 _HELPER_ALIASES = {vec: [f"alias U = {t('u32')};", f"alias B = {t('bool')};", f"alias I = {t('i32')};"]
                    for vec, t in ((False, str), (True, lambda e: f"vec4<{e}>"))}
+
+
+def _helper_source(helpers: bool, trig: bool, vec: bool) -> str:
+    """The helper functions an expression calls: kernels/nan.wgsl and kernels/helpers.wgsl, and
+    kernels/trig.wgsl (written for scalars) with sin_, cos_ and tan_ over F."""
+    text = kernel_source("nan") + kernel_source("helpers") if helpers else ""
+    if trig:
+        text += kernel_source("trig")
+        for f in ("sin", "cos", "tan"):
+            body = f"F({', '.join(f'{f}1_(x.{c})' for c in 'xyzw')})" if vec else f"{f}1_(x)"
+            text += f"fn {f}_(x: F) -> F {{ return {body}; }}\n"
+    return text
 
 
 def nan_helpers(float_type: str) -> str:
@@ -172,6 +185,7 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
     vec = vec4 and "s" not in modes and n % 4 == 0
     dtypes = tuple(v.array.dtype.name for v in views)
     helpers = any(h in expr or h in extra for h in _HELPERS)
+    trig = any(h in expr for h in _TRIG)
     key = ("ew", label, expr, extra, dtypes, out_dtype.name, tuple(modes), vec, rank)
 
     def build():
@@ -203,7 +217,7 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
         call = ", ".join(["i"] + list(names))
         ins = [(f"in{k}", _ty(v.array.dtype, vec and m == "f")) for k, (m, v) in enumerate(zip(modes, views))]
         return Program(f"{label}", "elementwise", inputs=ins, outputs=[("out", _ty(out_dtype, vec))], uniforms=uni,
-                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": (kernel_source("nan") + kernel_source("helpers") if helpers else "") + extra,
+                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": _helper_source(helpers, trig, vec) + extra,
                                     "ARGS": args, "CALL": call, "LOADS": "\n".join(loads), "EXPR": expr})
 
     items = n // 4 if vec else n

@@ -18,9 +18,9 @@ ROW_MAX = 1024           # classes a row may have for one thread to read it (twi
 
 # the row's max m and sum of exponentials s: read by the thread (two loops of C), or given
 _ROW = {False: """    var m = x[base];
-    for (var j = 1u; j < c; j++) { m = max_(m, x[base + j]); }
+    for (var j = 1u; j < c; j++) { m = max_(m, x[base + j]); }      // C <= ROW_MAX times
     var s = 0.0;
-    for (var j = 0u; j < c; j++) { s += exp(x[base + j] - m); }""",
+    for (var j = 0u; j < c; j++) { s += exp(x[base + j] - m); }     // C <= ROW_MAX times""",
         True: """    let m = mx[r];
     let s = sx[r];"""}
 

@@ -96,7 +96,7 @@ def _dispatch(be, name, run, writes, chunks):
     wgred = run.r >= WG_THRESHOLD
     t, kr, rr = WGSL_TYPES[run.x.dtype.name], len(run.kshape), len(run.rshape)
     partial_arg = len(writes) == 2
-    key = ("reduce", name, t, kr, rr, wgred, run.idx is not None, partial_arg)
+    key = ("reduce", name, t, kr, rr, wgred, run.idx is not None, partial_arg, CHUNK)
 
     def build():
         comb, init = _OPS[name]

@@ -40,6 +40,12 @@ fn softplus_(x: F) -> F {
     return max_(x, F(0.0)) + log1p_(exp(-abs(x)));
 }
 const MAX_F32 = 3.40282347e38;
+const MIN_NORMAL = 1.17549435e-38;
+fn log_(x: F) -> F {
+    // log of a subnormal x from the normal x * 2**24 (lavapipe's log reads the exponent field, so
+    // log(1e-45) came out as -88 instead of -103); a GPU that flushes subnormals gives -inf
+    return select(log(x), log(x * F(16777216.0)) - F(16.635532333438687), x < F(MIN_NORMAL));
+}
 fn pow_(a: F, b: F) -> F {
     // C's powf, as PyTorch: a ** 0 == 1 and 1 ** b == 1 even for NaN, (-1) ** +-inf == 1, NaN
     // otherwise where a or b is, a negative finite base with a non-integral exponent gives NaN,
@@ -48,13 +54,14 @@ fn pow_(a: F, b: F) -> F {
     let integral = round(b) == b;                                   // +-inf too, NaN not
     let odd = integral & (abs(b - F(2.0) * floor(b * F(0.5))) == F(1.0));
     let neg = bitcast<U>(a) >= U(0x80000000u);                       // the sign bit
-    let r = pow(abs(a), b);
+    let m = abs(a);
+    let r = select(pow(m, b), exp2(b * (log2(m * F(16777216.0)) - F(24.0))), m < F(MIN_NORMAL));   // as log_
     var p = select(r, -r, odd & neg);
     p = select(p, nan_(a), (a < F(0.0)) & (a >= F(-MAX_F32)) & !integral);
     let n = abs(b);
     let a2 = a * a;
-    let m = select(select(select(a, a2, n == F(2.0)), a2 * a, n == F(3.0)), a2 * a2, n == F(4.0));
-    p = select(p, select(m, F(1.0) / m, b < F(0.0)), integral & (n >= F(1.0)) & (n <= F(4.0)));
+    let q = select(select(select(a, a2, n == F(2.0)), a2 * a, n == F(3.0)), a2 * a2, n == F(4.0));
+    p = select(p, select(q, F(1.0) / q, b < F(0.0)), integral & (n >= F(1.0)) & (n <= F(4.0)));
     p = select(p, nan_(a + b), isnan_(a) | isnan_(b));
     return select(p, F(1.0), (b == F(0.0)) | (a == F(1.0)) | ((a == F(-1.0)) & (n > F(MAX_F32))));
 }

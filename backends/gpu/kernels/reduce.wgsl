@@ -71,7 +71,7 @@ ${STORE}
         let base = kept_offset(w);
         let lo = 0u;
         var acc = ${INIT};
-        for (var r = 0u; r < r_n; r++) {                     // r_n < WG_THRESHOLD
+        for (var r = 0u; r < r_n; r++) {                     // r_n < WG_THRESHOLD: at most 63 times
             acc = comb(acc, at(base + red_offset(r), r));
         }
 ${STORE}

@@ -24,7 +24,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (k < n) { v = in0[at]; }
     sh[lid] = v;
     workgroupBarrier();
-    for (var s = 1u; s < WG; s = s << 1u) {              // Hillis-Steele: log2(WG) steps
+    for (var s = 1u; s < WG; s = s << 1u) {              // Hillis-Steele: log2(WG) times
         if (lid >= s) { v = sh[lid - s] + v; }
         workgroupBarrier();
         sh[lid] = v;
