@@ -39,8 +39,8 @@ fn erf_(x: F) -> F {
 fn softplus_(x: F) -> F {
     return max_(x, F(0.0)) + log1p_(exp(-abs(x)));
 }
-const MAX_F32 = 3.40282347e38;
-const MIN_NORMAL = 1.17549435e-38;
+const MAX_F32 = 0x1.fffffep+127f;      // the largest finite f32, exactly (a decimal above it is an error in Tint)
+const MIN_NORMAL = 0x1p-126f;
 fn log_(x: F) -> F {
     // log of a subnormal x from the normal x * 2**24 (lavapipe's log reads the exponent field, so
     // log(1e-45) came out as -88 instead of -103); a GPU that flushes subnormals gives -inf
@@ -65,13 +65,26 @@ fn pow_(a: F, b: F) -> F {
     p = select(p, nan_(a + b), isnan_(a) | isnan_(b));
     return select(p, F(1.0), (b == F(0.0)) | (a == F(1.0)) | ((a == F(-1.0)) & (n > F(MAX_F32))));
 }
+fn atan01_(t: F) -> F {
+    // atan of t in [0, 1] (Cephes' atanf: about 1 ulp; WGSL allows its atan2 4096 ulp, lavapipe's is
+    // off by 2e-5): above tan(pi/8), pi/4 + atan((t - 1) / (t + 1))
+    let big = t > F(0.41421356237309503);
+    let u = select(t, (t - F(1.0)) / (t + F(1.0)), big);
+    let z = u * u;
+    let p = (((F(8.05374449538e-2) * z - F(1.38776856032e-1)) * z + F(1.99777106478e-1)) * z - F(3.33329491539e-1)) * z * u + u;
+    return select(p, p + F(0.78539816339744831), big);
+}
 fn atan2_(y: F, x: F) -> F {
-    // C's atan2, as PyTorch, where WGSL leaves it to the implementation: NaN where y or x is;
-    // +-0 over +0 (or a positive x) is +-0, over -0 (or a negative x) +-pi
-    let sy = bitcast<U>(y) & U(0x80000000u);
-    let pi = bitcast<F>(bitcast<U>(F(3.14159265358979)) | sy);
-    let zero = select(y, pi, bitcast<U>(x) >= U(0x80000000u));
-    let r = select(atan2(y, x), zero, y == F(0.0));
+    // C's atan2, as PyTorch: NaN where y or x is; +-0 over +0 (or a positive x) is +-0, over -0
+    // (or a negative x) +-pi; +-inf over +-inf is an odd multiple of +-pi/4
+    let ay = abs(y);
+    let ax = abs(x);
+    let hi = max(ay, ax);
+    let ratio = select(select(min(ay, ax) / hi, F(1.0), ay == ax), F(0.0), hi == F(0.0));  // inf / inf, 0 / 0
+    var t = atan01_(ratio);
+    t = select(t, F(1.5707963267948966) - t, ay > ax);
+    t = select(t, F(3.14159265358979) - t, bitcast<U>(x) >= U(0x80000000u));         // x's sign bit
+    let r = bitcast<F>(bitcast<U>(t) | (bitcast<U>(y) & U(0x80000000u)));            // y's sign
     return select(r, nan_(y + x), isnan_(y) | isnan_(x));
 }
 fn ipow_(a: I, b: I) -> I {
