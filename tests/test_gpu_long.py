@@ -106,7 +106,8 @@ def test_three_passes(gpu, monkeypatch):
 
 # ---------------------------------------------------------------- cumsum
 
-@pytest.mark.parametrize("shape,dim", [((70_000,), 0), ((3, 70_000), 1), ((70_000, 3), 0), ((2, 257, 3), 1)])
+@pytest.mark.parametrize("shape,dim", [((70_000,), 0), ((3, 70_000), 1), ((70_000, 3), 0), ((2, 3000, 3), 1),
+                                       ((1025,), 0)])
 def test_cumsum_long(backend, shape, dim):
     x = np.random.default_rng(3).random(shape, dtype=np.float32)
     want = np.cumsum(x.astype(np.float64), axis=dim)
@@ -115,6 +116,16 @@ def test_cumsum_long(backend, shape, dim):
     # is sequential: up to n additions
     tol = _sum_tolerance(shape[dim if isinstance(dim, int) else 0])
     np.testing.assert_allclose(got, want, rtol=tol)
+
+
+def test_cumsum_block_scan_levels(gpu, monkeypatch):
+    """Lines longer than SERIAL_SCAN take a block scan whose block totals are scanned the same way:
+    with SERIAL_SCAN at 4, 70,000 elements take three levels (35 blocks, 1 block, a serial scan)."""
+    from webgrad.backends.gpu import reduce as gpu_reduce
+    monkeypatch.setattr(gpu_reduce, "SERIAL_SCAN", 4)
+    x = np.random.default_rng(11).random((2, 70_000), dtype=np.float32)
+    got = wg.tensor(x, device="wgpu").cumsum(1).numpy()
+    np.testing.assert_allclose(got, np.cumsum(x.astype(np.float64), axis=1), rtol=_sum_tolerance(8 + 8 * 3))
 
 
 def test_cumsum_of_ones_is_exact_past_65536(backend):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from webgrad import kernel_names as K
 
-from .elementwise import WG, View, elementwise, nan_helpers
+from .elementwise import WG, View, elementwise
 from .program import Program
 from .reduce import reduction as _reduction
 
@@ -16,9 +16,10 @@ _SUM, _MAX = _reduction(K.SUM), _reduction(K.MAX)
 _REDUCTIONS = ("none", "sum", "mean")
 ROW_MAX = 1024           # classes a row may have for one thread to read it (twice)
 
-# the row's max m and sum of exponentials s: read by the thread (two loops of C), or given
+# the row's max m and sum of exponentials s: read by the thread (two loops of C), or given. (A NaN
+# in the row makes s NaN whatever m is: WGSL's max may skip it.)
 _ROW = {False: """    var m = x[base];
-    for (var j = 1u; j < c; j++) { m = max_(m, x[base + j]); }      // C <= ROW_MAX times
+    for (var j = 1u; j < c; j++) { m = max(m, x[base + j]); }       // C <= ROW_MAX times
     var s = 0.0;
     for (var j = 0u; j < c; j++) { s += exp(x[base + j] - m); }     // C <= ROW_MAX times""",
         True: """    let m = mx[r];
@@ -44,7 +45,7 @@ def softmax_cross_entropy(be, x, target, *, ignore_index, reduction):
             ins = [("x", "f32"), ("tgt", "i32")] + ([("mx", "f32"), ("sx", "f32")] if long else [])
             return Program(K.SOFTMAX_CROSS_ENTROPY, "softmax_cross_entropy", inputs=ins,
                            outputs=[("loss", "f32")], wg=WG, checks_indices=True,
-                           subs={"ROW": _ROW[long], "HELPERS": nan_helpers("f32")},
+                           subs={"ROW": _ROW[long]},
                            uniforms=[("n", "u32", 1), ("c", "u32", 1), ("ignore", "i32", 1), ("nan", "u32", 1),
                                      ("count", "u32", 1)])
         be.run(("softmax_cross_entropy", long), build, [x, target, *extra], [rows, flags],

@@ -1,7 +1,7 @@
 """Reductions over axes (workgroup-shared-memory trees, multi-pass beyond ``CHUNK`` elements a
 run), arg-reductions and cumsum (a block scan beyond ``SERIAL_SCAN`` elements a line).
 
-No shader loop runs longer than its bound (see ``kernels/reduce.wgsl`` and ``kernels/scan.wgsl``):
+No shader loop runs longer than its bound (see ``kernels/reduce.wgsl``, ``cumsum.wgsl``, ``scan_block.wgsl``):
 some implementations stop a shader's loops after 65535 iterations (Mesa's lavapipe), so long
 runs take more workgroups and passes instead. Max, min and the arg-reductions propagate NaN as
 PyTorch does (an arg-reduction gives the index of the first NaN).
@@ -34,12 +34,12 @@ _OPS = {
     K.ARGMAX: (_ARG_COMB, _FIRST),
     K.ARGMIN: (_ARG_COMB, _FIRST),
 }
-# beats(p, q): p is strictly further in the arg-reduction's direction (CMP: > for argmax, < for
-# argmin), or p is NaN and q is not; integers have no NaN, and for them max_/min_ are WGSL's max/min
+# beats(p, q): p is strictly further in the arg-reduction's direction (> for argmax, < for argmin),
+# or p is NaN and q is not; integers have no NaN, and for them max_/min_ are WGSL's max/min
 _CMP = {K.ARGMAX: ">", K.ARGMIN: "<"}
-_FLOAT_ORDER = "fn beats(p: A, q: A) -> bool { return (p CMP q) || (isnan_(p) && !isnan_(q)); }\n"
-_INT_ORDER = ("fn beats(p: A, q: A) -> bool { return p CMP q; }\n"
-              "fn max_(a: A, b: A) -> A { return max(a, b); }\nfn min_(a: A, b: A) -> A { return min(a, b); }\n")
+_FLOAT_ORDER = "fn beats(p: A, q: A) -> bool {{ return (p {} q) || (isnan_(p) && !isnan_(q)); }}\n"
+_INT_ORDER = ("fn beats(p: A, q: A) -> bool {{ return p {} q; }}\n"
+              "fn max_(a: A, b: A) -> A {{ return max(a, b); }}\nfn min_(a: A, b: A) -> A {{ return min(a, b); }}\n")
 _ARG = (K.ARGMAX, K.ARGMIN)
 _NO_IDENTITY = (K.MAX, K.MIN, K.ARGMAX, K.ARGMIN)
 
@@ -100,15 +100,15 @@ def _dispatch(be, name, run, writes, chunks):
 
     def build():
         comb, init = _OPS[name]
-        logical, floating = name in (K.ALL, K.ANY), t == "f32"
+        logical, floating, cmp = name in (K.ALL, K.ANY), t == "f32", _CMP.get(name, ">")
         store = "out[w] = acc.i; vals[w] = acc.v;" if partial_arg else \
             "out[w] = acc.i;" if name in _ARG else "out[w] = O(acc.v);"
         outs = [("out", "i32"), ("vals", t)] if partial_arg else [("out", WGSL_TYPES[_out_dtype(name, run.x).name])]
         subs = {"T": t, "A": "u32" if logical else t, "O": outs[0][1], "COMB": comb, "INIT": init,
                 "LOAD": "select(0u, 1u, !(in0[j] == T(0)))" if logical else "in0[j]",
                 "INDEX": "idx[j]" if run.idx is not None else "i32(r)",
-                "HELPERS": ((nan_helpers("f32") + _FLOAT_ORDER) if floating and not logical else _INT_ORDER)
-                .replace("CMP", _CMP.get(name, ">")),
+                "HELPERS": (nan_helpers("f32") + _FLOAT_ORDER.format(cmp) if floating and not logical
+                            else _INT_ORDER.format(cmp)),
                 "STORE": "            " + store, "CHUNK": str(CHUNK),
                 "KR": str(kr), "RR": str(rr), "WGRED": "true" if wgred else "false"}
         ins = [("in0", t)] + ([("idx", "i32")] if run.idx is not None else [])
@@ -138,7 +138,8 @@ def arg_reduction(name):
     return fn
 
 
-SERIAL_SCAN = 256        # a line at most this long is scanned by one thread, in order; longer: block scan
+SERIAL_SCAN = 1024       # a line at most this long is scanned by one thread, in order; longer: block scan
+SCAN_PER = 8             # a block-scan thread's run: blocks of WG * SCAN_PER elements (8 KiB of shared memory)
 
 
 def cumsum(be, x, *, axis):
@@ -158,8 +159,8 @@ def cumsum(be, x, *, axis):
 
 def _scan(be, x, out, outer, n, inner):
     """Inclusive prefix sums of ``x`` viewed as [outer, n, inner] along n, into ``out``: in order
-    by a thread per line up to SERIAL_SCAN, else by blocks of WG whose totals are scanned in turn
-    (the same way, so each level divides the length by WG) and added back."""
+    by a thread per line up to SERIAL_SCAN, else by blocks of WG * SCAN_PER whose totals are
+    scanned in turn (the same way, so each level divides the length by 2048) and added back."""
     t, lines = WGSL_TYPES[x.dtype.name], outer * inner
     uniforms = [("lines", "u32", 1), ("len", "u32", 1), ("inner", "u32", 1)]
     if n <= SERIAL_SCAN:
@@ -167,16 +168,17 @@ def _scan(be, x, out, outer, n, inner):
                                               uniforms=uniforms, subs={"T": t}),
                [x], [out], [lines, n, inner], -(-lines // WG))
         return
-    blocks = -(-n // WG)
+    block = WG * SCAN_PER
+    blocks = -(-n // block)
     totals, sums = be.alloc((outer, blocks, inner), x.dtype), be.alloc((outer, blocks, inner), x.dtype)
     uniforms = uniforms + [("blocks", "u32", 1)]
-    be.run(("scan_block", t), lambda: Program(K.CUMSUM, "scan_block", inputs=[("in0", t)],
+    be.run(("scan_block", t, SCAN_PER), lambda: Program(K.CUMSUM, "scan_block", inputs=[("in0", t)],
                                               outputs=[("out", t), ("totals", t)], wg=WG, uniforms=uniforms,
-                                              subs={"T": t}),
+                                              subs={"T": t, "PER": str(SCAN_PER), "BLOCK": str(block)}),
            [x], [out, totals], [lines, n, inner, blocks], lines * blocks)
     _scan(be, totals, sums, outer, blocks, inner)
     be.run(("scan_add", t), lambda: Program(K.CUMSUM, "scan_add", inputs=[("sums", t)], outputs=[("out", t)], wg=WG,
-                                            uniforms=[("total", "u32", 1)] + uniforms[1:]),
+                                            uniforms=[("total", "u32", 1)] + uniforms[1:], subs={"BLOCK": str(block)}),
            [sums], [out], [out.size, n, inner, blocks], -(-out.size // WG))
 
 

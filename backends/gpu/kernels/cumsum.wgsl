@@ -10,7 +10,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let inner = ui(U_inner);
     let base = (line / inner) * n * inner + line % inner;
     var acc = ${T}(0);
-    for (var k = 0u; k < n; k++) {                   // at most SERIAL_SCAN (256) times
+    for (var k = 0u; k < n; k++) {                   // at most SERIAL_SCAN (1024) times
         acc += in0[base + k * inner];
         out[base + k * inner] = acc;
     }

@@ -1,7 +1,8 @@
 // sin, cos and tan of f32 scalars, accurate for every finite x as PyTorch's (WGSL promises its
 // built-ins only inside [-pi, pi], and lavapipe's are wrong beyond about 1e7): x is reduced to
-// r in [-pi/4, pi/4] plus a quadrant q exactly (Payne-Hanek: x's 24-bit mantissa times a 96-bit
-// window of 2/pi's bits, in 32-bit words), then Cephes' minimax polynomials (about 1 ulp).
+// r in [-pi/4, pi/4] plus a quadrant q (up to 8192 by Cody-Waite, subtracting q pi/2 in three
+// parts; beyond, by Payne-Hanek: x's 24-bit mantissa times a 96-bit window of 2/pi's bits, in
+// 32-bit words), then Cephes' minimax polynomials (about 1 ulp).
 // No loops.
 var<private> TWO_OVER_PI: array<u32, 9> = array<u32, 9>(0u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u,
     0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u);   // a zero word, then 2/pi's fraction
@@ -18,6 +19,10 @@ fn window_(j: u32, s: u32) -> u32 {               // 32 bits of TWO_OVER_PI from
 }
 fn reduce_(a: f32) -> Reduced {                   // a = |x|, finite: a = r + q pi/2
     if (a <= 0.785398163) { return Reduced(a, 0u); }
+    if (a <= 8192.0) {                            // pi/2 in three parts: k times each of the first two
+        let k = round(a * 0.636619772367581343);  // is exact for k < 2**13 (8 and 11 significant bits)
+        return Reduced(((a - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8, u32(k));
+    }
     let bits = bitcast<u32>(a);
     let m = (bits & 0x7fffffu) | 0x800000u;       // a = m 2**e, a normal number here
     let p = (bits >> 23u) - 120u;                 // e + 30 with e = exponent - 150: the bit of 2/pi
@@ -31,8 +36,10 @@ fn reduce_(a: f32) -> Reduced {                   // a = |x|, finite: a = r + q 
     let hi = (w2 << 2u) | (w1 >> 30u);            // the fraction of a 2/pi, 64 bits
     let lo = (w1 << 2u) | (p2.y >> 30u);
     let q = (w2 >> 30u) + (hi >> 31u);            // rounded to the nearest quadrant: as i32, hi is
-    let f = f32(bitcast<i32>(hi)) + f32(lo) * 2.3283064365386963e-10;   // then the fraction - 1
-    return Reduced(f * 3.6572940596e-10, q);      // times 2**-32 pi/2
+    let fh = f32(bitcast<i32>(hi));               // then the fraction - 1 (in units of 2**-32)
+    let fl = f32(bitcast<i32>(hi) - i32(fh)) + f32(lo) * 2.3283064365386963e-10;
+    // times pi/2 2**-32 in two parts (0x1.921fb6p-32 and the rest)
+    return Reduced(fh * 3.65729529994141e-10 + (fl * 3.65729529994141e-10 + fh * -1.017735066980541e-17), q);
 }
 fn sin_poly_(r: f32) -> f32 {
     let z = r * r;
