@@ -9,12 +9,12 @@ from webgrad import kernel_names as K
 
 from .elementwise import WG, View, elementwise
 from .program import Program
-from .reduce import reduction as _reduction
+from .reduce import reduction as _reduction, sum_exp
 
 _NAN_BITS = 0x7FC00000   # a float32 quiet NaN
 _SUM, _MAX = _reduction(K.SUM), _reduction(K.MAX)
 _REDUCTIONS = ("none", "sum", "mean")
-ROW_MAX = 1024           # classes a row may have for one thread to read it (twice)
+ROW_MAX = 4096           # classes a row may have for one thread to read it (twice: 8192 iterations)
 
 # the row's max m and sum of exponentials s: read by the thread (two loops of C), or given. (A NaN
 # in the row makes s NaN whatever m is: WGSL's max may skip it.)
@@ -61,10 +61,9 @@ def softmax_cross_entropy(be, x, target, *, ignore_index, reduction):
 
 
 def _row_stats(be, x):
-    """[max, sum of exp(x - max)] of each row of ``x`` [N, C], each [N], by the backend's reductions."""
+    """[max, sum of exp(x - max)] of each row of ``x`` [N, C] ([N, 1] and [N]), by the backend's reductions."""
     m = _MAX(be, x, axes=(1,), keepdim=True)
-    e = elementwise(be, K.SOFTMAX_CROSS_ENTROPY, "exp(x0 - x1)", [x, m], x.shape, x.dtype)
-    return [m, _SUM(be, e, axes=(1,), keepdim=False)]
+    return [m, sum_exp(be, x, m, 1)]
 
 
 KERNELS = {K.SOFTMAX_CROSS_ENTROPY: softmax_cross_entropy}

@@ -44,7 +44,7 @@ _ARG = (K.ARGMAX, K.ARGMIN)
 _NO_IDENTITY = (K.MAX, K.MIN, K.ARGMAX, K.ARGMIN)
 
 
-def _reduce(be, name, x, axes, keepdim):
+def _reduce(be, name, x, axes, keepdim, shift=None):
     axes = tuple(sorted(a % max(1, len(x.shape)) for a in axes)) if x.shape else ()
     st = contiguous_strides(x.shape)
     kept = [d for d in range(len(x.shape)) if d not in axes]
@@ -57,17 +57,24 @@ def _reduce(be, name, x, axes, keepdim):
         return out
     if 0 in rshape and name in _NO_IDENTITY:
         raise ValueError(f"{name}: zero-size reduction has no identity (input shape {x.shape})")
-    run = _Run(x, None, [x.shape[d] for d in kept], [st[d] for d in kept], rshape, [st[d] for d in axes])
+    run = _Run(x, None, [x.shape[d] for d in kept], [st[d] for d in kept], rshape, [st[d] for d in axes], shift)
     _passes(be, name, run, out)
     return out
 
 
-class _Run:
-    """One pass's input: values (and, after a first pass of an arg-reduction, the indices found),
-    read through kept and reduced shapes and strides."""
+def sum_exp(be, x, shift, axis):
+    """The sum of ``exp(x - shift)`` along ``axis``, ``shift`` holding one value per output (e.g.
+    ``x``'s max along it, keepdim): a Sum whose first pass exponentiates as it reads, with no
+    array of the exponentials (cross-entropy's long rows: losses.py)."""
+    return _reduce(be, K.SUM, x, (axis,), False, shift)
 
-    def __init__(self, x, idx, kshape, kstride, rshape, rstride):
-        self.x, self.idx = x, idx
+
+class _Run:
+    """One pass's input: values (and, after a first pass of an arg-reduction, the indices found; for
+    sum_exp's first pass, the shift of each output), read through kept and reduced shapes and strides."""
+
+    def __init__(self, x, idx, kshape, kstride, rshape, rstride, shift=None):
+        self.x, self.idx, self.shift = x, idx, shift
         self.kshape, self.kstride, self.rshape, self.rstride = kshape, kstride, rshape, rstride
         self.nout = self.r = 1
         for d in kshape:
@@ -96,7 +103,7 @@ def _dispatch(be, name, run, writes, chunks):
     wgred = run.r >= WG_THRESHOLD
     t, kr, rr = WGSL_TYPES[run.x.dtype.name], len(run.kshape), len(run.rshape)
     partial_arg = len(writes) == 2
-    key = ("reduce", name, t, kr, rr, wgred, run.idx is not None, partial_arg, CHUNK)
+    key = ("reduce", name, t, kr, rr, wgred, run.idx is not None, partial_arg, run.shift is not None, CHUNK)
 
     def build():
         comb, init = _OPS[name]
@@ -105,18 +112,20 @@ def _dispatch(be, name, run, writes, chunks):
             "out[w] = acc.i;" if name in _ARG else "out[w] = O(acc.v);"
         outs = [("out", "i32"), ("vals", t)] if partial_arg else [("out", WGSL_TYPES[_out_dtype(name, run.x).name])]
         subs = {"T": t, "A": "u32" if logical else t, "O": outs[0][1], "COMB": comb, "INIT": init,
-                "LOAD": "select(0u, 1u, !(in0[j] == T(0)))" if logical else "in0[j]",
+                "LOAD": "select(0u, 1u, !(in0[j] == T(0)))" if logical else
+                        "exp(in0[j] - shift[o_at])" if run.shift is not None else "in0[j]",
                 "INDEX": "idx[j]" if run.idx is not None else "i32(r)",
                 "HELPERS": (nan_helpers("f32") + _FLOAT_ORDER.format(cmp) if floating and not logical
                             else _INT_ORDER.format(cmp)),
                 "STORE": "            " + store, "CHUNK": str(CHUNK),
                 "KR": str(kr), "RR": str(rr), "WGRED": "true" if wgred else "false"}
-        ins = [("in0", t)] + ([("idx", "i32")] if run.idx is not None else [])
+        ins = [("in0", t)] + ([("idx", "i32")] if run.idx is not None else []) + \
+            ([("shift", t)] if run.shift is not None else [])
         return Program(name, "reduce", inputs=ins, outputs=outs, wg=WG, subs=subs,
                        uniforms=[("nout", "u32", 1), ("r", "u32", 1), ("chunks", "u32", 1),
                                  ("kshape", "u32", kr), ("kstride", "i32", kr),
                                  ("rshape", "u32", rr), ("rstride", "i32", rr)])
-    reads = [run.x] + ([run.idx] if run.idx is not None else [])
+    reads = [a for a in (run.x, run.idx, run.shift) if a is not None]
     groups = run.nout * chunks if wgred else -(-run.nout // WG)
     be.run(key, build, reads, writes, [run.nout, run.r, chunks, *run.kshape, *run.kstride, *run.rshape, *run.rstride],
            groups)

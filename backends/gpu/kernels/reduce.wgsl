@@ -1,6 +1,7 @@
 // Reduction of x over the "reduced" dims, one result per combination of the "kept" dims.
 // Acc carries a value and, for arg-reductions, its index (INDEX: the position r in the run, or
-// for a later pass the index an earlier pass found, read from idx).
+// for a later pass the index an earlier pass found, read from idx). LOAD may read a per-output
+// input at o_at, the output being reduced (a sum of exp(x - shift[o]): reduce.py's sum_exp).
 // Variant WGRED: workgroup w reduces chunk g = w % G of output o = w / G, at most CHUNK = WG * STEPS
 // elements (strided partial results, then a tree in shared memory); a run longer than CHUNK takes
 // G > 1 chunks, and reduce.py reduces the G partial results in a further pass.
@@ -14,6 +15,7 @@ alias A = ${A};
 alias O = ${O};
 struct Acc { v: A, i: i32 };
 ${HELPERS}
+var<private> o_at: u32;
 fn load(j: i32) -> A { return ${LOAD}; }
 fn at(j: i32, r: u32) -> Acc { return Acc(load(j), ${INDEX}); }
 fn comb(a: Acc, b: Acc) -> Acc { ${COMB} }
@@ -48,7 +50,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let chunks = ui(U_chunks);
         let w = flat_group(wid, nwg);
         if (w >= nout * chunks) { return; }
-        let base = kept_offset(w / chunks);
+        o_at = w / chunks;
+        let base = kept_offset(o_at);
         let lo = (w % chunks) * ${CHUNK}u;
         let hi = min(r_n, lo + ${CHUNK}u);
         var acc = ${INIT};
@@ -68,6 +71,7 @@ ${STORE}
     } else {
         let w = flat_group(wid, nwg) * WG + lid;
         if (w >= nout) { return; }
+        o_at = w;
         let base = kept_offset(w);
         let lo = 0u;
         var acc = ${INIT};
