@@ -108,8 +108,10 @@ def matmul(be, a, b, *, transpose_a=False, transpose_b=False):
                                  ("sa", "i32", 2), ("sb", "i32", 2),
                                  ("batch", "u32", rank), ("abatch", "i32", rank), ("bbatch", "i32", rank)],
                        subs={"T": t, "BR": str(rank), "K_CHUNK": str(K_CHUNK),
+                             "K_BEGIN": "ui(U_k_begin)" if chunked else "0u", "LATER": "k_begin > 0u" if chunked else "false",
                              **{name: text.replace("${FULL}", str(full).lower()) for name, text in code.items()}})
-    key, groups = ("matmul", t, rank, va, vb, vo, full), (-(-n // TILE), -(-m // TILE), nb)
+    chunked = k > K_CHUNK
+    key, groups = ("matmul", t, rank, va, vb, vo, full, chunked), (-(-n // TILE), -(-m // TILE), nb)
     for k_begin in range(0, k, K_CHUNK):
         be.run(key, build, [a, b], [out], [m, n, k, k_begin, *sa, *sb, *batch, *astr, *bstr], groups)
     return out

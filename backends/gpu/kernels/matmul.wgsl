@@ -18,9 +18,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
     let M = ui(U_m);
     let N = ui(U_n);
     let K = ui(U_k);
-    let k_begin = ui(U_k_begin);
+    let k_begin = ${K_BEGIN};                    // 0u when K <= K_CHUNK: one dispatch, as a plain matmul
     let k_end = min(K, k_begin + ${K_CHUNK}u);
-    let later = k_begin > 0u;
+    let later = ${LATER};
     var rem = wid.z;
     var aoff = 0;
     var boff = 0;
