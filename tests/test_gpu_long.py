@@ -224,7 +224,7 @@ def test_fold_with_a_window_of_more_than_4096_offsets(backend):
 
 # ---------------------------------------------------------------- every loop has its bound
 
-_LOOP = re.compile(r"\bfor \(var ")
+_LOOP = re.compile(r"\bfor \(var |\bloop \{|\bwhile \(")
 _KNOWN_BOUND = re.compile(r"< \d+u?;|\$\{(RANK|KR|RR|BR)\} - 1; d >= 0|\{rank - 1\}; d >= 0|//.*\btimes\b")
 
 
@@ -236,8 +236,9 @@ def _wgsl_sources():
 
 
 def test_every_kernel_loop_states_its_bound():
-    """A WGSL loop runs over a rank, a constant count, or says how many times it runs at most in
-    a comment on its line ('... times'), so no loop's count grows with the data unbounded."""
+    """A WGSL loop (for, loop, while) runs over a rank, a constant count, or says how many times it
+    runs at most in a comment on its line ('... times'), so no loop's count grows with the data
+    unbounded."""
     loops = 0
     for name, text in _wgsl_sources().items():
         for line in text.splitlines():
