@@ -13,6 +13,8 @@ NEG = "Neg"
 ABS = "Abs"
 EXP = "Exp"
 LOG = "Log"
+LOG2 = "Log2"                 # exact at powers of 2, as PyTorch's (log(x) / log(2) is not)
+LOG10 = "Log10"
 LOG1P = "Log1p"
 EXPM1 = "Expm1"
 SQRT = "Sqrt"
@@ -40,7 +42,7 @@ LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
 IDENTITY = "Identity"         # a copy
 
-UNARY = (NEG, ABS, EXP, LOG, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
+UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
          CLAMP, LOGICAL_NOT, CAST, IDENTITY)
 

@@ -44,6 +44,7 @@ _ZERO = {t: np.zeros((), t) for t in NP_DTYPES.values()}   # 0-d, per dtype
 
 UNARY = {
     K.NEG: np.negative, K.ABS: np.abs, K.EXP: np.exp, K.LOG: np.log, K.LOG1P: np.log1p, K.EXPM1: np.expm1,
+    K.LOG2: np.log2, K.LOG10: np.log10,
     K.SQRT: np.sqrt, K.RSQRT: lambda x: 1 / np.sqrt(x), K.SQUARE: np.square, K.RECIPROCAL: lambda x: 1 / x,
     K.SIN: np.sin, K.COS: np.cos, K.TAN: np.tan, K.TANH: np.tanh, K.SIGMOID: _sigmoid,
     K.RELU: lambda x: np.maximum(x, _ZERO[x.dtype]),

@@ -57,6 +57,8 @@ def _relu(dy, saved, attrs):
 
 
 _rule(K.LOG, _IN)(lambda dy, x: dy / x)
+_rule(K.LOG2, _IN)(lambda dy, x: dy / (x * math.log(2)))
+_rule(K.LOG10, _IN)(lambda dy, x: dy / (x * math.log(10)))
 _rule(K.LOG1P, _IN)(lambda dy, x: dy / (x + 1))
 _rule(K.EXPM1, outputs=_OUT)(lambda dy, y: dy * (y + 1))
 _rule(K.SQRT, outputs=_OUT)(lambda dy, y: dy * 0.5 / y)

@@ -59,7 +59,8 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_gra
 
 def _filled(op, value, args, size, dtype, layout, device, requires_grad, pin_memory, backend):
     check_factory(op, layout, pin_memory)
-    return full(sizes_from(op, args, size), value, dtype=dtype or get_default_dtype(), requires_grad=requires_grad,
+    shape = () if not args and size is None else sizes_from(op, args, size)   # op() is 0-d here (torch refuses)
+    return full(shape, value, dtype=dtype or get_default_dtype(), requires_grad=requires_grad,
                 backend=backend, device=device)
 
 

@@ -14,7 +14,10 @@ from ..dtypes import promote
 from ..engine import run_kernel
 from ..shapes import broadcast_shapes, numel
 from ..tensor import Tensor
+from .binary import where
 from .common import check_tensor, reshape_to
+from .creation import arange
+from .movement import pad
 
 
 def _operands(op, a, b):
@@ -118,6 +121,145 @@ def outer(input, vec2):
     """
     _check_ndim("outer", 1, check_tensor("outer", input), check_tensor("outer", vec2))
     return matmul(reshape_to(input, input.shape + (1,)), reshape_to(vec2, (1,) + vec2.shape))
+
+
+# ---------------------------------------------------------------- products added to a tensor
+
+
+def _add_scaled(op, input, product, beta, alpha):
+    """``beta * input + alpha * product``, where ``input`` broadcasts to ``product``'s shape; with
+    ``beta == 0`` ``input`` is not read (its NaN and inf do not propagate), as in PyTorch."""
+    check_tensor(op, input)
+    shape = broadcast_shapes(input.shape, product.shape, op=op)
+    if shape != tuple(product.shape):
+        raise ValueError(f"{op}: input of shape {tuple(input.shape)} does not broadcast to the product's shape "
+                         f"{tuple(product.shape)}")
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return product + (input if beta == 1 else input * beta)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` and ``mat2``.
+
+    >>> import webgrad as wg
+    >>> wg.addmm(wg.ones(2), wg.ones(2, 3), wg.ones(3, 2), beta=0.5).tolist()
+    [[3.5, 3.5], [3.5, 3.5]]
+    """
+    return _add_scaled("addmm", input, mm(mat1, mat2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2)`` for 3-D batches.
+
+    >>> import webgrad as wg
+    >>> wg.baddbmm(wg.zeros(4, 2, 5), wg.ones(4, 2, 3), wg.ones(4, 3, 5), alpha=2).shape
+    (4, 2, 5)
+    """
+    return _add_scaled("baddbmm", input, bmm(batch1, batch2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``.
+
+    >>> import webgrad as wg
+    >>> wg.addbmm(wg.zeros(2, 2), wg.ones(3, 2, 4), wg.ones(3, 4, 2)).tolist()
+    [[12.0, 12.0], [12.0, 12.0]]
+    """
+    return _add_scaled("addbmm", input, run_kernel(K.SUM, bmm(batch1, batch2), axes=(0,), keepdim=False), beta,
+                       alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` and a 1-D ``vec``.
+
+    >>> import webgrad as wg
+    >>> wg.addmv(wg.ones(2), wg.ones(2, 3), wg.ones(3)).tolist()
+    [4.0, 4.0]
+    """
+    check_tensor("addmv", mat, "mat")
+    check_tensor("addmv", vec, "vec")
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise ValueError(f"addmv: expected a 2-D mat and a 1-D vec, got shapes {tuple(mat.shape)} and "
+                         f"{tuple(vec.shape)}")
+    return _add_scaled("addmv", input, matmul(mat, vec), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)``.
+
+    >>> import webgrad as wg
+    >>> wg.addr(wg.zeros(2, 2), wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).tolist()
+    [[3.0, 4.0], [6.0, 8.0]]
+    """
+    return _add_scaled("addr", input, outer(vec1, vec2), beta, alpha)
+
+
+def inner(input, other):
+    """Sums of products over the last dims: shape ``input.shape[:-1] + other.shape[:-1]`` (a product
+    when either is 0-d).
+
+    >>> import webgrad as wg
+    >>> wg.inner(wg.tensor([[1.0, 2.0], [3.0, 4.0]]), wg.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    """
+    check_tensor("inner", input)
+    check_tensor("inner", other, "other")
+    if not input.ndim or not other.ndim:
+        return input * other
+    k = input.shape[-1]
+    if other.shape[-1] != k:
+        raise ValueError(f"inner: the last dims must match, got shapes {tuple(input.shape)} and {tuple(other.shape)}")
+    out = matmul(reshape_to(input, (numel(input.shape[:-1]), k)), reshape_to(other, (numel(other.shape[:-1]), k)).mT)
+    return reshape_to(out, input.shape[:-1] + other.shape[:-1])
+
+
+def trace(input):
+    """The sum of the main diagonal of a 2-D tensor.
+
+    >>> import webgrad as wg
+    >>> wg.trace(wg.tensor([[1.0, 2.0], [3.0, 4.0]])).item()
+    5.0
+    """
+    check_tensor("trace", input)
+    if input.ndim != 2:
+        raise ValueError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
+    d = input.diagonal()
+    return run_kernel(K.SUM, d if d._dtype.is_floating else d.to("int64"), axes=(0,), keepdim=False)
+
+
+def diag(input, diagonal=0):
+    """A 1-D tensor made the ``diagonal``-th diagonal of a square matrix (zeros elsewhere), or the
+    ``diagonal``-th diagonal of a 2-D tensor (a copy).
+
+    >>> import webgrad as wg
+    >>> wg.diag(wg.tensor([1, 2])).tolist(), wg.diag(wg.tensor([[1, 2], [3, 4]]), 1).tolist()
+    ([[1, 0], [0, 2]], [2])
+    """
+    check_tensor("diag", input)
+    if input.ndim == 2:
+        return run_kernel(K.IDENTITY, input.diagonal(diagonal))
+    if input.ndim != 1:
+        raise ValueError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+    n = input.shape[0] + abs(diagonal)
+    rows, cols = arange(n, backend=input._backend).reshape(n, 1), arange(n, backend=input._backend)
+    padded = pad(input, (0, abs(diagonal)))   # out[r, r + d] = input[r] (d >= 0), out[c - d, c] = input[c]
+    values = padded.reshape(n, 1) if diagonal >= 0 else padded.reshape(1, n)
+    return where((cols - rows) == diagonal, values, 0)
+
+
+def _inplace(name, fn):
+    def method(self, *args, **kwargs):
+        from .binary import inplace
+        return inplace(self, name, fn, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place ``{name[:-1]}``: writes the result into this tensor and returns it."
+    return method
+
+
+_ADDED = {"addmm": addmm, "baddbmm": baddbmm, "addbmm": addbmm, "addmv": addmv, "addr": addr}
 
 
 # ---------------------------------------------------------------- einsum
@@ -243,6 +385,9 @@ def einsum(equation, *operands):
 
 
 METHODS = {"matmul": matmul, "__matmul__": matmul, "__rmatmul__": rmatmul, "dot": dot, "mm": mm, "bmm": bmm,
-           "outer": outer}
+           "outer": outer, "ger": outer, "inner": inner, "trace": trace, "diag": diag, **_ADDED,
+           **{f"{name}_": _inplace(f"{name}_", fn) for name, fn in _ADDED.items()}}
 
-__all__ = ["matmul", "dot", "mm", "bmm", "outer", "einsum"]
+ger = outer
+
+__all__ = ["matmul", "dot", "mm", "bmm", "outer", "ger", "inner", "trace", "diag", "einsum"] + list(_ADDED)

@@ -16,6 +16,7 @@ from ..engine import run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
 from . import binary
+from .movement import cat, narrow, pad
 from .common import check_tensor, scalar_tensor
 
 _max_result = namedtuple("max", ["values", "indices"])
@@ -131,6 +132,51 @@ def cumsum(input, dim, *, dtype=None):
     if input.ndim:
         return run_kernel(K.CUMSUM, input, axis=axis)
     return run_kernel(K.RESHAPE, run_kernel(K.CUMSUM, run_kernel(K.RESHAPE, input, shape=(1,)), axis=0), shape=())
+
+
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along ``dim`` (ints and bools in int64), as ``log2(n)`` rounds of products
+    of shifted copies (Hillis-Steele): exact with zeros, and differentiable through them.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1, 2, 3, 0, 5]).cumprod(0).tolist()
+    [1, 2, 6, 0, 0]
+    """
+    check_tensor("cumprod", input)
+    axis = normalize_axis(dim, input.ndim, "cumprod")
+    x = _accumulating(input, dtype)
+    if not x.ndim:
+        return run_kernel(K.IDENTITY, x)
+    n, step = x.shape[axis], 1
+    while step < n:   # x[i] *= x[i - step], 1 before the start
+        lead = (0, 0) * (x.ndim - 1 - axis) + (step, 0)
+        x = run_kernel(K.MUL, x, pad(narrow(x, axis, 0, n - step), lead, value=1))
+        step *= 2
+    return x
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, XOR for bools),
+    after joining ``prepend`` and ``append`` to ``input`` along ``dim``.
+
+    >>> import webgrad as wg
+    >>> wg.diff(wg.tensor([1, 4, 9, 16])).tolist(), wg.diff(wg.tensor([1, 4, 9, 16]), n=2).tolist()
+    ([3, 5, 7], [2, 2])
+    """
+    check_tensor("diff", input)
+    if not input.ndim:
+        raise RuntimeError("diff: expects input to be at least one-dimensional")
+    if not isinstance(n, int) or n < 0:
+        raise ValueError(f"diff: order n must be a non-negative int, got {n!r}")
+    axis = normalize_axis(dim, input.ndim, "diff")
+    x = cat([t for t in (prepend, input, append) if t is not None], axis)
+    subtract = binary.ne if x._dtype.kind == "b" else binary.sub
+    for _ in range(n):
+        length = x.shape[axis] - 1
+        if length <= 0:
+            return narrow(x, axis, 0, 0)
+        x = subtract(narrow(x, axis, 1, length), narrow(x, axis, 0, length))
+    return x
 
 
 # ---------------------------------------------------------------- extrema
@@ -290,6 +336,59 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return run_kernel(K.SQRT, _var(input, dim, unbiased, keepdim, correction, "std"))
 
 
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var(...), mean(...))`` over ``dim``, with ``var``'s arguments.
+
+    >>> import webgrad as wg
+    >>> [t.item() for t in wg.var_mean(wg.tensor([1.0, 3.0]))]
+    [2.0, 2.0]
+    """
+    return _var(input, dim, unbiased, keepdim, correction, "var_mean"), _moment_mean(input, dim, unbiased, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std(...), mean(...))`` over ``dim``, with ``std``'s arguments.
+
+    >>> import webgrad as wg
+    >>> [t.item() for t in wg.std_mean(wg.tensor([1.0, 3.0]), correction=0)]
+    [1.0, 2.0]
+    """
+    std_ = run_kernel(K.SQRT, _var(input, dim, unbiased, keepdim, correction, "std_mean"))
+    return std_, _moment_mean(input, dim, unbiased, keepdim)
+
+
+def _moment_mean(input, dim, unbiased, keepdim):
+    if isinstance(dim, bool):             # torch's std_mean(input, unbiased)
+        dim = None
+    return _mean(input, _axes(input, dim, "mean"), bool(keepdim))
+
+
+def count_nonzero(input, dim=None):
+    """The number of nonzero elements over ``dim`` (all dims by default), int64.
+
+    >>> import webgrad as wg
+    >>> wg.count_nonzero(wg.tensor([[0, 1], [2, 3]]), dim=1).tolist()
+    [1, 2]
+    """
+    axes = _axes(input, dim, "count_nonzero")
+    nonzero = run_kernel(K.NOT_EQUAL, input, _scalar(0, input))
+    return run_kernel(K.SUM, _cast(nonzero, default_int), axes=axes, keepdim=False)
+
+
+_aminmax_result = namedtuple("aminmax", ["min", "max"])
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` over ``dim`` (all elements by default), as a named tuple.
+
+    >>> import webgrad as wg
+    >>> wg.aminmax(wg.tensor([3, 1, 2]))
+    aminmax(min=tensor(1), max=tensor(3))
+    """
+    dims = () if dim is None else dim
+    return _aminmax_result(amin(input, dims, keepdim), amax(input, dims, keepdim))
+
+
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably (the max is subtracted first). Ints become float32.
 
@@ -354,7 +453,8 @@ def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
 METHODS = {
     "sum": sum, "mean": mean, "prod": prod, "cumsum": cumsum, "amax": amax, "amin": amin, "argmax": argmax,
     "argmin": argmin, "max": max, "min": min, "all": all, "any": any, "var": var, "std": std,
-    "logsumexp": logsumexp, "norm": norm,
+    "logsumexp": logsumexp, "norm": norm, "cumprod": cumprod, "diff": diff,
+    "count_nonzero": count_nonzero, "aminmax": aminmax,
 }
 
-__all__ = list(METHODS)
+__all__ = list(METHODS) + ["var_mean", "std_mean"]

@@ -52,6 +52,8 @@ _TABLE = {
     "abs": (K.ABS, False, "Absolute value.", "[-1.5, 2.0]", "[1.5, 2.0]"),
     "exp": (K.EXP, True, "``e ** input``.", "[0.0]", "[1.0]"),
     "log": (K.LOG, True, "Natural logarithm.", "[1.0]", "[0.0]"),
+    "log2": (K.LOG2, True, "Base-2 logarithm (exact at powers of 2).", "[8.0, 0.5]", "[3.0, -1.0]"),
+    "log10": (K.LOG10, True, "Base-10 logarithm.", "[100.0]", "[2.0]"),
     "log1p": (K.LOG1P, True, "``log(1 + input)``, accurate near 0.", "[0.0]", "[0.0]"),
     "expm1": (K.EXPM1, True, "``exp(input) - 1``, accurate near 0.", "[0.0]", "[0.0]"),
     "sqrt": (K.SQRT, True, "Square root.", "[4.0, 9]", "[2.0, 3.0]"),

@@ -46,6 +46,10 @@ fn log_(x: F) -> F {
     // log(1e-45) came out as -88 instead of -103); a GPU that flushes subnormals gives -inf
     return select(log(x), log(x * F(16777216.0)) - F(16.635532333438687), x < F(MIN_NORMAL));
 }
+fn log2_(x: F) -> F {
+    // log2, exact at powers of 2; a subnormal x read as the normal x * 2**24, as log_ does
+    return select(log2(x), log2(x * F(16777216.0)) - F(24.0), x < F(MIN_NORMAL));
+}
 fn pow_(a: F, b: F) -> F {
     // C's powf, as PyTorch: a ** 0 == 1 and 1 ** b == 1 even for NaN, (-1) ** +-inf == 1, NaN
     // otherwise where a or b is, a negative finite base with a non-integral exponent gives NaN,
