@@ -49,6 +49,8 @@ ADD = "Add"
 SUB = "Sub"
 MUL = "Mul"
 DIV = "Div"                   # float inputs (ops promote ints to float first)
+FLOOR_DIVIDE = "FloorDivide"  # a // b as PyTorch: ints exact (by zero: an error on cpu), floats from fmod
+REMAINDER = "Remainder"       # a % b with the sign of b, as PyTorch (floats from fmod)
 POW = "Pow"
 MAXIMUM = "Maximum"
 MINIMUM = "Minimum"
@@ -64,7 +66,7 @@ LOGICAL_OR = "LogicalOr"      # -> bool
 LOGICAL_XOR = "LogicalXor"    # -> bool
 WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
 
-BINARY = (ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
+BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
           GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
 
 # --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------

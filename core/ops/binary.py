@@ -117,6 +117,8 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode not in _ROUNDING:
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
     a, b = _operands("div", input, other)
+    if rounding_mode == "floor":
+        return run_kernel(K.FLOOR_DIVIDE, a, b)
     q = run_kernel(K.DIV, *_operands("div", a, b, floating=True))
     if rounding_mode is None:
         return q
@@ -129,12 +131,7 @@ def _trunc(q):
     return where(q < 0, ceil(q), floor(q))
 
 
-def _floor(q):
-    from .unary import floor
-    return floor(q)
-
-
-_ROUNDING = {None: None, "trunc": _trunc, "floor": _floor}
+_ROUNDING = {None: None, "trunc": _trunc, "floor": None}
 
 
 def floor_divide(input, other):
@@ -154,8 +151,7 @@ def remainder(input, other):
     >>> (wg.tensor([7, -7]) % 3).tolist()
     [1, 2]
     """
-    a, b = _operands("remainder", input, other)
-    return sub(a, mul(div(a, b, rounding_mode="floor"), b))
+    return run_kernel(K.REMAINDER, *_operands("remainder", input, other))
 
 
 def pow(input, exponent):
