@@ -4,8 +4,10 @@ other Host names (403, DNS rebinding); and it never answers with a traceback or 
 over a socket, to a server in a thread with a stand-in wheel and a folder of symlinks mounted."""
 import re
 import socket
+import struct
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -32,6 +34,7 @@ def served(tmp_path_factory, outside):
     (m / "site" / "index.html").write_text("<p>index</p>")
     (m / ".hidden").write_text("dotfile")
     (n / "other.txt").write_text("in n")
+    (m / "big.bin").write_bytes(bytes(16 << 20))
     links = {"alias.txt": m / "a.txt", "etc": "/etc", "passwd": "/etc/passwd", "secret.txt": outside / "secret.txt",
              "out": outside, "to_n.txt": n / "other.txt", "to_web.html": WEB / "index.html", "loop": m / "loop"}
     for name, target in links.items():
@@ -167,6 +170,17 @@ def test_headers_isolate_and_never_cache(served):
         headers = request(served, target)[1]
         for name, value in {**ISOLATION, "Cache-Control": "no-store"}.items():
             assert headers.get(name.lower()) == value, (target, name, headers)
+
+
+def test_a_dropped_download_is_not_a_traceback(served):
+    """A browser closing a page mid-download resets the connection; the server says nothing."""
+    for _ in range(3):
+        with socket.create_connection(("127.0.0.1", served), timeout=10) as s:
+            s.sendall(f"GET /m/big.bin HTTP/1.1\r\nHost: localhost:{served}\r\n\r\n".encode())
+            s.recv(1024)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))   # close with a reset
+    time.sleep(0.5)                     # the handler's next write fails now, before no_traceback looks
+    assert status(served, "/m/a.txt") == 200
 
 
 def test_other_methods_are_not_a_500(served):
