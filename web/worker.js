@@ -37,6 +37,7 @@ async function start({pyodideUrl, wheelUrl, packages, interrupt: buffer}) {
   pyodide.setStderr(stream("stderr"));
   if (buffer) {
     interrupt = buffer;
+    Atomics.store(interrupt, 0, 0);    // a SIGINT the last worker left unread (stopped while awaiting JS)
     pyodide.setInterruptBuffer(interrupt);
   }
   if (packages && packages.length) {

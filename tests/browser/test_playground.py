@@ -73,6 +73,15 @@ def test_stop_restarts_python_that_ignores_the_interrupt(playground):
     assert pg["error"] is None and pg["output"] == "False 42\n", pg
 
 
+def test_stop_restarts_python_waiting_on_javascript_forever(playground):
+    """Python awaiting a promise that never settles never checks the interrupt: after the grace
+    period the worker is restarted (and the SIGINT left in the buffer does not hit the new one)."""
+    pg = start_and_stop(playground, "import js\nawait js.Promise.new(lambda resolve, reject: None)\n")
+    assert pg["stopped"] == "restarted" and "did not stop" in pg["error"], pg
+    pg = run(playground, "print(sum(range(5)))")
+    assert pg["error"] is None and pg["output"] == "10\n", pg
+
+
 def test_a_traceback_shows_only_the_users_frames(playground):
     pg = run(playground, "def f(x):\n    return 1 / x\n\nf(0)\n")
     error = pg["error"]
