@@ -14,14 +14,14 @@ import operator
 
 from .. import kernel_names as K
 from ..dtypes import bool_, int64
-from ..engine import run_kernel
+from ..engine import no_grad, record_function, run_kernel
 from ..host import flatten as host_flatten
 from ..host import is_array_like
 from ..shapes import broadcast_shapes, normalize_axis, numel
 from ..tensor import Tensor, tensor
 from . import movement as M
 from .common import check_tensor, is_scalar, reshape_to, scalar_tensor
-from .creation import arange
+from .creation import arange, zeros
 
 
 def _int_index(op, index, name="index") -> Tensor:
@@ -294,6 +294,19 @@ def nonzero(input, *, as_tuple=False):
     return tuple(M.reshape(M._slice_dim(coords, 1, d, d + 1), -1) for d in range(coords.shape[1]))
 
 
+def select_unique(x, dim, index) -> Tensor:
+    """``index_select(x, dim, index)`` for an ``index`` that never repeats (a mask's positions). Its
+    gradient copies ``dy`` into zeros with IndexCopy, one pass over ``x``, where index_select's adds
+    with ScatterAdd (which on a GPU walks every index entry for each element of ``x``)."""
+    with no_grad():
+        out = index_select(x, dim, index)
+
+    def backward(dy, saved, attrs):
+        return run_kernel(K.INDEX_COPY, zeros(*x.shape, dtype=dy.dtype, backend=dy._backend), index, dy, axis=dim), None
+    record_function("SelectUnique", backward, [x, index], [out])
+    return out
+
+
 def mask_positions(mask) -> Tensor:
     """The row-major positions (int64, 1-d) of ``mask``'s True elements, counted over all its dims."""
     return M.reshape(run_kernel(K.NONZERO, M.reshape(mask, -1)), -1)
@@ -382,12 +395,17 @@ def _host_index(values, shape, n, d, be, op):
     return tensor([v + n if v < 0 else v for v in values], dtype=int64, backend=be).reshape(shape)
 
 
+MASK, HOST, DEVICE = "mask", "host", "device"   # where an advanced index's values come from (see _Plan)
+
+
 class _Plan:
     """An index worked out against a tensor: (begin, end, step) for one Slice, the shape after it
     (dims taken by ints dropped, dims of None added), the basic items in order as ``strides.indexed``
     reads them (("new",), ("int", i), ("slice", b, e, s)), and the advanced indices as
-    (position in that shape, dims spanned, integer tensor, checked on the host): an integer index
-    spans one dim, a mask all of its dims, with the positions of its True elements over them."""
+    (position in that shape, dims spanned, integer tensor, source): an integer index spans one dim,
+    a mask all of its dims, with the positions of its True elements over them. The source says
+    what is known of the values: MASK (a mask's positions: in range, none repeated), HOST (checked
+    on the host), DEVICE (a tensor's: wrapped, and refused by the kernel when out of range)."""
 
     __slots__ = ("begin", "end", "step", "shape", "recipe", "adv")
 
@@ -413,7 +431,7 @@ def _plan(x, idx, op) -> _Plan:
         kind, mask = it[0], _mask_shape(it)
         if kind == "new" or mask == ():                  # None, or a 0-d mask: x[True], x[wg.tensor(False)]
             if kind != "new":
-                plan.adv.append((len(plan.shape), 1, _mask_index(it, be), True))
+                plan.adv.append((len(plan.shape), 1, _mask_index(it, be), MASK))
             plan.shape.append(1)
             plan.recipe.append(("new",))
         elif mask is not None:
@@ -421,7 +439,7 @@ def _plan(x, idx, op) -> _Plan:
             if tuple(x.shape[d:d + k]) != tuple(mask):
                 raise IndexError(f"{op}: the shape of the mask {tuple(mask)} at index {d} does not match the shape "
                                  f"{tuple(x.shape[d:d + k])} of the indexed tensor")
-            plan.adv.append((len(plan.shape), k, _mask_index(it, be), True))
+            plan.adv.append((len(plan.shape), k, _mask_index(it, be), MASK))
             for n in x.shape[d:d + k]:
                 plan.take(n)
             d += k
@@ -449,7 +467,7 @@ def _plan_dim(plan, it, n, d, be, op):
         plan.recipe.append(("slice", b, e, s))
     else:
         t = _host_index(it[1], it[2], n, d, be, op) if kind == "host" else it[1]
-        plan.adv.append((len(plan.shape), 1, t, kind == "host"))
+        plan.adv.append((len(plan.shape), 1, t, HOST if kind == "host" else DEVICE))
         plan.take(n)
 
 
@@ -465,9 +483,9 @@ def _linear_index(y, adv, op):
     broadcast_shapes(*(t.shape for _, _, t, _ in adv), op=op)
     be = y._backend
     lin, bad = None, None
-    for p, k, t, checked in adv:
+    for p, k, t, source in adv:
         n = numel(y.shape[p:p + k])
-        if not checked:
+        if source is DEVICE:
             t = _wrap_negative(t, n)
             if len(adv) > 1:
                 out = run_kernel(K.LOGICAL_OR, run_kernel(K.LESS, t, _int(0, be)),
@@ -498,7 +516,8 @@ def _merged(y, adv):
 def _advanced(y, adv, op):
     lin = _linear_index(y, adv, op)
     flat, p0, _ = _merged(y, adv)
-    return M.reshape(index_select(flat, p0, M.reshape(lin, -1)), flat.shape[:p0] + lin.shape + flat.shape[p0 + 1:])
+    select = select_unique if all(source is MASK for *_, source in adv) else index_select
+    return M.reshape(select(flat, p0, M.reshape(lin, -1)), flat.shape[:p0] + lin.shape + flat.shape[p0 + 1:])
 
 
 def _index(x, plan, op):
@@ -593,7 +612,7 @@ def _put_at(x, plan, value, op, accumulate) -> Tensor:
     if plan.adv and plan.whole(x):
         return M.reshape(_put(M.reshape(x, plan.shape), plan.adv, value, op, accumulate), x.shape)
     at = _index(M.reshape(arange(x.numel(), backend=x._backend), x.shape), plan, op)
-    return M.reshape(_put(M.reshape(x, -1), [(0, 1, at, True)], value, op, accumulate), x.shape)
+    return M.reshape(_put(M.reshape(x, -1), [(0, 1, at, HOST)], value, op, accumulate), x.shape)
 
 
 def _put(y, adv, value, op, accumulate) -> Tensor:

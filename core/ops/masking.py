@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from . import movement as M
 from . import reduce
 from .common import check_tensor, scalar_tensor
-from .indexing import index_select, mask_positions, nonzero
+from .indexing import mask_positions, nonzero, select_unique
 
 
 def _bool_mask(op, mask) -> Tensor:
@@ -37,7 +37,7 @@ def masked_select(input, mask) -> Tensor:
     check_tensor("masked_select", input)
     _bool_mask("masked_select", mask)
     shape = broadcast_shapes(input.shape, mask.shape, op="masked_select")
-    return index_select(_flat_to(input, shape), 0, mask_positions(M.expand(mask, shape)))
+    return select_unique(_flat_to(input, shape), 0, mask_positions(M.expand(mask, shape)))
 
 
 def masked_scatter(input, mask, source) -> Tensor:
