@@ -194,6 +194,7 @@ INDICES = {
     "python_false": lambda m: False,
     "bool_list": lambda m: (slice(None), [True, False, True]),
     "numpy_mask": lambda m: np.array([[True, False, True], [False, True, False]]),
+    "numpy_int_array": lambda m: (slice(None), np.array([2, 0, 2])),
     "mask_then_index": lambda m: (m.tensor([True, False]), slice(None), m.tensor([1, 3])),
     "mask_index_adjacent": lambda m: (m.tensor([[True, False, True], [False, True, True]]), m.tensor([1, 3, 0, 2])),
     "index_mask_apart": lambda m: (m.tensor([1, 0]), slice(None), m.tensor([True, False, False, True])),
@@ -222,6 +223,19 @@ def test_cpu_mask_indexes_a_tensor_anywhere(backend):
     want = X.copy()
     want[np.nonzero(X[:, :, 0] > 5) + (np.array([2]),)] = 0.0
     assert_close(x, want)
+
+
+def test_assignment_through_a_view_reaches_its_base(backend):
+    base = wg.zeros(2, 3)
+    row = base[1]
+    row[wg.tensor([True, False, True])] = wg.tensor([1.0, 2.0])
+    row.index_put_((wg.tensor([1]),), wg.tensor([5.0]))
+    base.t()[wg.tensor([0, 0])] = wg.tensor([7.0, 8.0])
+    want = torch.zeros(2, 3)
+    want[1][torch.tensor([True, False, True])] = torch.tensor([1.0, 2.0])
+    want[1].index_put_((torch.tensor([1]),), torch.tensor([5.0]))
+    want.t()[torch.tensor([0, 0])] = torch.tensor([7.0, 8.0])
+    assert base.tolist() == want.tolist() and row.tolist() == want[1].tolist()
 
 
 # ---------------------------------------------------------------- the kernels on long inputs and every dtype

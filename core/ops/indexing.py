@@ -192,7 +192,7 @@ def index_copy(x, dim, index, source) -> Tensor:
         raise IndexError(f"{op}: index should have dimension 1 or 0, got shape {tuple(index.shape)}")
     if source._dtype is not x._dtype:
         raise TypeError(f"{op}: source dtype {source.dtype.name} differs from the input's {x.dtype.name}")
-    if x.ndim == 0 or source.ndim == 0:
+    if min(x.ndim, source.ndim) == 0 and max(x.ndim, source.ndim) <= 1:   # a scalar for one element
         return M.reshape(index_copy(M.reshape(x, -1), 0, index, M.reshape(source, -1)), x.shape)
     d = normalize_axis(dim, x.ndim, op)
     if source.ndim != x.ndim or source.shape[:d] + source.shape[d + 1:] != x.shape[:d] + x.shape[d + 1:] \
@@ -295,20 +295,33 @@ def nonzero(input, *, as_tuple=False):
 
 
 def select_unique(x, dim, index) -> Tensor:
-    """``index_select(x, dim, index)`` for an ``index`` that never repeats (a mask's positions). Its
-    gradient copies ``dy`` into zeros with IndexCopy, one pass over ``x``, where index_select's adds
-    with ScatterAdd (which on a GPU walks every index entry for each element of ``x``)."""
+    """``index_select(x, dim, index)`` for a 1-d ``index`` that never repeats (a mask's positions).
+    Its gradient copies ``dy`` into zeros with IndexCopy, one pass over ``x``, where index_select's
+    adds with ScatterAdd (which on a GPU walks every index entry for each element of ``x``).
+
+    >>> import webgrad as wg
+    >>> x = wg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> select_unique(x, 0, wg.tensor([2, 0])).sum().backward(); x.grad.tolist()
+    [1.0, 0.0, 1.0]
+    """
     with no_grad():
         out = index_select(x, dim, index)
+    shape, axis = x.shape, normalize_axis(dim, max(1, x.ndim), "select_unique")
 
     def backward(dy, saved, attrs):
-        return run_kernel(K.INDEX_COPY, zeros(*x.shape, dtype=dy.dtype, backend=dy._backend), index, dy, axis=dim), None
+        zero = zeros(*shape, dtype=dy.dtype, backend=dy._backend)
+        return run_kernel(K.INDEX_COPY, zero, index, dy, axis=axis), None
     record_function("SelectUnique", backward, [x, index], [out])
     return out
 
 
 def mask_positions(mask) -> Tensor:
-    """The row-major positions (int64, 1-d) of ``mask``'s True elements, counted over all its dims."""
+    """The row-major positions (int64, 1-d) of ``mask``'s True elements, counted over all its dims.
+
+    >>> import webgrad as wg
+    >>> mask_positions(wg.tensor([[False, True], [True, True]])).tolist()
+    [1, 2, 3]
+    """
     return M.reshape(run_kernel(K.NONZERO, M.reshape(mask, -1)), -1)
 
 
