@@ -252,6 +252,35 @@ def test_nonzero_past_65535_elements(backend):
     assert_close(t, np.where(m, -x, x))
 
 
+def kernel_on_both(gpu, name, arrays, **attrs):
+    """(wgpu result, cpu result) of kernel ``name`` on numpy ``arrays``."""
+    want = wg.get_kernel(name, "cpu")(*arrays, **attrs)
+    got = wg.get_kernel(name, "wgpu")(*[gpu.from_array(a) for a in arrays], **attrs)
+    return gpu.to_numpy(got), want
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (4, 8), (3, 5, 7), (2, 3, 4, 5), (0, 3), (1001,)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_nonzero_kernel_agrees_with_cpu(gpu, shape, dtype):
+    x = np.where(mask(*shape, p=0.3), rng.integers(1, 5, shape), 0).astype(dtype)
+    got, want = kernel_on_both(gpu, wg.kernel_names.NONZERO, [x])
+    assert got.dtype == want.dtype == np.int64 and got.shape == want.shape and (got == want).all()
+
+
+@pytest.mark.parametrize("shape, axis, m", [((7,), 0, 20), ((4, 6), 1, 9), ((3, 4, 5), 1, 10), ((3, 4, 5), 2, 0),
+                                            ((50, 3), 0, 5000), ((2, 300), 1, 300)])
+def test_index_copy_kernel_agrees_with_cpu(gpu, shape, axis, m):
+    """Many entries per slice (5000 into 50) race for each slice's claim on the GPU: the last must win."""
+    x = r(*shape).astype(np.float32)
+    index = rng.integers(0, shape[axis], m)
+    source = r(*shape[:axis], m, *shape[axis + 1:]).astype(np.float32)
+    got, want = kernel_on_both(gpu, wg.kernel_names.INDEX_COPY, [x, index, source], axis=axis)
+    moved = np.moveaxis(x.copy(), axis, 0)
+    for j, i in enumerate(index):
+        moved[i] = np.moveaxis(source, axis, 0)[j]
+    assert (want == np.moveaxis(moved, 0, axis)).all() and (got == want).all()
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int32", "int64", "bool"])
 def test_nonzero_and_index_copy_per_dtype(dtype, backend):
     x = np.array([[0, 1, 0], [2, 0, 3]]).astype(dtype)

@@ -45,7 +45,7 @@ def index_copy(x, index, source, *, axis):
 
 @cpu_kernel(K.NONZERO)
 def nonzero(x):
-    # the flat positions, then their coordinates: twice as fast as np.argwhere on a 2-d mask
+    # the flat positions, then their coordinates: cheaper than np.argwhere, which finds them per dim
     if x.ndim == 0:
         return np.zeros((int(x != 0), 0), np.int64)
     flat = np.flatnonzero(x).astype(np.int64, copy=False)
