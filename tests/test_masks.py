@@ -47,7 +47,8 @@ def T(fn):
     """PyTorch's ``fn`` on the numpy inputs (integers as int64), as a reference. (Not opinfo's
     ``torch_reference``: its ``np.ascontiguousarray`` makes 0-d inputs 1-d, and 0-d masks matter here.)"""
     def ref(*arrays):
-        return fn(*[torch.from_numpy(np.array(a.astype(np.int64) if a.dtype.kind == "i" else a)) for a in arrays]).numpy()
+        ts = [torch.from_numpy(np.array(a.astype(np.int64) if a.dtype.kind == "i" else a)) for a in arrays]
+        return fn(*ts).numpy()
     return ref
 
 
@@ -68,7 +69,8 @@ CASES = [
     # x[mask]: masks over every position, all-False, all-True, 0-d
     OpCase("get_mask_all_dims", get(lambda m: m), T(get(lambda m: m)), [r(2, 3), M23]),
     OpCase("get_mask_leading", get(lambda m: m), T(get(lambda m: m)), [r(2, 3, 4), M23]),
-    OpCase("get_mask_middle", get(lambda m: (slice(None), m)), T(get(lambda m: (slice(None), m))), [r(4, 2, 3, 2), M23]),
+    OpCase("get_mask_middle", get(lambda m: (slice(None), m)), T(get(lambda m: (slice(None), m))),
+           [r(4, 2, 3, 2), M23]),
     OpCase("get_mask_trailing", get(lambda m: (Ellipsis, m)), T(get(lambda m: (Ellipsis, m))), [r(4, 2, 3), M23]),
     OpCase("get_mask_all_false", get(lambda m: m), T(get(lambda m: m)), [r(3, 4), FALSE3]),
     OpCase("get_mask_all_true", get(lambda m: (slice(None), m)), T(get(lambda m: (slice(None), m))),
@@ -107,7 +109,8 @@ CASES = [
     OpCase("set_step_and_int", put(lambda i: (slice(1, None, 2), i)), T(put(lambda i: (slice(1, None, 2), i))),
            [r(5, 3), r(2, 2), np.array([2, 0])]),
     OpCase("set_negative_step_and_int", put(lambda i: (slice(None, None, -2), i)),   # numpy's: PyTorch has no step < 0
-           lambda x, v, i: last_wins(x, np.arange(x.size).reshape(x.shape)[::-2, i], v), [r(5, 3), r(3, 2), np.array([2, 0])]),
+           lambda x, v, i: last_wins(x, np.arange(x.size).reshape(x.shape)[::-2, i], v),
+           [r(5, 3), r(3, 2), np.array([2, 0])]),
     OpCase("set_int_and_int_tensor", put(lambda i: (1, slice(None), i)), T(put(lambda i: (1, slice(None), i))),
            [r(3, 2, 4), r(2), np.array([3, -4])]),
     OpCase("set_int_and_mask", put(lambda i, m: (i, m)), T(put(lambda i, m: (i, m))),

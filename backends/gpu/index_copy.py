@@ -33,8 +33,8 @@ def index_copy(be, x, index, source, *, axis):
         inner *= d
     claims = _claims(be, index, n)
     out, t = be.alloc(x.shape, x.dtype), WGSL_TYPES[x.dtype.name]
-    be.run(("index_copy", t), lambda: Program(K.INDEX_COPY, "index_copy", inputs=[("x", t), ("claims", "i32"), ("src", t)],
-                                              outputs=[("out", t)], wg=WG,
+    be.run(("index_copy", t), lambda: Program(K.INDEX_COPY, "index_copy", outputs=[("out", t)], wg=WG,
+                                              inputs=[("x", t), ("claims", "i32"), ("src", t)],
                                               uniforms=[("total", "u32", 1), ("n", "u32", 1), ("m", "u32", 1),
                                                         ("inner", "u32", 1)]),
            [x, claims, source], [out], [out.size, n, index.size, inner], -(-out.size // WG))

@@ -31,7 +31,8 @@ def nonzero(be, x):
         return be.alloc((0, rank), int64)
     flat = GpuArray(x.storage, (n,), x.dtype)
     t = WGSL_TYPES[x.dtype.name]
-    flags = elementwise(be, K.NONZERO, f"select(O(0), O(1), {_test(t, 'x0', 'T0')})", [flat], (n,), int32, vec4=t != "f32")
+    flag = f"select(O(0), O(1), {_test(t, 'x0', 'T0')})"
+    flags = elementwise(be, K.NONZERO, flag, [flat], (n,), int32, vec4=t != "f32")   # floats tested on their bits
     prefix = get_kernel(K.CUMSUM, be.name)(flags, axis=0)
     out = be.alloc((_count(be, prefix, n), rank), int64)
     if out.size == 0:
