@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from .. import kernel_names as K
-from ..dtypes import bool_, default_float
+from ..dtypes import bool_, get_default_dtype
 from ..engine import _mode, run_kernel
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
@@ -26,7 +26,7 @@ def _operands(op: str, a, b, floating: bool = False):
     if type(a) is not Tensor or type(b) is not Tensor or a._dtype is not b._dtype:
         a, b = binary_operands(op, a, b)
     if floating and not a._dtype.is_floating:
-        a, b = run_kernel(K.CAST, a, dtype=default_float), run_kernel(K.CAST, b, dtype=default_float)
+        a, b = run_kernel(K.CAST, a, dtype=get_default_dtype()), run_kernel(K.CAST, b, dtype=get_default_dtype())
     sa, sb = a._data.shape, b._data.shape
     if sa != sb:
         broadcast_shapes(sa, sb, op=op)

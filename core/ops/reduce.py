@@ -11,7 +11,7 @@ import math
 from collections import namedtuple
 
 from .. import kernel_names as K
-from ..dtypes import default_float, default_int, to_dtype
+from ..dtypes import default_int, get_default_dtype, to_dtype
 from ..engine import run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
@@ -298,7 +298,7 @@ def logsumexp(x, dim, keepdim=False):
     1000.69
     """
     axes = _axes(x, dim, "logsumexp")
-    x = x if x._dtype.is_floating else _cast(x, default_float)
+    x = x if x._dtype.is_floating else _cast(x, get_default_dtype())
     if not _count(x, axes):     # log(0) = -inf over an empty reduction
         return run_kernel(K.FILL, backend=x._backend, shape=reduced_shape(x.shape, axes, keepdim),
                           value=-math.inf, dtype=x._dtype)
@@ -339,7 +339,7 @@ def norm(x, p=2, dim=None, keepdim=False, *, dtype=None):
     """
     axes = _axes(x, dim, "norm")
     x = _cast(x, to_dtype(dtype)) if dtype is not None else x
-    x = x if x._dtype.is_floating else _cast(x, default_float)
+    x = x if x._dtype.is_floating else _cast(x, get_default_dtype())
     if p == "fro":
         p = 2
     if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float)):

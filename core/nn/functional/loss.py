@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from ... import kernel_names as K
+from ...amp import full_precision
+from ...amp import state as autocast
 from ...engine import run_kernel
 from ...ops.common import check_tensor
 from ._utils import check_reduction, reduce_loss
@@ -9,9 +11,10 @@ from .activation import log_softmax
 
 
 def _pair(op, input, target):
+    """The checked operands of a loss (in float32 under autocast, as PyTorch's losses run)."""
     check_tensor(op, input)
     check_tensor(op, target, "target")
-    return input, target
+    return full_precision(input, target) if autocast.dtypes else (input, target)
 
 
 def _same_shape(op, input, target):
