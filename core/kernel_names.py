@@ -105,6 +105,11 @@ AS_STRIDED_SCATTER = "AsStridedScatter"  # (x, src) shape, strides, offset: a co
 # --- indexing -------------------------------------------------------------------
 GATHER = "Gather"             # (x, index: int32) axis: int  -- torch.gather semantics
 SCATTER_ADD = "ScatterAdd"    # (x, index: int32, src) axis: int -- torch.scatter_add semantics
+INDEX_COPY = "IndexCopy"      # (x, index: int [M], source) axis: int -- torch.index_copy: x with slice
+                              # index[j] along axis replaced by source's slice j; the last j wins where
+                              # index repeats (numpy's rule); an index outside [0, x.shape[axis]) is refused
+NONZERO = "NonZero"           # x (any dtype) -> int64 [count, x.ndim]: the coordinates of x's nonzero elements,
+                              # row-major (torch.nonzero); count depends on the data (the GPU reads it back)
 
 # --- creation (no tensor inputs; run on the given backend) -----------------------
 FILL = "Fill"                 # shape, value, dtype

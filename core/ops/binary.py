@@ -11,6 +11,7 @@ from ..engine import _mode, run_kernel
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .common import binary_operands, check_tensor, is_scalar, scalar_tensor
+from .indexing import nonzero
 
 
 _NUMBERS = (int, float)
@@ -260,14 +261,22 @@ logical_xor = _predicate(K.LOGICAL_XOR, "logical_xor", """Elementwise logical XO
     """)
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
     """Pick ``input`` where ``condition`` is true, else ``other`` (either may be a Python number), broadcasting.
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``, as in PyTorch.
 
     >>> import webgrad as wg
     >>> x = wg.tensor([-1.0, 2.0])
     >>> wg.where(x > 0, x, 0.0).tolist()
     [0.0, 2.0]
+    >>> [t.tolist() for t in wg.where(x > 0)]
+    [[1]]
     """
+    if input is None and other is None:
+        return nonzero(check_tensor("where", condition, "condition"), as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where: expected both input and other, or neither (where(condition) is "
+                        "nonzero(condition, as_tuple=True))")
     check_tensor("where", condition, "condition")
     if condition._dtype is not bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {condition._dtype.name}")
