@@ -209,8 +209,7 @@ def fmod(input, other) -> Tensor:
     >>> wg.fmod(wg.tensor([-7, 7]), 3).tolist()
     [-1, 1]
     """
-    a, b = binary._operands("fmod", input, other)
-    return binary.sub(a, binary.mul(binary.div(a, b, rounding_mode="trunc"), b))
+    return run_kernel(K.FMOD, *binary._operands("fmod", input, other))
 
 
 def deg2rad(input) -> Tensor:

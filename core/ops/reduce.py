@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from .. import kernel_names as K
 from ..dtypes import default_int, get_default_dtype, to_dtype
-from ..engine import run_kernel
+from ..engine import no_grad, record_function, run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
 from . import binary
@@ -249,7 +249,11 @@ def _extreme(op, x, dim, keepdim, reduce_fn, arg_fn, result, pairwise):
         return reduce_fn(x)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{op}(): dim must be an int (use a{op} for several dims), got {dim!r}")
-    return result(reduce_fn(x, dim, keepdim), arg_fn(x, dim, keepdim))
+    index = arg_fn(x, dim, True)
+    if not x._dtype.is_floating:
+        return result(reduce_fn(x, dim, keepdim), index if keepdim else index.squeeze(dim))
+    values = x.gather(dim if x.ndim else 0, index)   # the gradient goes to the returned index, as PyTorch's
+    return result(values if keepdim else values.squeeze(dim), index if keepdim else index.squeeze(dim))
 
 
 def max(input, dim=None, keepdim=False):  # noqa: A001  (torch.max)
@@ -333,7 +337,22 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> wg.tensor([1.0, 3.0]).std(correction=0).item()
     1.0
     """
-    return run_kernel(K.SQRT, _var(input, dim, unbiased, keepdim, correction, "std"))
+    return _root(_var(input, dim, unbiased, keepdim, correction, "std"), 2)
+
+
+def _root(s, p):
+    """``s ** (1 / p)``, the last step of ``std`` and the p-norms, with PyTorch's gradient there: 0 where
+    the result is 0 (the chain rule alone gives 0 * inf = NaN for a constant input or a zero vector)."""
+    with no_grad():
+        y = run_kernel(K.SQRT, s) if p == 2 else run_kernel(K.POW, s, _scalar(1.0 / p, s))
+    record_function("Root", _root_gradient, [s], (y,), saved=(s, y), attrs={"p": p})
+    return y
+
+
+def _root_gradient(dy, saved, attrs):
+    s, y = saved
+    zero = _scalar(0, y)
+    return (binary.where(run_kernel(K.EQUAL, y, zero), zero, dy * y / (s * attrs["p"])),)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -353,7 +372,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> [t.item() for t in wg.std_mean(wg.tensor([1.0, 3.0]), correction=0)]
     [1.0, 2.0]
     """
-    std_ = run_kernel(K.SQRT, _var(input, dim, unbiased, keepdim, correction, "std_mean"))
+    std_ = _root(_var(input, dim, unbiased, keepdim, correction, "std_mean"), 2)
     return std_, _moment_mean(input, dim, unbiased, keepdim)
 
 
@@ -361,18 +380,6 @@ def _moment_mean(input, dim, unbiased, keepdim):
     if isinstance(dim, bool):             # torch's std_mean(input, unbiased)
         dim = None
     return _mean(input, _axes(input, dim, "mean"), bool(keepdim))
-
-
-def count_nonzero(input, dim=None):
-    """The number of nonzero elements over ``dim`` (all dims by default), int64.
-
-    >>> import webgrad as wg
-    >>> wg.count_nonzero(wg.tensor([[0, 1], [2, 3]]), dim=1).tolist()
-    [1, 2]
-    """
-    axes = _axes(input, dim, "count_nonzero")
-    nonzero = run_kernel(K.NOT_EQUAL, input, _scalar(0, input))
-    return run_kernel(K.SUM, _cast(nonzero, default_int), axes=axes, keepdim=False)
 
 
 _aminmax_result = namedtuple("aminmax", ["min", "max"])
@@ -411,13 +418,11 @@ def logsumexp(input, dim, keepdim=False):
 
 def _abs_power_sum(x, p, axes, keepdim):
     a = run_kernel(K.ABS, x)
-    s = run_kernel(K.SUM, run_kernel(K.POW, a, _scalar(float(p), a)), axes=axes, keepdim=keepdim)
-    return run_kernel(K.POW, s, _scalar(1.0 / p, s))
+    return _root(run_kernel(K.SUM, run_kernel(K.POW, a, _scalar(float(p), a)), axes=axes, keepdim=keepdim), p)
 
 
 _NORMS = {
-    2: lambda x, axes, keepdim: run_kernel(K.SQRT, run_kernel(K.SUM, run_kernel(K.MUL, x, x), axes=axes,
-                                                              keepdim=keepdim)),
+    2: lambda x, axes, keepdim: _root(run_kernel(K.SUM, run_kernel(K.MUL, x, x), axes=axes, keepdim=keepdim), 2),
     1: lambda x, axes, keepdim: run_kernel(K.SUM, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
     math.inf: lambda x, axes, keepdim: run_kernel(K.MAX, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
     -math.inf: lambda x, axes, keepdim: run_kernel(K.MIN, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
@@ -454,7 +459,7 @@ METHODS = {
     "sum": sum, "mean": mean, "prod": prod, "cumsum": cumsum, "amax": amax, "amin": amin, "argmax": argmax,
     "argmin": argmin, "max": max, "min": min, "all": all, "any": any, "var": var, "std": std,
     "logsumexp": logsumexp, "norm": norm, "cumprod": cumprod, "diff": diff,
-    "count_nonzero": count_nonzero, "aminmax": aminmax,
+    "aminmax": aminmax,
 }
 
 __all__ = list(METHODS) + ["var_mean", "std_mean"]
