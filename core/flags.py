@@ -109,19 +109,19 @@ def get_float32_matmul_precision() -> str:
     return _settings["float32_matmul_precision"]
 
 
-def set_num_threads(n: int) -> None:
+def set_num_threads(num: int, /) -> None:
     """Accepted and remembered (the cpu backend's threads are numpy's BLAS's)."""
-    if int(n) < 1:
-        raise RuntimeError(f"set_num_threads expects a positive integer, got {n}")
-    _settings["num_threads"] = int(n)
+    if int(num) < 1:
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {num}")
+    _settings["num_threads"] = int(num)
 
 
 def get_num_threads() -> int:
     return _settings["num_threads"]
 
 
-def set_num_interop_threads(n: int) -> None:
-    _settings["num_interop_threads"] = int(n)
+def set_num_interop_threads(num: int, /) -> None:
+    _settings["num_interop_threads"] = int(num)
 
 
 def get_num_interop_threads() -> int:

@@ -270,7 +270,7 @@ class Tensor:
         >>> x.grad.item()
         4.0
         """
-        _autograd.backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
+        _autograd.backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         """A view of the same storage, cut from the graph (does not require grad): an in-place
@@ -397,9 +397,9 @@ class Tensor:
             t = run_kernel("Cast", t, dtype=to_dtype(dtype))
         return t
 
-    def cpu(self) -> "Tensor":
-        """This tensor on the ``cpu`` backend."""
-        return self.to("cpu")
+    def cpu(self, *, memory_format=None) -> "Tensor":
+        """This tensor on the ``cpu`` backend (``memory_format`` accepted without effect, as in ``to``)."""
+        return self.to("cpu", memory_format=memory_format)
 
     def type(self, dtype=None, non_blocking=False):
         """PyTorch's tensor type name (``'torch.FloatTensor'``, as scripts compare it) without ``dtype``;
@@ -415,16 +415,16 @@ class Tensor:
             dtype = _TYPE_DTYPES[dtype]
         return self.to(dtype)
 
-    def type_as(self, tensor) -> "Tensor":
+    def type_as(self, other) -> "Tensor":
         """This tensor cast to ``tensor``'s dtype (its device is not changed, as in PyTorch on one device).
 
         >>> import webgrad as wg
         >>> wg.tensor([1, 2]).type_as(wg.zeros(1)).tolist()
         [1.0, 2.0]
         """
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"type_as: expected a Tensor, got {type(tensor).__name__}")
-        return self.to(tensor._dtype)
+        if not isinstance(other, Tensor):
+            raise TypeError(f"type_as: expected a Tensor, got {type(other).__name__}")
+        return self.to(other._dtype)
 
     def is_complex(self) -> bool:
         """False: webgrad has no complex dtypes."""

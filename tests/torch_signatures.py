@@ -1,75 +1,29 @@
-"""PyTorch's documented signatures, read by introspection, and a check that a webgrad callable
-accepts them: the parameter table behind ``test_api_parity.py``.
+"""PyTorch's Python signatures, read from torch itself, and a check that a webgrad callable accepts
+them: the parameter table behind ``test_api_parity.py``.
 
-PyTorch's built-in functions carry their signatures in their docstrings (``matmul(input, other, *,
-out=None) -> Tensor`` as the first line, more overloads as ``.. function::`` lines); Python-level ones
-(``torch.nn.functional.*``, some Tensor methods) answer ``inspect.signature``.
+Python-level torch callables (``torch.nn.functional.*``, ``torch.split``, ``Tensor.split`` ...)
+answer ``inspect.signature``. Built-in ones are read from the type stubs torch ships
+(``torch/_C/_VariableFunctions.pyi``, ``_nn.pyi``, and ``class TensorBase`` in ``__init__.pyi``),
+which are generated from the same table as PyTorch's argument parser: one ``@overload`` per
+signature Python accepts. The deprecated overloads (``add(input, alpha, other)``, ``addcmul(input,
+value, tensor1, tensor2)``: a positional ``alpha``/``beta``/``value`` before another operand, or a
+function whose first parameter is ``self``) are left out, as PyTorch warns on them.
 """
 from __future__ import annotations
 
+import ast
+import functools
 import inspect
-import re
+import os
 from typing import NamedTuple
+
+import torch
 
 
 class Param(NamedTuple):
     name: str
     kind: str          # "pos" (positional or keyword), "varpos" (*name), "kw" (keyword-only), "varkw" (**name)
     has_default: bool
-
-
-def _split_top(text: str) -> list:
-    """``text`` split at the commas outside brackets and quotes."""
-    parts, depth, cur, quote = [], 0, [], None
-    for ch in text:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-            continue
-        cur.append(ch)
-    parts.append("".join(cur))
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _parse_params(text: str) -> list:
-    params, keyword_only = [], False
-    for part in _split_top(text.replace("\\*", "*")):
-        if part == "*":
-            keyword_only = True
-            continue
-        if part == "/":
-            continue
-        name, _, default = part.partition("=")
-        name = name.split(":")[0].strip()
-        if name.startswith("**"):
-            params.append(Param(name[2:], "varkw", False))
-        elif name.startswith("*"):
-            params.append(Param(name[1:], "varpos", False))
-            keyword_only = True
-        else:
-            params.append(Param(name, "kw" if keyword_only else "pos", bool(default.strip())))
-    return params
-
-
-def _call_text(line: str, name: str):
-    """The text between the parentheses of ``name(...)`` at the start of ``line``, or None."""
-    m = re.match(r"\s*(?:\.\. (?:function|method):: )?(?:torch\.(?:Tensor\.)?)?" + re.escape(name) + r"\(", line)
-    if not m:
-        return None
-    depth, start = 1, m.end()
-    for i in range(start, len(line)):
-        depth += {"(": 1, ")": -1}.get(line[i], 0)
-        if depth == 0:
-            return line[start:i]
-    return None
 
 
 _KIND = {inspect.Parameter.POSITIONAL_ONLY: "pos", inspect.Parameter.POSITIONAL_OR_KEYWORD: "pos",
@@ -85,12 +39,57 @@ def python_params(fn, drop_self: bool = False) -> list:
     return params[1:] if drop_self and params and params[0].kind == "pos" else params
 
 
+def _stub_params(node: ast.FunctionDef, method: bool) -> list:
+    a = node.args
+    positional = a.posonlyargs + a.args
+    first_default = len(positional) - len(a.defaults)
+    params = [Param(p.arg, "pos", i >= first_default) for i, p in enumerate(positional)]
+    if a.vararg:
+        params.append(Param(a.vararg.arg, "varpos", False))
+    params += [Param(p.arg, "kw", d is not None) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg:
+        params.append(Param(a.kwarg.arg, "varkw", False))
+    return params[1:] if method else params
+
+
+def _deprecated(params: list) -> bool:
+    positional = [p for p in params if p.kind == "pos"]
+    for i, p in enumerate(positional):
+        if p.name in ("alpha", "beta", "value") and any(not q.has_default for q in positional[i + 1:]):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=None)
+def _stubs(method: bool) -> dict:
+    """{name: [signature, ...]} from torch's stubs: TensorBase's methods, or the functions."""
+    root = os.path.join(os.path.dirname(torch.__file__), "_C")
+    files = ["__init__.pyi"] if method else ["_VariableFunctions.pyi", "_nn.pyi"]
+    out = {}
+    for file in files:
+        with open(os.path.join(root, file)) as f:
+            tree = ast.parse(f.read())
+        body = tree.body
+        if method:
+            body = next(n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TensorBase")
+        for node in body:
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            params = _stub_params(node, method)
+            if (not method and node.args.args and node.args.args[0].arg == "self") or _deprecated(params):
+                continue
+            sigs = out.setdefault(node.name, [])
+            if params not in sigs:
+                sigs.append(params)
+    return out
+
+
 def torch_signatures(fn, name: str, method: bool = False) -> list:
-    """Every documented signature (a list of Params) of PyTorch's ``fn`` called ``name``: from the
-    docstring's signature lines, else from ``inspect.signature``; [] when neither gives one."""
-    doc = getattr(fn, "__doc__", None) or ""
-    found = [_call_text(line, name) for line in doc.splitlines()[:200]]
-    sigs = [_parse_params(t) for t in found if t is not None]
+    """Every signature (a list of Params) Python accepts for PyTorch's ``fn`` called ``name``:
+    ``inspect.signature``'s for a Python function, else the stubs' overloads; [] when neither has one."""
+    if inspect.isfunction(fn) or inspect.ismethod(fn):
+        return [python_params(fn, drop_self=method)]
+    sigs = _stubs(method).get(name)
     if sigs:
         return sigs
     try:

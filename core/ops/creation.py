@@ -7,7 +7,7 @@ from .. import kernel_names as K
 from .. import registry
 from ..dtypes import default_int, get_default_dtype, scalar_dtype, to_dtype
 from ..engine import run_kernel
-from ..layouts import check_factory, check_layout, check_memory_format
+from ..layouts import check_factory, check_memory_format
 from ..host import is_array_like
 from ..tensor import Tensor, tensor
 from .common import check_tensor
@@ -102,67 +102,76 @@ def _like(x, dtype, backend, device):
     return dict(dtype=dtype or x.dtype, backend=backend or device or x._backend)
 
 
-def _filled_like(op, input, value, dtype, layout, device, requires_grad, memory_format, backend):
+def _filled_like(op, input, value, dtype, layout, device, requires_grad, memory_format, backend, pin_memory=False):
     check_tensor(op, input)
-    check_factory(op, layout, memory_format=memory_format)
+    check_factory(op, layout, pin_memory, memory_format)
     return full(input.shape, value, requires_grad=requires_grad, **_like(input, dtype, backend, device))
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
-               backend=None) -> Tensor:
+               pin_memory=False, backend=None) -> Tensor:
     """Zeros with ``input``'s shape, dtype and backend.
 
     >>> import webgrad as wg
     >>> wg.zeros_like(wg.ones(2)).tolist()
     [0.0, 0.0]
     """
-    return _filled_like("zeros_like", input, 0, dtype, layout, device, requires_grad, memory_format, backend)
+    return _filled_like("zeros_like", input, 0, dtype, layout, device, requires_grad, memory_format, backend,
+                        pin_memory)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
-              backend=None) -> Tensor:
+              pin_memory=False, backend=None) -> Tensor:
     """Ones with ``input``'s shape, dtype and backend.
 
     >>> import webgrad as wg
     >>> wg.ones_like(wg.zeros(2)).tolist()
     [1.0, 1.0]
     """
-    return _filled_like("ones_like", input, 1, dtype, layout, device, requires_grad, memory_format, backend)
+    return _filled_like("ones_like", input, 1, dtype, layout, device, requires_grad, memory_format, backend,
+                        pin_memory)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
-               backend=None) -> Tensor:
+               pin_memory=False, backend=None) -> Tensor:
     """An uninitialised tensor with ``input``'s shape, dtype and backend (webgrad fills it with zeros).
 
     >>> import webgrad as wg
     >>> wg.empty_like(wg.ones(2, 3)).shape
     (2, 3)
     """
-    return _filled_like("empty_like", input, 0, dtype, layout, device, requires_grad, memory_format, backend)
+    return _filled_like("empty_like", input, 0, dtype, layout, device, requires_grad, memory_format, backend,
+                        pin_memory)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
-              backend=None) -> Tensor:
+              pin_memory=False, backend=None) -> Tensor:
     """``fill_value`` with ``input``'s shape, dtype and backend.
 
     >>> import webgrad as wg
     >>> wg.full_like(wg.zeros(2), 3).tolist()
     [3.0, 3.0]
     """
-    return _filled_like("full_like", input, fill_value, dtype, layout, device, requires_grad, memory_format, backend)
+    return _filled_like("full_like", input, fill_value, dtype, layout, device, requires_grad, memory_format, backend,
+                        pin_memory)
 
 
-def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False, backend=None) \
-        -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints.
+def arange(start=None, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False, backend=None) -> Tensor:
+    """Values from ``start`` (0 by default) to ``end`` (exclusive) by ``step``; int64 when all are ints.
+    ``arange(5)`` and ``arange(end=5)`` are ``arange(0, 5)``.
 
     >>> import webgrad as wg
-    >>> wg.arange(5).tolist()
-    [0, 1, 2, 3, 4]
+    >>> wg.arange(5).tolist(), wg.arange(end=3).tolist()
+    ([0, 1, 2, 3, 4], [0, 1, 2])
     """
-    check_layout("arange", layout)
+    check_factory("arange", layout, pin_memory)
     if end is None:
+        if start is None:
+            raise TypeError("arange() missing the end, e.g. arange(5) or arange(0, 5)")
         start, end = 0, start
+    elif start is None:
+        start = 0
     if step == 0:
         raise ValueError("arange: step must be nonzero")
     size = max(0, math.ceil((end - start) / step))
@@ -172,15 +181,15 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, req
     return _finish(t, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False, backend=None) \
-        -> Tensor:
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+             backend=None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
     >>> import webgrad as wg
     >>> wg.linspace(0, 1, 3).tolist()
     [0.0, 0.5, 1.0]
     """
-    check_layout("linspace", layout)
+    check_factory("linspace", layout, pin_memory)
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"linspace: steps must be a non-negative int, got {steps!r}")
     step = (end - start) / (steps - 1) if steps > 1 else 0.0
@@ -189,14 +198,15 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     return _finish(t, requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False, backend=None) -> Tensor:
+def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+        backend=None) -> Tensor:
     """The ``n`` x ``m`` identity matrix.
 
     >>> import webgrad as wg
     >>> wg.eye(2).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    check_layout("eye", layout)
+    check_factory("eye", layout, pin_memory)
     be = _backend(backend, device)
     m = n if m is None else m
     rows = run_kernel(K.RESHAPE, arange(n, backend=be), shape=(n, 1))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from ..dtypes import int64, to_dtype
-from ..layouts import check_layout
+from ..layouts import check_factory
 from ..tensor import Tensor, tensor
 from .common import check_tensor
 from .creation import _backend
@@ -65,8 +65,9 @@ def cartesian_prod(*tensors) -> Tensor:
     return stack([reshape(g, (-1,)) for g in grids], 1)
 
 
-def _triangle_indices(op, row, col, offset, dtype, device, layout, keep):
-    check_layout(op, layout)
+def _triangle_indices(op, row, col, offset, options, keep):
+    dtype, device, layout, requires_grad, pin_memory = options
+    check_factory(op, layout, pin_memory)
     for name, value in (("row", row), ("col", col), ("offset", offset)):
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"{op}: {name} must be an int, got {type(value).__name__}")
@@ -74,10 +75,12 @@ def _triangle_indices(op, row, col, offset, dtype, device, layout, keep):
         raise ValueError(f"{op}: row and col must be non-negative, got row={row}, col={col}")
     pairs = [(r, c) for r in range(row) for c in keep(r, col, offset)]
     rows, cols = [p[0] for p in pairs], [p[1] for p in pairs]
-    return tensor([rows, cols], dtype=to_dtype(dtype), device=_backend(None, device)).reshape(2, len(pairs))
+    out = tensor([rows, cols], dtype=to_dtype(dtype), device=_backend(None, device)).reshape(2, len(pairs))
+    return out.requires_grad_() if requires_grad else out
 
 
-def tril_indices(row, col, offset=0, *, dtype=int64, device=None, layout=None) -> Tensor:
+def tril_indices(row, col, offset=0, *, dtype=int64, device=None, layout=None, requires_grad=False,
+                 pin_memory=False) -> Tensor:
     """The (row, column) coordinates, as a 2 x N tensor in row-major order, of the lower triangle
     (``c - r <= offset``) of a ``row`` x ``col`` matrix.
 
@@ -85,11 +88,12 @@ def tril_indices(row, col, offset=0, *, dtype=int64, device=None, layout=None) -
     >>> wg.tril_indices(3, 3, -1).tolist()
     [[1, 2, 2], [0, 0, 1]]
     """
-    return _triangle_indices("tril_indices", row, col, offset, dtype, device, layout,
+    return _triangle_indices("tril_indices", row, col, offset, (dtype, device, layout, requires_grad, pin_memory),
                              lambda r, n, k: range(0, max(0, min(n, r + k + 1))))
 
 
-def triu_indices(row, col, offset=0, *, dtype=int64, device=None, layout=None) -> Tensor:
+def triu_indices(row, col, offset=0, *, dtype=int64, device=None, layout=None, requires_grad=False,
+                 pin_memory=False) -> Tensor:
     """The (row, column) coordinates, as a 2 x N tensor in row-major order, of the upper triangle
     (``c - r >= offset``) of a ``row`` x ``col`` matrix.
 
@@ -97,7 +101,7 @@ def triu_indices(row, col, offset=0, *, dtype=int64, device=None, layout=None) -
     >>> wg.triu_indices(2, 3, 1).tolist()
     [[0, 0, 1], [1, 2, 2]]
     """
-    return _triangle_indices("triu_indices", row, col, offset, dtype, device, layout,
+    return _triangle_indices("triu_indices", row, col, offset, (dtype, device, layout, requires_grad, pin_memory),
                              lambda r, n, k: range(max(0, r + k), n))
 
 

@@ -12,7 +12,8 @@ import operator
 
 from .. import kernel_names as K
 from .. import strides as S
-from ..dtypes import int64
+from ..dtypes import DType, int64
+from ..layouts import check_memory_format
 from ..engine import run_kernel
 from ..shapes import infer_reshape, normalize_axes, normalize_axis, numel
 from ..tensor import Tensor, tensor
@@ -30,6 +31,25 @@ def _sizes(args, op) -> tuple:
         return tuple(operator.index(a) for a in args)
     except TypeError:
         raise TypeError(f"{op}: sizes must be ints, got {tuple(args)}") from None
+
+
+def _sizes_or(op, args, keyword, name) -> tuple:
+    """The sizes of ``f(2, 3)``, ``f((2, 3))`` or ``f(name=(2, 3))``: PyTorch's ``*size`` parameters
+    take their name as a keyword too."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{op}() got multiple values for argument '{name}'")
+        args = (keyword,)
+    return _sizes(args, op)
+
+
+def _dims_or(op, args, keyword, name):
+    """The dims of ``f(0, 1)``, ``f((0, 1))`` or ``f(name=(0, 1))``; None when none are given."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{op}() got multiple values for argument '{name}'")
+        return keyword
+    return args[0] if len(args) == 1 else (tuple(args) if args else None)
 
 
 def _fresh(y, x):
@@ -67,24 +87,30 @@ def _reshape(x, shape, op):
     return out
 
 
-def reshape(input, *shape) -> Tensor:
-    """The same elements (row-major) in a new shape; one size may be -1.
+def reshape(input, *sizes, shape=None) -> Tensor:
+    """The same elements (row-major) in a new shape (``reshape(2, 3)``, ``reshape((2, 3))`` or
+    ``reshape(shape=(2, 3))``); one size may be -1.
 
     >>> import webgrad as wg
     >>> wg.arange(6).reshape(2, -1).tolist()
     [[0, 1, 2], [3, 4, 5]]
     """
-    return _reshape(input, _sizes(shape, "reshape"), "reshape")
+    return _reshape(input, _sizes_or("reshape", sizes, shape, "shape"), "reshape")
 
 
-def view(input, *shape) -> Tensor:
-    """``reshape`` (webgrad tensors are values, so every reshape is a valid view).
+def view(input, *sizes, size=None) -> Tensor:
+    """A view of ``input``'s storage in a new shape (``view(2, 3)``, ``view((2, 3))`` or
+    ``view(size=(2, 3))``), where strides can express it; else a RuntimeError (use ``reshape``).
+    ``view(dtype)``, which reinterprets bits, is not supported: ``.to(dtype)`` converts values.
 
     >>> import webgrad as wg
     >>> wg.zeros(4).view(2, 2).shape
     (2, 2)
     """
-    return _reshape(input, _sizes(shape, "view"), "view")
+    if len(sizes) == 1 and isinstance(sizes[0], DType):
+        raise NotImplementedError(f"view: view(dtype) reinterprets the bits of {input.dtype} as {sizes[0]}, which "
+                                  f"webgrad does not do; .to({sizes[0]}) converts the values")
+    return _reshape(input, _sizes_or("view", sizes, size, "size"), "view")
 
 
 def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
@@ -116,15 +142,15 @@ def unflatten(input, dim, sizes) -> Tensor:
     return _reshape(input, input.shape[:d] + sizes + input.shape[d + 1:], "unflatten")
 
 
-def squeeze(input, dim=None) -> Tensor:
-    """Drop dims of size 1 (all of them, or those among ``dim``, an int or a tuple).
+def squeeze(input, *dims, dim=None) -> Tensor:
+    """Drop dims of size 1 (all of them, or those among ``dim``: an int, a tuple, or several ints).
 
     >>> import webgrad as wg
     >>> wg.zeros(1, 2, 1).squeeze().shape, wg.zeros(1, 2, 1).squeeze(0).shape
     ((2,), (2, 1))
     """
     check_tensor("squeeze", input)
-    dims = normalize_axes(dim, input.ndim, "squeeze")
+    dims = normalize_axes(_dims_or("squeeze", dims, dim, "dim"), input.ndim, "squeeze")
     return _reshape(input, tuple(s for i, s in enumerate(input.shape) if not (i in dims and s == 1)), "squeeze")
 
 
@@ -150,7 +176,7 @@ def _transpose(x, perm):
     return make_view(x, run_kernel(K.TRANSPOSE, x, perm=perm), S.permuted(layout_of(x), perm))
 
 
-def permute(input, *dims) -> Tensor:
+def permute(input, *order, dims=None) -> Tensor:
     """Reorder the dims: output dim ``i`` is input dim ``dims[i]``.
 
     >>> import webgrad as wg
@@ -158,7 +184,7 @@ def permute(input, *dims) -> Tensor:
     (4, 2, 3)
     """
     check_tensor("permute", input)
-    dims = _dims(_sizes(dims, "permute"), input.ndim, "permute")
+    dims = _dims(_sizes_or("permute", order, dims, "dims"), input.ndim, "permute")
     if len(dims) != input.ndim:
         raise ValueError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {tuple(input.shape)}")
     return _transpose(input, dims)
@@ -210,15 +236,16 @@ def _mT(x):
 # ---------------------------------------------------------------- broadcasting and copies
 
 
-def expand(input, *sizes) -> Tensor:
-    """Broadcast to ``sizes`` (new dims go in front; -1 keeps a dim's size).
+def expand(input, *sizes, size=None, implicit=False) -> Tensor:
+    """Broadcast to ``sizes`` (new dims go in front; -1 keeps a dim's size). ``implicit`` is
+    accepted without effect, as it has none on PyTorch's results.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1], [2]]).expand(-1, 3).tolist()
     [[1, 1, 1], [2, 2, 2]]
     """
     check_tensor("expand", input)
-    sizes = _sizes(sizes, "expand")
+    sizes = _sizes_or("expand", sizes, size, "size")
     lead = len(sizes) - input.ndim
     if lead < 0:
         raise ValueError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
@@ -241,14 +268,14 @@ def expand(input, *sizes) -> Tensor:
     return make_view(input, run_kernel(K.EXPAND, input, shape=out), S.expanded(layout_of(input), out))
 
 
-def broadcast_to(input, shape) -> Tensor:
-    """``expand`` to ``shape``.
+def broadcast_to(input, *sizes, size=None) -> Tensor:
+    """``expand`` to ``size``.
 
     >>> import webgrad as wg
     >>> wg.broadcast_to(wg.tensor([1, 2]), (2, 2)).tolist()
     [[1, 2], [1, 2]]
     """
-    return expand(input, tuple(shape))
+    return expand(input, _sizes_or("broadcast_to", sizes, size, "size"))
 
 
 def expand_as(input, other) -> Tensor:
@@ -272,13 +299,15 @@ def contiguous(input, memory_format=None) -> Tensor:
     return input if input.is_contiguous() else clone(input)
 
 
-def clone(input) -> Tensor:
-    """A copy of ``input`` (differentiable, unlike ``detach``).
+def clone(input, *, memory_format=None) -> Tensor:
+    """A copy of ``input`` (differentiable, unlike ``detach``); ``memory_format`` is accepted without
+    effect (webgrad keeps tensors row-major).
 
     >>> import webgrad as wg
     >>> wg.tensor([1.0]).clone().tolist()
     [1.0]
     """
+    check_memory_format("clone", memory_format)
     return run_kernel(K.IDENTITY, check_tensor("clone", input))
 
 
@@ -434,6 +463,16 @@ def split(tensor, split_size_or_sections, dim=0) -> tuple:
     return tuple(out)
 
 
+def _split_method(self, split_size, dim=0) -> tuple:
+    """``torch.split(self, split_size, dim)``: pieces of ``split_size`` each, or of the given section sizes.
+
+    >>> import webgrad as wg
+    >>> [t.tolist() for t in wg.arange(5).split(split_size=[1, 4])]
+    [[0], [1, 2, 3, 4]]
+    """
+    return split(self, split_size, dim)
+
+
 def chunk(input, chunks, dim=0) -> tuple:
     """Split into ``chunks`` pieces of ``ceil(n / chunks)`` (maybe fewer pieces, as in PyTorch).
 
@@ -448,14 +487,17 @@ def chunk(input, chunks, dim=0) -> tuple:
     return split(input, max(1, -(-n // chunks)), dim)
 
 
-def flip(input, dims) -> Tensor:
-    """Reverse the order of elements along ``dims`` (an int or a tuple).
+def flip(input, *order, dims=None) -> Tensor:
+    """Reverse the order of elements along ``dims`` (an int, a tuple, or several ints).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]]).flip(1).tolist()
     [[2, 1], [4, 3]]
     """
     check_tensor("flip", input)
+    dims = _dims_or("flip", order, dims, "dims")
+    if dims is None:
+        raise TypeError("flip() missing 1 required argument: 'dims'")
     dims = _dims(dims, input.ndim, "flip")
     begin = [n - 1 if i in dims else 0 for i, n in enumerate(input.shape)]
     end = [-1 if i in dims else n for i, n in enumerate(input.shape)]
@@ -541,7 +583,7 @@ def stack(tensors, dim=0) -> Tensor:
     return cat([unsqueeze(t, d) for t in tensors], d)
 
 
-def repeat(input, *sizes) -> Tensor:
+def repeat(input, *sizes, repeats=None) -> Tensor:
     """Tile ``input`` ``sizes[i]`` times along dim ``i`` (PyTorch's ``repeat``; extra sizes add leading dims).
 
     >>> import webgrad as wg
@@ -549,7 +591,7 @@ def repeat(input, *sizes) -> Tensor:
     [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
     check_tensor("repeat", input)
-    sizes = _sizes(sizes, "repeat")
+    sizes = _sizes_or("repeat", sizes, repeats, "repeats")
     if len(sizes) < input.ndim or any(s < 0 for s in sizes):
         raise ValueError(f"repeat: number of repeat dims {sizes} can not be smaller than number of tensor "
                          f"dims {input.ndim} and must be non-negative")
@@ -559,13 +601,16 @@ def repeat(input, *sizes) -> Tensor:
     return _fresh(_reshape(y, tuple(r * n for r, n in zip(sizes, shape)), "repeat"), input)
 
 
-def tile(input, dims) -> Tensor:
-    """``repeat``, with ``dims`` padded with leading 1s to ``input.ndim``.
+def tile(input, *order, dims=None) -> Tensor:
+    """``repeat``, with ``dims`` (a tuple, or several ints) padded with leading 1s to ``input.ndim``.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2]]).tile((2,)).tolist()
     [[1, 2, 1, 2]]
     """
+    dims = _dims_or("tile", order, dims, "dims")
+    if dims is None:
+        raise TypeError("tile() missing 1 required argument: 'dims'")
     dims = _sizes((dims,) if isinstance(dims, int) else (tuple(dims),), "tile")
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
@@ -666,14 +711,25 @@ def triu(input, diagonal=0) -> Tensor:
 
 
 concat = cat
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input, axis0, axis1) -> Tensor:
+    """``transpose(input, axis0, axis1)`` (numpy's name).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 3).swapaxes(0, 1).shape
+    (3, 2)
+    """
+    return transpose(input, axis0, axis1)
+
 
 METHODS = {
     "reshape": reshape, "view": view, "flatten": flatten, "unflatten": unflatten, "squeeze": squeeze,
     "unsqueeze": unsqueeze, "permute": permute, "transpose": transpose, "swapaxes": swapaxes,
     "swapdims": swapdims, "movedim": movedim, "T": property(_T), "mT": property(_mT), "expand": expand,
     "expand_as": expand_as, "broadcast_to": broadcast_to, "contiguous": contiguous, "clone": clone,
-    "narrow": narrow, "split": split, "chunk": chunk, "flip": flip, "roll": roll, "repeat": repeat,
+    "narrow": narrow, "split": _split_method, "chunk": chunk, "flip": flip, "roll": roll, "repeat": repeat,
     "tile": tile, "tril": tril, "triu": triu, "select": select, "unbind": unbind, "diagonal": diagonal, "t": t,
     "view_as": view_as, "reshape_as": reshape_as,
 }

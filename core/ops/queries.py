@@ -68,22 +68,22 @@ def _operand_dtype(x):
     return x.dtype if isinstance(x, Tensor) else dtypes.scalar_dtype(python_scalar(x))
 
 
-def result_type(tensor1, tensor2) -> DType:
+def result_type(tensor, other) -> DType:
     """The dtype an arithmetic op on these operands (tensors or numbers) gives, by PyTorch's promotion.
 
     >>> import webgrad as wg
     >>> wg.result_type(wg.tensor([1]), 2.5), wg.result_type(wg.tensor([1.0]), wg.tensor([1], dtype=wg.float64))
     (webgrad.float32, webgrad.float64)
     """
-    for x in (tensor1, tensor2):
+    for x in (tensor, other):
         if not (isinstance(x, Tensor) or is_scalar(x)):
             raise TypeError(f"result_type: expected tensors or numbers, got {type(x).__name__}")
-    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor):
-        return dtypes.promote_tensors(tensor1.dtype, tensor1.ndim, tensor2.dtype, tensor2.ndim)
-    if isinstance(tensor1, Tensor) or isinstance(tensor2, Tensor):
-        t, s = (tensor1, tensor2) if isinstance(tensor1, Tensor) else (tensor2, tensor1)
+    if isinstance(tensor, Tensor) and isinstance(other, Tensor):
+        return dtypes.promote_tensors(tensor.dtype, tensor.ndim, other.dtype, other.ndim)
+    if isinstance(tensor, Tensor) or isinstance(other, Tensor):
+        t, s = (tensor, other) if isinstance(tensor, Tensor) else (other, tensor)
         return dtypes.promote_scalar(t.dtype, python_scalar(s))
-    return dtypes.promote(_operand_dtype(tensor1), _operand_dtype(tensor2))
+    return dtypes.promote(_operand_dtype(tensor), _operand_dtype(other))
 
 
 def promote_types(type1, type2) -> DType:

@@ -256,26 +256,34 @@ def _extreme(op, x, dim, keepdim, reduce_fn, arg_fn, result, pairwise):
     return result(values if keepdim else values.squeeze(dim), index if keepdim else index.squeeze(dim))
 
 
-def max(input, dim=None, keepdim=False):  # noqa: A001  (torch.max)
+def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.max)
     """The largest value; with an int ``dim``, a ``(values, indices)`` named tuple along it;
-    with a tensor, the elementwise maximum.
+    with a tensor (positional, or ``other=``), the elementwise maximum.
 
     >>> import webgrad as wg
     >>> x = wg.tensor([[1.0, 5.0], [7.0, 4.0]])
     >>> x.max().item(), x.max(1).values.tolist(), x.max(1).indices.tolist()
     (7.0, [5.0, 7.0], [1, 0])
     """
+    if other is not None:
+        if dim is not None:
+            raise TypeError("max() takes dim or other, not both")
+        dim = check_tensor("max", other, "other")
     return _extreme("max", input, dim, keepdim, amax, argmax, _max_result, "maximum")
 
 
-def min(input, dim=None, keepdim=False):  # noqa: A001  (torch.min)
+def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.min)
     """The smallest value; with an int ``dim``, a ``(values, indices)`` named tuple along it;
-    with a tensor, the elementwise minimum.
+    with a tensor (positional, or ``other=``), the elementwise minimum.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 5.0], [7.0, 4.0]]).min(0).values.tolist()
     [1.0, 4.0]
     """
+    if other is not None:
+        if dim is not None:
+            raise TypeError("min() takes dim or other, not both")
+        dim = check_tensor("min", other, "other")
     return _extreme("min", input, dim, keepdim, amin, argmin, _min_result, "minimum")
 
 

@@ -271,16 +271,17 @@ def zero_(self):
     return _fill(self, 0, "zero_")
 
 
-def copy_(self, src, non_blocking=False):
-    """Copy ``src``'s values into this tensor (broadcasting; cast to this tensor's dtype and backend).
+def copy_(self, other, non_blocking=False):
+    """Copy ``other``'s values into this tensor (broadcasting; cast to this tensor's dtype and backend);
+    PyTorch's documentation calls it ``src``, its argument parser ``other``.
     ``non_blocking`` is accepted without effect (copies are ordered anyway).
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 2).copy_(wg.tensor([1, 2])).tolist()
     [[1.0, 2.0], [1.0, 2.0]]
     """
-    check_tensor("copy_", src, "src")
-    return self._assign(src.to(self._backend.name).to(self._dtype), "copy_")
+    check_tensor("copy_", other, "other")
+    return self._assign(other.to(self._backend.name).to(self._dtype), "copy_")
 
 
 def _inplace_method(name: str, fn):
