@@ -69,8 +69,8 @@ LOGICAL_OR = "LogicalOr"      # -> bool
 LOGICAL_XOR = "LogicalXor"    # -> bool
 WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
 
-BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
-          GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
+BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS,
+          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
 
 # --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------
 SUM = "Sum"

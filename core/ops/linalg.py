@@ -226,6 +226,8 @@ def trace(input):
     check_tensor("trace", input)
     if input.ndim != 2:
         raise ValueError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
+    if input._dtype.kind == "b":
+        raise NotImplementedError("trace: not implemented for bool tensors (as PyTorch); use x.long() first")
     d = input.diagonal()
     return run_kernel(K.SUM, d if d._dtype.is_floating else d.to("int64"), axes=(0,), keepdim=False)
 
