@@ -36,6 +36,11 @@ from .ops.elementary import *  # noqa: F401,F403
 from .ops.comparison import *  # noqa: F401,F403
 from .ops.grids import *  # noqa: F401,F403
 from .ops.queries import *  # noqa: F401,F403
+from .ops.aliases import *  # noqa: F401,F403
+from .ops.joining import *  # noqa: F401,F403
+from .ops.uniques import *  # noqa: F401,F403
+from .ops.scatter import *  # noqa: F401,F403
+from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size
 from .layouts import *  # noqa: F401,F403
@@ -62,3 +67,5 @@ from .amp import autocast  # noqa: E402
 from .compiler import compile  # noqa: E402,A001
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402
 from .flags import *  # noqa: E402,F401,F403
+from .porting import module_getattr as _module_getattr  # noqa: E402  (PyTorch names webgrad has not: say why)
+__getattr__ = _module_getattr("webgrad")

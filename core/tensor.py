@@ -430,6 +430,12 @@ class Tensor:
         """False: webgrad has no complex dtypes."""
         return False
 
+    def __getattr__(self, name):
+        """Only for names Tensor lacks: an AttributeError saying why when PyTorch has the name and
+        webgrad refuses it (``t.conj()``: no complex dtypes), else pointing at docs/porting.md."""
+        from .porting import missing_attribute
+        raise missing_attribute("webgrad.Tensor", name, "'Tensor' object")
+
 
 engine.Tensor, engine._wrap = Tensor, Tensor._wrap  # run_kernel wraps outputs with it, without an import per call
 

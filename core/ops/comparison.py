@@ -1,5 +1,6 @@
 """Tests of values: ``isnan``, ``isinf``, ``isposinf``, ``isneginf``, ``isfinite``, ``isreal``,
-``isclose``, ``allclose``, ``equal``, and ``nan_to_num``, composed from the comparison kernels.
+``isclose``, ``allclose``, ``equal``, ``nan_to_num``, and the reductions that skip NaN (``nansum``,
+``nanmean``), composed from the comparison kernels.
 
 NaN is found as ``not (x == x)`` (a compiler assuming no NaN may fold ``x != x`` to false); integer
 and bool tensors hold no NaN or infinity.
@@ -156,13 +157,40 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:
     return x
 
 
+def nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
+    """``sum`` treating NaN as 0.
+
+    >>> import webgrad as wg
+    >>> wg.nansum(wg.tensor([1.0, float("nan"), 2.0])).item()
+    3.0
+    """
+    x = check_tensor("nansum", input)
+    if x._dtype.is_floating:
+        x = binary.where(isnan(x), scalar_tensor(0.0, x._dtype, x._backend), x)
+    return reduce.sum(x, dim, keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
+    """``mean`` of the elements that are not NaN (NaN where all are).
+
+    >>> import webgrad as wg
+    >>> wg.nanmean(wg.tensor([[1.0, float("nan")], [2.0, 4.0]]), dim=1).tolist()
+    [1.0, 3.0]
+    """
+    x = check_tensor("nanmean", input)
+    if not x._dtype.is_floating:
+        raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got {x.dtype.name}")
+    kept = unary.logical_not(isnan(x))
+    return binary.div(nansum(x, dim, keepdim, dtype=dtype), reduce.sum(kept, dim, keepdim, dtype=dtype or x.dtype))
+
+
 def _nan_to_num_(self, nan=0.0, posinf=None, neginf=None) -> Tensor:
     return binary.inplace(self, "nan_to_num_", nan_to_num, nan, posinf, neginf)
 
 
 METHODS = {"isnan": isnan, "isinf": isinf, "isposinf": isposinf, "isneginf": isneginf, "isfinite": isfinite,
            "isreal": isreal, "isclose": isclose, "allclose": allclose, "equal": equal, "nan_to_num": nan_to_num,
-           "nan_to_num_": _nan_to_num_}
+           "nan_to_num_": _nan_to_num_, "nansum": nansum, "nanmean": nanmean}
 
 __all__ = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "isclose", "allclose", "equal",
-           "nan_to_num"]
+           "nan_to_num", "nansum", "nanmean"]

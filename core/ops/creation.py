@@ -215,6 +215,17 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False,
     return _finish(run_kernel(K.CAST, mask, dtype=to_dtype(dtype or get_default_dtype())), requires_grad)
 
 
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False) -> Tensor:
+    """A 0-d tensor holding the number ``s``, of the default float dtype unless ``dtype`` is given.
+
+    >>> import webgrad as wg
+    >>> wg.scalar_tensor(3).tolist(), wg.scalar_tensor(3).dtype
+    (3.0, webgrad.float32)
+    """
+    check_factory("scalar_tensor", layout, pin_memory)
+    return full((), s, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad)
+
+
 # ---------------------------------------------------------------- from other data
 
 
@@ -303,4 +314,4 @@ METHODS = {"new_full": new_full, "new_zeros": new_zeros, "new_ones": new_ones, "
            "new_tensor": new_tensor}
 
 __all__ = ["tensor", "full", "zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "full_like",
-           "arange", "linspace", "eye", "from_numpy", "as_tensor"]
+           "arange", "linspace", "eye", "from_numpy", "as_tensor", "scalar_tensor"]

@@ -17,7 +17,7 @@ from .. import kernel_names as K
 from ..engine import run_kernel
 from ..tensor import Tensor
 from . import binary, unary
-from .common import check_tensor, is_scalar
+from .common import check_tensor, inplace_method, is_scalar
 
 
 def _float(op: str, input) -> Tensor:
@@ -232,6 +232,51 @@ def rad2deg(input) -> Tensor:
     return binary.mul(_float("rad2deg", input), 180 / math.pi)
 
 
+def xlogy(input, other) -> Tensor:
+    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN), as ``torch.xlogy``.
+
+    >>> import webgrad as wg
+    >>> wg.xlogy(wg.tensor([0.0, 2.0]), wg.tensor([0.0, 1.0])).tolist()
+    [0.0, 0.0]
+    """
+    a, b = binary._operands("xlogy", input, other, floating=True)
+    product = binary.where(binary.eq(a, 0), 0.0, binary.mul(a, unary.log(b)))
+    return binary.where(binary.eq(b, b), product, b)   # NaN in other propagates
+
+
+def logit(input, eps=None) -> Tensor:
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.
+
+    >>> import webgrad as wg
+    >>> wg.logit(wg.tensor([0.5])).tolist()
+    [0.0]
+    """
+    p = _float("logit", input)
+    if eps is not None:
+        p = unary.clamp(p, eps, 1 - eps)
+    return unary.log(binary.div(p, binary.sub(1, p)))
+
+
+def _nan_ignoring(op, pick):
+    def fn(input, other) -> Tensor:
+        a, b = binary._operands(op, input, other)
+        if not a._dtype.is_floating:
+            return pick(a, b)
+        return binary.where(binary.ne(a, a), b, binary.where(binary.ne(b, b), a, pick(a, b)))
+    fn.__name__ = fn.__qualname__ = op
+    fn.__doc__ = f"""The elementwise {op[1:]}imum, ignoring NaN (NaN only where both are), as ``torch.{op}``.
+
+    >>> import webgrad as wg
+    >>> wg.{op}(wg.tensor([1.0, float("nan")]), wg.tensor([2.0, 3.0])).tolist()
+    [{"2.0" if op == "fmax" else "1.0"}, 3.0]
+    """
+    return fn
+
+
+fmax = _nan_ignoring("fmax", binary.maximum)
+fmin = _nan_ignoring("fmin", binary.minimum)
+
+
 # ---------------------------------------------------------------- of three operands
 
 
@@ -289,24 +334,17 @@ def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
     return binary.add(input, _scaled(binary.div(tensor1, tensor2), value))
 
 
-def _inplace(name, fn):
-    def method(self, *args, **kwargs):
-        return binary.inplace(self, name, fn, *args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place ``{name[:-1]}``: writes the result into this tensor and returns it."
-    return method
-
-
 _UNARY_NAMES = ["sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "exp2", "trunc", "frac",
                 "deg2rad", "rad2deg"]
-_OTHER_NAMES = ["hypot", "logaddexp", "logaddexp2", "fmod", "lerp", "addcmul", "addcdiv"]
+_OTHER_NAMES = ["hypot", "logaddexp", "logaddexp2", "fmod", "lerp", "addcmul", "addcdiv", "xlogy", "logit", "fmax",
+                "fmin"]
 _ALIASES = {"arcsin": asin, "arccos": acos, "arctan": atan, "arcsinh": asinh, "arccosh": acosh, "arctanh": atanh,
             "fix": trunc}
 
 METHODS = {name: globals()[name] for name in _UNARY_NAMES + _OTHER_NAMES}
 METHODS.update(_ALIASES)
-METHODS.update({f"{name}_": _inplace(f"{name}_", fn) for name, fn in list(METHODS.items())
-                if name not in ("logaddexp", "logaddexp2")})
+METHODS.update({f"{name}_": inplace_method(f"{name}_", fn) for name, fn in list(METHODS.items())
+                if name not in ("logaddexp", "logaddexp2", "fmax", "fmin")})
 globals().update(_ALIASES)
 
 __all__ = _UNARY_NAMES + _OTHER_NAMES + list(_ALIASES)

@@ -15,7 +15,7 @@ from ..engine import run_kernel
 from ..shapes import broadcast_shapes, numel
 from ..tensor import Tensor
 from .binary import where
-from .common import check_tensor, reshape_to
+from .common import check_tensor, inplace_method, reshape_to
 from .creation import arange
 from .movement import pad
 
@@ -216,6 +216,21 @@ def inner(input, other):
     return reshape_to(out, input.shape[:-1] + other.shape[:-1])
 
 
+def mv(input, vec):
+    """The product of a 2-D ``input`` and a 1-D ``vec``.
+
+    >>> import webgrad as wg
+    >>> wg.mv(wg.tensor([[1.0, 2.0], [3.0, 4.0]]), wg.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    """
+    check_tensor("mv", input)
+    check_tensor("mv", vec, "vec")
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"mv: expected a 2-D input and a 1-D vec, got shapes {tuple(input.shape)} and "
+                           f"{tuple(vec.shape)}")
+    return matmul(input, vec)
+
+
 def trace(input):
     """The sum of the main diagonal of a 2-D tensor.
 
@@ -250,15 +265,6 @@ def diag(input, diagonal=0):
     padded = pad(input, (0, abs(diagonal)))   # out[r, r + d] = input[r] (d >= 0), out[c - d, c] = input[c]
     values = padded.reshape(n, 1) if diagonal >= 0 else padded.reshape(1, n)
     return where((cols - rows) == diagonal, values, 0)
-
-
-def _inplace(name, fn):
-    def method(self, *args, **kwargs):
-        from .binary import inplace
-        return inplace(self, name, fn, *args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place ``{name[:-1]}``: writes the result into this tensor and returns it."
-    return method
 
 
 _ADDED = {"addmm": addmm, "baddbmm": baddbmm, "addbmm": addbmm, "addmv": addmv, "addr": addr}
@@ -387,9 +393,9 @@ def einsum(equation, *operands):
 
 
 METHODS = {"matmul": matmul, "__matmul__": matmul, "__rmatmul__": rmatmul, "dot": dot, "mm": mm, "bmm": bmm,
-           "outer": outer, "ger": outer, "inner": inner, "trace": trace, "diag": diag, **_ADDED,
-           **{f"{name}_": _inplace(f"{name}_", fn) for name, fn in _ADDED.items()}}
+           "outer": outer, "ger": outer, "inner": inner, "mv": mv, "trace": trace, "diag": diag, **_ADDED,
+           **{f"{name}_": inplace_method(f"{name}_", fn) for name, fn in _ADDED.items()}}
 
 ger = outer
 
-__all__ = ["matmul", "dot", "mm", "bmm", "outer", "ger", "inner", "trace", "diag", "einsum"] + list(_ADDED)
+__all__ = ["matmul", "dot", "mm", "bmm", "outer", "ger", "inner", "mv", "trace", "diag", "einsum"] + list(_ADDED)

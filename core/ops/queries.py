@@ -1,10 +1,12 @@
 """Questions about tensors and dtypes that compute nothing on a backend: ``is_tensor``,
 ``is_floating_point``, ``is_complex``, ``is_nonzero``, ``numel``, ``result_type``,
-``promote_types``, ``can_cast``."""
+``promote_types``, ``can_cast``, ``is_same_size``, ``is_signed``; and the Tensor attributes of
+that kind (``itemsize``, ``nbytes``, ``layout``, ``is_sparse`` ...)."""
 from __future__ import annotations
 
 from .. import dtypes
 from ..dtypes import DType, to_dtype
+from ..layouts import strided
 from ..tensor import Tensor
 from .common import check_tensor, is_scalar, python_scalar
 
@@ -107,7 +109,77 @@ def can_cast(from_, to) -> bool:
     return dtypes.can_cast(to_dtype(from_), to_dtype(to))
 
 
-METHODS: dict = {}
+def is_same_size(input, other) -> bool:
+    """Whether the two tensors have one shape.
+
+    >>> import webgrad as wg
+    >>> wg.is_same_size(wg.zeros(2), wg.ones(2)), wg.zeros(2).is_same_size(wg.ones(3))
+    (True, False)
+    """
+    return tuple(check_tensor("is_same_size", input).shape) == tuple(check_tensor("is_same_size", other).shape)
+
+
+def is_signed(input) -> bool:
+    """Whether ``input``'s dtype holds negative values (every dtype but bool here).
+
+    >>> import webgrad as wg
+    >>> wg.is_signed(wg.zeros(1)), wg.ones(1, dtype=wg.bool).is_signed()
+    (True, False)
+    """
+    return check_tensor("is_signed", input)._dtype.kind != "b"
+
+
+_FALSE_FLAGS = {   # PyTorch's attributes that are always False here, and why
+    "is_sparse": "no sparse layouts", "is_sparse_csr": "no sparse layouts", "is_quantized": "no quantized tensors",
+    "is_meta": "no meta device", "is_mkldnn": "no oneDNN layout", "is_mps": "no MPS device",
+    "is_xpu": "no XPU device",
+}
+
+
+def _flag(name, why):
+    def get(self) -> bool:
+        return False
+    get.__name__ = get.__qualname__ = name
+    get.__doc__ = f"False: webgrad has {why}."
+    return property(get)
+
+
+def _is_pinned(self, device=None) -> bool:
+    """False: webgrad has no pinned host memory (``pin_memory()`` returns the tensor itself)."""
+    return False
+
+
+def _adjoint(self) -> Tensor:
+    """The conjugate transpose of the last two dims: their transpose (webgrad's dtypes are real)."""
+    return self.mT
+
+
+def _sum_to_size(self, *size) -> Tensor:
+    """This tensor summed down to ``size``, to which it must broadcast (the reverse of ``expand``).
+
+    >>> import webgrad as wg
+    >>> wg.ones(2, 3).sum_to_size(1, 3).tolist()
+    [[2.0, 2.0, 2.0]]
+    """
+    from .movement import _sizes
+    shape = _sizes(size, "sum_to_size")
+    lead = self.ndim - len(shape)
+    if lead < 0 or any(s not in (1, n) for s, n in zip(shape, self.shape[lead:])):
+        raise RuntimeError(f"sum_to_size: size {shape} is not expandable to size {tuple(self.shape)}")
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1)
+    out = self.sum(dims, keepdim=True) if dims else self
+    return out.reshape(shape)
+
+
+METHODS: dict = {
+    "is_same_size": is_same_size, "is_signed": is_signed, "ndimension": lambda self: self.ndim,
+    "pin_memory": lambda self, device=None: self, "positive": lambda self: self, "adjoint": _adjoint,
+    "sum_to_size": _sum_to_size, "itemsize": property(lambda self: self._dtype.itemsize),
+    "nbytes": property(lambda self: self._dtype.itemsize * self.numel()),
+    "H": property(lambda self: self.t()), "mH": property(_adjoint), "layout": property(lambda self: strided),
+    "is_pinned": _is_pinned,
+    **{name: _flag(name, why) for name, why in _FALSE_FLAGS.items()},
+}
 
 __all__ = ["is_tensor", "is_floating_point", "is_complex", "is_nonzero", "numel", "result_type", "promote_types",
-           "can_cast"]
+           "can_cast", "is_same_size", "is_signed"]

@@ -6,14 +6,13 @@ Float math on integer or bool input works on a float32 copy, as in PyTorch
 """
 from __future__ import annotations
 
-import inspect
 
 from .. import kernel_names as K
 from ..dtypes import (bfloat16, bool_, float16, float32, float64, get_default_dtype, int32, int64, promote,
                       promote_scalar)
 from ..engine import run_kernel
 from ..tensor import Tensor
-from .common import check_tensor, is_scalar
+from .common import check_tensor, inplace_method, is_scalar
 
 
 def _input(op: str, x, floating: bool) -> Tensor:
@@ -284,23 +283,10 @@ def copy_(self, other, non_blocking=False):
     return self._assign(other.to(self._backend.name).to(self._dtype), "copy_")
 
 
-def _inplace_method(name: str, fn):
-    """The in-place form ``name_`` of the op ``fn``: ``x.exp_()`` writes ``exp(x)`` into ``x``."""
-    def method(self, *args, **kwargs):
-        from .binary import inplace
-        return inplace(self, name + "_", fn, *args, **kwargs)
-    method.__name__ = method.__qualname__ = name + "_"
-    method.__doc__ = f"In-place ``{name}``: ``x.{name}_()`` writes ``{name}(x)`` into ``x`` and returns it."
-    method.__signature__ = inspect.signature(fn).replace(
-        parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
-        + list(inspect.signature(fn).parameters.values())[1:])
-    return method
-
-
 _INPLACE = [name for name in _TABLE if name != "silu"] + ["round", "clamp_min", "clamp_max"]   # torch.Tensor's
 
 METHODS = {name: globals()[name] for name in _TABLE}
-METHODS.update({name + "_": _inplace_method(name, globals()[name]) for name in _INPLACE})
+METHODS.update({name + "_": inplace_method(name + "_", globals()[name]) for name in _INPLACE})
 METHODS.update({
     "round": round, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "softplus": softplus, "clamp": clamp,
     "clip": clamp, "logical_not": logical_not, "negative": METHODS["neg"], "absolute": METHODS["abs"],
