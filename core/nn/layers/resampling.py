@@ -94,6 +94,12 @@ class _Pad(Module):
         self.value = value
 
     def forward(self, input):
+        if self.mode != "constant" and input.ndim not in (self.dims + 1, self.dims + 2):   # PyTorch's errors
+            if self.mode == "circular":
+                raise ValueError(f"{type(self).__name__}: expected {self.dims + 1}D or {self.dims + 2}D input (got "
+                                 f"{input.ndim}D input)")
+            raise NotImplementedError(f"{type(self).__name__}: padding size {2 * self.dims} is not supported for "
+                                      f"{input.ndim}D input tensor (it needs {self.dims + 1}D or {self.dims + 2}D)")
         return F.pad(input, self.padding, self.mode, self.value)
 
     def extra_repr(self):
