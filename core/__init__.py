@@ -67,5 +67,5 @@ from .amp import autocast  # noqa: E402
 from .compiler import compile  # noqa: E402,A001
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402
 from .flags import *  # noqa: E402,F401,F403
-from .porting import module_getattr as _module_getattr  # noqa: E402  (PyTorch names webgrad has not: say why)
+from .porting_table import module_getattr as _module_getattr  # noqa: E402  (PyTorch names webgrad has not: say why)
 __getattr__ = _module_getattr("webgrad")

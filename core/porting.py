@@ -6,8 +6,8 @@ lists: the public names of ``torch``, ``torch.Tensor``, ``torch.nn``, ``torch.nn
 ``torch.optim``, ``torch.utils.data``, ``torch.cuda`` ...). Each name gets one status, read from
 webgrad's code and ``porting_table``: **supported** (webgrad has it), **no effect** (accepted and
 ignored, with the reason), **raises** (refused, with the reason and what to do instead), or **not
-yet** (webgrad does not have it; using it raises AttributeError). tests/test_porting.py checks that
-the committed page is this output, so it follows the code.
+yet** (webgrad does not have it; using it raises AttributeError, see ``porting_table.missing_attribute``).
+tests/test_porting.py checks that the committed page is this output, so it follows the code.
 
 >>> from webgrad import porting
 >>> porting.status("torch.complex64", False)[0], porting.status("torch.zeros", True)[0]
@@ -36,7 +36,6 @@ GROUPS = [
     ("torch.distributed", "webgrad.distributed"),
 ]
 SUPPORTED, NO_EFFECT_, RAISES, NOT_YET = "supported", "no effect", "raises", "not yet"
-_TORCH_OF = {w: t for t, w in GROUPS}
 
 
 def status(qualname: str, present: bool) -> tuple:
@@ -47,26 +46,6 @@ def status(qualname: str, present: bool) -> tuple:
     if why is not None:
         return RAISES, why
     return (SUPPORTED, "") if present else (NOT_YET, "")
-
-
-def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError:
-    """The AttributeError for ``owner.name`` (``owner`` a webgrad module or ``webgrad.Tensor``, named
-    ``holder`` in the message), saying why when webgrad refuses PyTorch's name deliberately."""
-    base = f"{holder or f'module {owner!r}'} has no attribute {name!r}"
-    torch_owner = _TORCH_OF.get(owner)
-    why = None if torch_owner is None or name.startswith("_") else refusal(f"{torch_owner}.{name}")
-    if why is not None:
-        return AttributeError(f"{base}: {why}")
-    if name.startswith("_"):
-        return AttributeError(base)
-    return AttributeError(f"{base} (docs/porting.md lists the PyTorch names webgrad has, and those it has not yet)")
-
-
-def module_getattr(owner: str):
-    """A module-level ``__getattr__`` for ``owner`` that raises ``missing_attribute``."""
-    def __getattr__(name):
-        raise missing_attribute(owner, name)
-    return __getattr__
 
 
 # ---------------------------------------------------------------- the page (needs torch)

@@ -1,7 +1,9 @@
 """The deliberate answers behind docs/porting.md: the PyTorch names webgrad accepts without effect,
 and those it refuses, each with the reason and what to do instead. Every other PyTorch name is
 supported when webgrad has it and "not in webgrad yet" when it does not (``webgrad.porting``
-decides from the code, so the page follows webgrad as it grows).
+decides from the code, so the page follows webgrad as it grows). ``missing_attribute`` makes the
+AttributeError of a name webgrad lacks say why, on ``webgrad``, ``webgrad.nn``,
+``webgrad.nn.functional`` and ``Tensor``.
 
 Keys are PyTorch's qualified names (``torch.cuda.synchronize``); ``FAMILIES`` answer for whole
 groups by pattern (complex dtypes, quantization, sparse layouts, TorchScript internals ...).
@@ -53,9 +55,13 @@ REFUSED = {
                  "holds webgrad's own op modules, and webgrad.register_kernel adds kernels",
     "torch.compiler": "torch.compiler's controls (disable, is_compiling ...) do not exist; webgrad.compiler holds "
                       "webgrad.compile, which returns its argument unchanged",
+    "torch.backends.cpu": "torch.backends.cpu.get_cpu_capability() does not exist; webgrad.backends.cpu is webgrad's "
+                          "numpy backend",
+    "torch.backends.flags": "PyTorch's global backend-flags context does not exist (set the flag modules' attributes "
+                            "instead); webgrad.backends.flags is webgrad's module of accepted flags",
 }
 # refused names that webgrad has as something else: a module of its own under that name
-NAME_CLASHES = ("torch.ops", "torch.compiler")
+NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
 
 _NARROW = ("webgrad's dtypes are bool, int32, int64, float16, bfloat16, float32 and float64: use int64 "
            "(webgrad.long) or int32 for integers, bool for masks")
@@ -129,3 +135,32 @@ KEYWORDS = {
     "weights_only": ("no effect", "webgrad.load reads data, never code: loading is always safe",
                      "webgrad.load(io.BytesIO(saved), weights_only=False)"),
 }
+
+
+# webgrad's objects whose missing attributes say why (``__getattr__`` hooks), and PyTorch's counterparts
+_TORCH_OF = {"webgrad": "torch", "webgrad.nn": "torch.nn", "webgrad.nn.functional": "torch.nn.functional",
+             "webgrad.Tensor": "torch.Tensor"}
+
+
+def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError:
+    """The AttributeError for ``owner.name`` (``owner`` a webgrad module or ``webgrad.Tensor``, named
+    ``holder`` in the message), saying why when webgrad refuses PyTorch's name deliberately.
+
+    >>> str(missing_attribute("webgrad", "complex64"))[:60]
+    "module 'webgrad' has no attribute 'complex64': webgrad has n"
+    """
+    base = f"{holder or f'module {owner!r}'} has no attribute {name!r}"
+    torch_owner = _TORCH_OF.get(owner)
+    why = None if torch_owner is None or name.startswith("_") else refusal(f"{torch_owner}.{name}")
+    if why is not None:
+        return AttributeError(f"{base}: {why}")
+    if name.startswith("_"):
+        return AttributeError(base)
+    return AttributeError(f"{base} (docs/porting.md lists the PyTorch names webgrad has, and those it has not yet)")
+
+
+def module_getattr(owner: str):
+    """A module-level ``__getattr__`` for ``owner`` that raises ``missing_attribute``."""
+    def __getattr__(name):
+        raise missing_attribute(owner, name)
+    return __getattr__

@@ -11,5 +11,5 @@ from . import init, utils  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .module import Module
 from .parameter import Parameter
-from ..porting import module_getattr as _module_getattr  # noqa: E402
+from ..porting_table import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("webgrad.nn")

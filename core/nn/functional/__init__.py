@@ -43,5 +43,5 @@ for _name, _fn in METHODS.items():
 __all__ = [name for m in (_activation, _conv, _dropout, _interpolate, _linear, _loss, _normalization, _pooling,
                           _sparse, _activation_more, _distance, _pixel_shuffle) for name in m.__all__]
 from ..attention import scaled_dot_product_attention  # noqa: E402,F401  (nn/attention.py)
-from ...porting import module_getattr as _module_getattr  # noqa: E402
+from ...porting_table import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("webgrad.nn.functional")
