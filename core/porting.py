@@ -35,6 +35,18 @@ GROUPS = [
     ("torch.backends.cudnn", "webgrad.backends.cudnn"), ("torch.backends.mps", "webgrad.backends.mps"),
     ("torch.distributed", "webgrad.distributed"),
 ]
+# the submodules listed as names of a group (fixed here: which ones ``dir`` shows depends on what
+# the process has imported so far)
+SUBMODULES = {
+    "torch": ("nn", "optim", "utils", "autograd", "cuda", "amp", "backends", "linalg", "fft", "special", "random",
+              "distributed", "accelerator", "jit", "onnx", "hub", "distributions", "multiprocessing", "testing",
+              "export", "fx", "profiler", "compiler", "library", "func", "nested", "masked", "sparse", "quantization",
+              "ao", "mps", "xpu", "serialization", "overrides", "package", "futures", "monitor", "signal", "types"),
+    "torch.nn": ("functional", "init", "utils", "parallel", "attention", "modules", "parameter"),
+    "torch.nn.utils": ("rnn", "parametrize", "parametrizations", "prune", "stateless"),
+    "torch.backends": ("cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum", "nnpack", "mha",
+                       "miopen", "quantized", "cusparselt", "kleidiai", "python_native"),
+}
 SUPPORTED, NO_EFFECT_, RAISES, NOT_YET = "supported", "no effect", "raises", "not yet"
 
 
@@ -70,10 +82,10 @@ def _webgrad(path: str):
 
 
 def _public(path: str, obj) -> list:
-    """PyTorch's public names in ``obj``: ``__all__``, and what ``dir`` shows that torch defines
-    (not the modules and typing helpers a torch module imports)."""
-    listed = set(getattr(obj, "__all__", ()) or ())
-    names = set(dir(obj))
+    """PyTorch's public names in ``obj``: ``__all__``, what ``dir`` shows that torch defines (not
+    the modules and typing helpers a torch module imports), and the submodules ``SUBMODULES`` lists."""
+    listed = set(getattr(obj, "__all__", ()) or ()) | set(_submodules(path))
+    names = set(dir(obj)) | listed
     inner = getattr(obj, "m", None)
     if isinstance(inner, types.ModuleType):       # torch.backends.cudnn: a module behind properties
         names |= set(dir(inner)) | {n for n in dir(type(obj)) if type(getattr(type(obj), n)).__name__ == "ContextProp"}
@@ -91,9 +103,20 @@ def _public(path: str, obj) -> list:
     return out
 
 
+def _submodules(path: str) -> list:
+    found = []
+    for name in SUBMODULES.get(path, ()):
+        try:
+            importlib.import_module(f"{path}.{name}")
+            found.append(name)
+        except ImportError:
+            continue
+    return found
+
+
 def _defined_by_torch(path: str, value) -> bool:
     if isinstance(value, types.ModuleType):
-        return value.__name__.startswith(path + ".")
+        return False   # a submodule counts when SUBMODULES lists it
     module = getattr(value, "__module__", None) if isinstance(value, (type, types.FunctionType)) else None
     module = module or getattr(value, "__module__", None) or type(value).__module__
     return isinstance(module, str) and module.startswith("torch")
@@ -129,6 +152,26 @@ def _table() -> list:
     return out
 
 
+_EXAMPLE = """\
+```python
+import webgrad as torch                  # was: import torch
+import webgrad.nn as nn                  # was: import torch.nn as nn
+import webgrad.nn.functional as F        # was: import torch.nn.functional as F
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)   # fused=: accepted, no effect
+x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))
+loss = F.cross_entropy(model(x), y)
+loss.backward()
+opt.step()
+print(loss.item() > 0)  # -> True
+try:
+    torch.complex64                      # refused: the error says why
+except AttributeError as e:
+    print("no complex dtypes" in str(e))  # -> True
+```
+"""
+
 _LEGEND = f"""\
 Each PyTorch name has one status:
 
@@ -148,7 +191,7 @@ def render() -> str:
              f"tests/test_porting.py checks it. Do not edit by hand. -->", "",
              "A PyTorch program runs on webgrad by changing its imports (`import webgrad as torch`, "
              "`import webgrad.nn as nn`, ...). This page lists every public name of the PyTorch modules "
-             "below and what webgrad does with it.", "", _LEGEND,
+             "below and what webgrad does with it.", "", _EXAMPLE, _LEGEND,
              "| PyTorch | webgrad | supported | no effect | raises | not yet |", "|---|---|---|---|---|---|"]
     for torch_path, webgrad_path, rows in groups:
         counts = [sum(1 for r in rows if r[1] == s) for s in (SUPPORTED, NO_EFFECT_, RAISES, NOT_YET)]
