@@ -21,8 +21,6 @@ Softsign = _activation("Softsign", "softsign", doc="x / (1 + |x|).")
 Tanhshrink = _activation("Tanhshrink", "tanhshrink", doc="x - tanh(x).")
 Softshrink = _activation("Softshrink", "softshrink", [("lambd", 0.5)], "Shrink toward 0 by lambd.")
 Hardshrink = _activation("Hardshrink", "hardshrink", [("lambd", 0.5)], "x where |x| > lambd, else 0.")
-Threshold = _activation("Threshold", "threshold", [("threshold", None), ("value", None), _INPLACE],
-                        "x where x > threshold, else value.")
 Softmin = _activation("Softmin", "softmin", [("dim", None)], "softmax(-x, dim).")
 GLU = _activation("GLU", "glu", [("dim", -1)], "a * sigmoid(b) for the halves a, b along dim.")
 
@@ -51,6 +49,25 @@ class Hardtanh(Module):
 
     def extra_repr(self):
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, else ``value``.
+
+    >>> import webgrad as wg
+    >>> Threshold(0.5, -1.0)(wg.tensor([0.0, 2.0])).tolist()
+    [-1.0, 2.0]
+    """
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
 
 
 class Softmax2d(Module):
