@@ -14,6 +14,7 @@ from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_f
                        unregister_backend, unregister_gradient, unregister_kernel)
 from .engine import enable_grad, is_grad_enabled, no_grad, run_kernel, set_grad_enabled
 from .tensor import Tensor, tensor
+from .printing import set_printoptions
 from . import autograd
 from .autograd import Function, custom_grad, grad, value_and_grad
 from . import ops
