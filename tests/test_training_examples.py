@@ -13,6 +13,13 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 
+@pytest.fixture(autouse=True)
+def plot_dir(tmp_path, monkeypatch):
+    """The examples save their plots here (WEBGRAD_PLOT_DIR), not into the checkout."""
+    monkeypatch.setenv("WEBGRAD_PLOT_DIR", str(tmp_path))
+    return tmp_path
+
+
 def run_example(name, *args, env=None, timeout=300):
     """stdout of ``python examples/<name> args`` on cpu; the test fails with its stderr if it fails."""
     proc = subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=ROOT, capture_output=True, text=True,
@@ -20,6 +27,12 @@ def run_example(name, *args, env=None, timeout=300):
                                                 **(env or {})})
     assert proc.returncode == 0, f"{name} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout
+
+
+def says_its_length(out, name):
+    """The run's first line names the example, the length of this run and how long the default takes."""
+    first = out.splitlines()[0]
+    assert re.match(rf"{name}: \d+ (epochs|steps).*\(the default \d+ take about \d+ (s|minutes)", first), first
 
 
 def metric(out, label):
@@ -30,27 +43,37 @@ def metric(out, label):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_digits_mlp_reaches_95_percent(backend):
+def test_digits_mlp_reaches_95_percent(backend, plot_dir):
     """The README's main job, on every backend with the same seed (wgpu on lavapipe takes ~20 s)."""
+    pytest.importorskip("matplotlib", reason="the main job's plot needs matplotlib (.ci/main.sh installs it)")
     out = run_example("digits_mlp.py", "--backend", backend)
-    assert f"backend: '{backend}'" in out and "] 30/30" in out       # says its backend, shows a progress bar
+    assert f"backend: '{backend}'" in out and re.search(r"^train 30/30 \[", out, re.M)   # its backend, its progress
     assert metric(out, "test accuracy") >= 0.95
+    assert f"plot: {plot_dir / 'digits_mlp.png'}" in out
+    assert (plot_dir / "digits_mlp.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_digits_mlp_quick():
-    assert metric(run_example("digits_mlp.py", "--quick"), "test accuracy") >= 0.9
+    out = run_example("digits_mlp.py", "--quick")
+    says_its_length(out, "digits_mlp")
+    assert metric(out, "test accuracy") >= 0.9
 
 
 def test_digits_cnn_quick():
-    assert metric(run_example("digits_cnn.py", "--quick"), "test accuracy") >= 0.85
+    out = run_example("digits_cnn.py", "--quick")
+    says_its_length(out, "digits_cnn")
+    assert metric(out, "test accuracy") >= 0.85
 
 
 def test_regression_sgd():
-    assert metric(run_example("regression_sgd.py", "--steps", "150"), "final mse") < 1e-3
+    out = run_example("regression_sgd.py", "--quick")
+    says_its_length(out, "regression_sgd")
+    assert metric(out, "final mse") < 1e-3
 
 
 def test_char_transformer_quick():
     out = run_example("char_transformer.py", "--quick")
+    says_its_length(out, "char_transformer")
     uniform = float(re.search(r"uniform loss ([0-9.]+)", out).group(1))
     assert metric(out, "final loss") < uniform - 0.7
     assert re.search(r"^sample: 'The ", out, re.M)
@@ -59,6 +82,7 @@ def test_char_transformer_quick():
 def test_torch_port_runs_on_webgrad_and_on_torch(tmp_path):
     """The example's only webgrad-specific lines are its imports: swapped back, it runs on PyTorch."""
     out = run_example("torch_port.py")
+    says_its_length(out, "torch_port")
     assert metric(out, "test accuracy") >= 0.9
     pytest.importorskip("torch")
     source = (EXAMPLES / "torch_port.py").read_text()
