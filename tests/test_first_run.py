@@ -1,6 +1,8 @@
 """What a new user meets first: a quiet, quick first tensor (no GPU probe unless a GPU could be
 there, no driver noise on stderr), and the README's two commands in a fresh clone."""
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +91,95 @@ def test_without_wgpu_the_default_is_cpu_even_where_a_gpu_could_be(tmp_path):
     node.touch()
     code = PROBE_COUNTER.format(nodes=(str(node),)).replace("import sys\n", "import sys\nsys.modules['wgpu'] = None\n", 1)
     assert "backend: cpu" in run_python(code).stdout
+
+
+# ---------------------------------------------------------------- the README's two commands, fresh
+
+def fresh_clone(dest: Path) -> Path:
+    """The checkout's files as a commit would hold them (tracked, or new and not ignored), in ``dest``."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = ROOT / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def base_interpreter() -> str:
+    """The interpreter under this test's virtual environment (a system or pyenv Python)."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return str(Path(sys.base_prefix) / "bin" / version)
+
+
+def site_packages_state(python: str) -> tuple:
+    """What an install into ``python`` would change: its distributions and its site-packages listing."""
+    code = ("import sysconfig, os, importlib.metadata as m\n"
+            "d = sysconfig.get_paths()['purelib']\n"
+            "print(sorted((x.metadata['Name'], x.version) for x in m.distributions()))\n"
+            "print(sorted(os.listdir(d)), os.stat(d).st_mtime_ns)\n")
+    return subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout
+
+
+def run_command(clone: Path, script: str, *args, timeout: int, **env) -> str:
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("VIRTUAL_ENV", "PYTHONPATH", "WEBGRAD_PLOT_DIR", "WEBGRAD_SKIP_INSTALL", "WEBGRAD_BACKEND")}
+    proc = subprocess.run(["bash", f".ci/{script}", *args], cwd=clone, capture_output=True, text=True, timeout=timeout,
+                          env={**clean, "PYTHON": base_interpreter(), **env})
+    assert proc.returncode == 0, f".ci/{script} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    return proc.stdout
+
+
+@pytest.mark.slow
+def test_the_two_commands_in_a_fresh_clone_use_a_project_venv(tmp_path):
+    """``bash .ci/main.sh`` in a fresh clone makes ``.venv`` with venv, installs only the main job's
+    packages there, trains and names its plot; ``bash .ci/test.sh`` adds the test pieces to the
+    same ``.venv``; re-running either installs nothing; the base interpreter is never written to."""
+    base = base_interpreter()
+    before = site_packages_state(base)
+    clone = fresh_clone(tmp_path / "clone")
+    try:
+        out = run_command(clone, "main.sh", "--quick", timeout=900)
+        assert "creating the virtual environment .venv" in out, out
+        venv_python = clone / ".venv" / "bin" / "python"
+        prefix = subprocess.run([str(venv_python), "-c", "import sys, webgrad, tqdm, matplotlib, sklearn; "
+                                 "print(sys.prefix); print(webgrad.__file__)"],
+                                capture_output=True, text=True, check=True).stdout.split()
+        assert prefix == [str(clone / ".venv"), str(clone / "core" / "__init__.py")]
+        absent = subprocess.run([str(venv_python), "-c", "import torch"], capture_output=True)
+        assert absent.returncode != 0, "the main job installed PyTorch: that is the test command's"
+        assert re.search(r"^test accuracy: 0\.9", out, re.M), out
+        plot = clone / "examples" / "digits_mlp.png"
+        assert f"plot: {plot}" in out and plot.read_bytes().startswith(b"\x89PNG")
+
+        again = run_command(clone, "main.sh", "--quick", timeout=300)
+        assert "pip install" not in again and "creating" not in again, again
+
+        out = run_command(clone, "test.sh", timeout=1500, WEBGRAD_INSTALL_ONLY="1")
+        assert "pip install" in out and "torch==2.13.0" in out, out
+        check = "import torch, pytest, playwright; print(torch.__version__)"
+        assert subprocess.run([str(venv_python), "-c", check], capture_output=True, text=True,
+                              check=True).stdout.startswith("2.13.0")
+        again = run_command(clone, "test.sh", timeout=300, WEBGRAD_INSTALL_ONLY="1")
+        assert not re.search(r"pip install|pip download|npm ci|apt-get install", again), again
+        assert site_packages_state(base) == before, f"an install reached {base}"
+    finally:
+        shutil.rmtree(clone / ".venv", ignore_errors=True)       # 1.5 GB with PyTorch: not kept in pytest's tmp
+
+
+def test_ci_scripts_keep_pyprojects_requirements():
+    """The scripts check the installed packages against their own lists before calling pip: those
+    lists hold pyproject.toml's runtime dependencies and test extras."""
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    env_sh, test_sh = (ROOT / ".ci" / "env.sh").read_text(), (ROOT / ".ci" / "test.sh").read_text()
+
+    def listed(text, name):
+        return re.search(rf"^{name}=\((.*)\)", text, re.M).group(1).replace('"', "").split()
+
+    def names(reqs):
+        return {re.split(r"[;<>=! ]", r, maxsplit=1)[0].strip() for r in reqs}
+    assert names(project["dependencies"]) == set(listed(env_sh, "RUNTIME_PACKAGES"))
+    assert set(project["optional-dependencies"]["test"]) == set(listed(test_sh, "TEST_PACKAGES"))
+    assert {"scikit-learn", "matplotlib", "tqdm"} == set(listed(env_sh, "MAIN_PACKAGES"))
