@@ -218,3 +218,15 @@ def test_plots_go_beside_the_examples_or_to_the_plot_dir(tmp_path):
     out = run_script("-c", code, env={"WEBGRAD_PLOT_DIR": str(tmp_path)})
     assert f"plot: {tmp_path / 'curves.png'}" in out
     assert (tmp_path / "curves.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_progress_by_step_number_draws_one_bar_per_run():
+    """``progress(step, total, text)``, for loops that report by step number: a bar per run."""
+    code = ("import sys; sys.path.insert(0, 'examples')\n"
+            "from common import progress\n"
+            "for run in range(2):\n"
+            "    for step in range(1, 4):\n"
+            "        progress(step, 3, f'loss {run}.{step}')\n")
+    lines = run_script("-c", code).splitlines()
+    assert [line.split(" [")[0] for line in lines] == ["train 1/3", "train 2/3", "train 3/3"] * 2, lines
+    assert lines[2].endswith("] loss 0.3") and lines[5].endswith("] loss 1.3"), lines

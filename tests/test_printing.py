@@ -20,9 +20,9 @@ def _seeded(fn, *shape, dtype=torch.float32):
 
 
 def mixed(*shape):
-    """Values of mixed magnitude and sign: tiny, huge, whole, NaN and -0.0 scattered."""
-    t = _seeded(torch.randn, *shape) * torch.tensor([1e-3, 1.0, 250.0, 1e5]).repeat(shape[-1])[:shape[-1]]
-    return t
+    """Values of mixed sign whose magnitudes run from ~1e-3 to ~1e5 across the last dimension."""
+    scales = torch.tensor([1e-3, 1.0, 250.0, 1e5]).repeat(shape[-1])[:shape[-1]]
+    return _seeded(torch.randn, *shape) * scales
 
 
 # (name, a torch tensor) pairs: each prints identically in webgrad
