@@ -9,7 +9,7 @@ where GPU hardware is reachable (``gpu/host.py``: elsewhere wgpu-native is not e
 import sys
 import types
 
-from webgrad import registry
+from webgrad import flags, registry
 from webgrad.registry import register_backend
 
 
@@ -22,6 +22,7 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+flags.install(sys.modules[__name__])   # torch.backends.cudnn & co., accepted without effect
 
 
 def _cpu():
