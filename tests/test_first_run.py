@@ -89,7 +89,7 @@ def test_without_wgpu_the_default_is_cpu_even_where_a_gpu_could_be(tmp_path):
     from the priority probe)."""
     node = tmp_path / "nvidia0"
     node.touch()
-    code = PROBE_COUNTER.format(nodes=(str(node),)).replace("import sys\n", "import sys\nsys.modules['wgpu'] = None\n", 1)
+    code = "import sys\nsys.modules['wgpu'] = None\n" + PROBE_COUNTER.format(nodes=(str(node),))
     assert "backend: cpu" in run_python(code).stdout
 
 

@@ -146,6 +146,18 @@ def test_gpu_tensors_name_their_device(backend):
     assert repr(i) == f"tensor([1, 2], device='{backend}', dtype=webgrad.int32)"   # device first, as PyTorch
 
 
+def test_a_backend_names_itself(backend):
+    """``repr`` of a backend object says which backend it is and what computes for it."""
+    be = wg.backend(backend)
+    text = repr(be)
+    assert text.startswith(f"<webgrad backend '{backend}': ") and text.endswith(">"), text
+    if backend == "cpu":
+        import numpy
+        assert f"numpy {numpy.__version__}" in text
+    else:
+        assert be.device.info["device"] in text, text
+
+
 @pytest.mark.parametrize("kw", [dict(precision=2), dict(precision=8), dict(threshold=5), dict(threshold=5, edgeitems=1),
                                 dict(edgeitems=0, threshold=10), dict(linewidth=40), dict(linewidth=200),
                                 dict(sci_mode=True), dict(sci_mode=False), dict(profile="short"),

@@ -24,6 +24,14 @@ class CpuBackend:
     dtypes = frozenset(NP_DTYPES)   # every webgrad dtype (bfloat16 where ml_dtypes is installed)
     constant_cache = True   # arrays are never mutated, so ops may reuse the data of small constants
 
+    def __repr__(self):
+        """Names the backend and what computes for it.
+
+        >>> CpuBackend()  # doctest: +ELLIPSIS
+        <webgrad backend 'cpu': numpy ...>
+        """
+        return f"<webgrad backend {self.name!r}: numpy {np.__version__}>"
+
     def dtype_of(self, a) -> DType:
         return DTYPE_OF[a.dtype]
 

@@ -156,7 +156,15 @@ class GpuBackend:
         self._sync = None                # one word read back by synchronize()
         self._check_slots: dict = {}     # (kernel, dimension size) -> flags slot, since the last readback
 
+    def __repr__(self):
+        """Names the backend and its adapter: ``<webgrad backend 'wgpu': llvmpipe (LLVM 15.0.6, 256 bits), Vulkan>``."""
+        info = self.device.info      # browsers may leave ``device`` empty and give only the vendor
+        named = next((str(info[k]) for k in ("device", "description", "vendor") if info.get(k)), "an unnamed adapter")
+        api = f", {info['backend_type']}" if info.get("backend_type") else ""
+        return f"<webgrad backend {self.name!r}: {named}{api}>"
+
     # ------------------------------------------------------------ buffers
+
     def alloc(self, shape: tuple, dtype: DType, upload: bool = False) -> GpuArray:
         """A new (uninitialised) array. A kernel's output (the default) must be written by a
         dispatch recorded after this call: it may get a buffer released earlier in the open
