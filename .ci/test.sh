@@ -10,9 +10,9 @@
 #   - webgrad's test extras (pyproject.toml's [test]: pytest, build, playwright, ...)
 #   - PyTorch 2.13.0, pinned (an optional test oracle; the pin takes the CPU wheel here --
 #     an unpinned `pip install torch` would pull the multi-GB CUDA build)
-#   - Debian packages mesa-vulkan-drivers (Vulkan on the CPU, for the wgpu backend) and
-#     chromium (headless browser tests), with apt-get when run as root; otherwise it prints
-#     the command to run.
+#   - Debian packages mesa-vulkan-drivers (Vulkan on the CPU, for the wgpu backend), chromium
+#     (headless browser tests) and openmpi-bin + libopenmpi-dev (Open MPI, for mpi4py and the
+#     multi-rank tests), with apt-get when run as root; otherwise it prints the command to run.
 # Re-running is cheap: installed pieces are detected and skipped.
 # Environment:
 #   WEBGRAD_SKIP_INSTALL=1   skip every install step (quick local runs)
@@ -24,13 +24,14 @@ cd "$(dirname "$0")/.."
 WEBGRAD_JOB=test.sh
 . .ci/env.sh
 
-APT_PACKAGES=(mesa-vulkan-drivers chromium)
+APT_PACKAGES=(mesa-vulkan-drivers chromium openmpi-bin libopenmpi-dev)
 TORCH_PIN="torch==2.13.0"
-# pyproject.toml's [test] extras (a test keeps them in step), checked before pip is asked
+# every extra of pyproject.toml's [project.optional-dependencies] (a test keeps them in step),
+# checked before pip is asked
 TEST_PACKAGES=("pytest>=7" build "setuptools>=68" wheel scikit-learn safetensors playwright hypothesis)
 
 install_debian() {
-    command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers and chromium yourself"; return; }
+    command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers, chromium and Open MPI yourself"; return; }
     local missing=()
     for p in "${APT_PACKAGES[@]}"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -4,8 +4,8 @@ Token + position embeddings, a few pre-norm causal ``TransformerEncoderLayer``\\
 head; AdamW with a cosine schedule. Prints the final loss (nats per character) and a sample.
 
 Run: ``python examples/char_transformer.py`` (``--steps N``, ``--quick``, ``--backend NAME``). The
-default run, 600 steps of a 2-layer model, takes about 10 minutes on a 2-core CPU; ``--quick``
-(80 steps of a 1-layer model, a shorter sample) about 10 s. The loss curve goes to
+default run, 600 steps of a 2-layer model, takes about 3 minutes on a 2-core CPU; ``--quick``
+(80 steps of a 1-layer model, a shorter sample) about 4 s. The loss curve goes to
 ``examples/char_transformer.png``.
 """
 import argparse
@@ -77,8 +77,8 @@ def main(argv=None):
     steps = 80 if args.quick else args.steps
     if args.backend:
         wg.set_backend(args.backend)
-    print(f"char_transformer: {steps} steps (the default 600 take about 10 minutes on a 2-core CPU; "
-          f"--quick, 80 of a smaller model, about 10 s)")
+    print(f"char_transformer: {steps} steps (the default 600 take about 3 minutes on a 2-core CPU; "
+          f"--quick, 80 of a smaller model, about 4 s)")
     print(f"backend: {wg.get_backend().name!r}")
     wg.manual_seed(0)
     with open(args.text, encoding="utf-8") as f:

@@ -1,7 +1,7 @@
 """A small CNN on scikit-learn's bundled 8x8 digits (no download): conv -> pool -> conv -> linear.
 
 Run: ``python examples/digits_cnn.py`` (``--epochs N``, ``--quick``, ``--backend NAME``). The default
-run, 15 epochs, takes about 5 s on a 2-core CPU, ``--quick`` (4 epochs) about 2 s; the loss and
+run, 15 epochs, takes about 3 s on a 2-core CPU, ``--quick`` (4 epochs) about 2 s; the loss and
 accuracy curves go to ``examples/digits_cnn.png``.
 """
 import argparse
@@ -37,7 +37,7 @@ def main(argv=None):
     epochs = 4 if args.quick else args.epochs
     if args.backend:
         wg.set_backend(args.backend)
-    print(f"digits_cnn: {epochs} epochs (the default 15 take about 5 s on a 2-core CPU; --quick, 4, about 2 s)")
+    print(f"digits_cnn: {epochs} epochs (the default 15 take about 3 s on a 2-core CPU; --quick, 4, about 2 s)")
     print(f"backend: {wg.get_backend().name!r}")
     wg.manual_seed(0)
     x_train, y_train, x_test, y_test = load_digits(image=True)

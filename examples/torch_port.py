@@ -3,7 +3,7 @@
 The three import lines below are the port; with ``import torch``, ``import torch.nn as nn``
 and ``import torch.nn.functional as F`` the same file runs on PyTorch (a test checks both).
 It trains an MLP to classify the quadrant sign of 2-D points (XOR-like) with SGD + momentum:
-40 epochs, about 2 s on a 2-core CPU (``--quick``: 10 epochs).
+40 epochs, about 1 s on a 2-core CPU (``--quick``: 10 epochs).
 """
 import argparse
 
@@ -39,7 +39,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="a short run (10 epochs)")
     epochs = 10 if p.parse_args(argv).quick else EPOCHS
-    print(f"torch_port: {epochs} epochs (the default {EPOCHS} take about 2 s on a 2-core CPU)")
+    print(f"torch_port: {epochs} epochs (the default {EPOCHS} take about 1 s on a 2-core CPU)")
     torch.manual_seed(0)
     x_train, y_train = make_data(1024)
     x_test, y_test = make_data(512)

@@ -151,7 +151,7 @@ def test_training_examples_have_quick_and_say_their_time_at_start(name):
 
 def test_char_transformer_says_it_takes_minutes():
     doc = ast.get_docstring(ast.parse((EXAMPLES / "char_transformer.py").read_text()))
-    assert "about 10 minutes" in doc
+    assert re.search(r"about \d+ minutes", doc), "the longest example must warn that it takes minutes"
 
 
 PROGRESS_LINE = re.compile(r"^train (\d+)/(\d+) \[(\d\d:\d\d)<(\d\d:\d\d), [0-9.]+ (epoch/s|s/epoch)\] loss [0-9.]+")
