@@ -28,6 +28,8 @@ import sys
 import webgrad as wg
 from webgrad.backends.gpu import host
 host.GPU_DEVICE_NODES = {nodes!r}          # the machine as the test describes it
+wg.set_printoptions(precision=3)
+print("wgpu imported before a backend is chosen:", "wgpu" in sys.modules)
 wg.ones(1)
 print("backend:", wg.get_backend().name)
 print("wgpu imported:", "wgpu" in sys.modules)
@@ -47,6 +49,7 @@ def test_first_tensor_probes_the_adapter_where_a_gpu_could_be(tmp_path, gpu):
     node = tmp_path / "renderD128"
     node.touch()
     proc = run_python(PROBE_COUNTER.format(nodes=(str(node),)))
+    assert "wgpu imported before a backend is chosen: False" in proc.stdout, proc.stdout
     assert "wgpu imported: True" in proc.stdout, proc.stdout
     assert f"backend: {'cpu' if gpu.device.is_cpu else 'wgpu'}" in proc.stdout, proc.stdout
     assert NOISE not in proc.stderr, proc.stderr
