@@ -25,7 +25,8 @@ from ..optim.sched_base import LRScheduler
 from ..tensor import Tensor
 
 _SCALARS = (int, float, str, bool, type(None))
-_UNGUARDED_OPTIONS = ("params", "lr", "param_names")   # lr: read again at each replay (see scalars.per_step)
+_UNGUARDED_OPTIONS = ("params", "lr", "param_names")   # lr: read again at each replay (see scalars.per_step),
+# by the optimizers whose per_step_numbers say so (for the others it is guarded: [::2] leaves it out)
 
 
 class Place(NamedTuple):
@@ -129,9 +130,10 @@ class _Walk:
 
     def optimizer(self, opt) -> None:
         self.optimizers.append(opt)
+        free = _UNGUARDED_OPTIONS if getattr(opt, "per_step_numbers", False) else _UNGUARDED_OPTIONS[::2]
         for group in opt.param_groups:
             self.key.append(("options", id(group), tuple([(k, _frozen(v)) for k, v in group.items()
-                                                          if k not in _UNGUARDED_OPTIONS])))
+                                                          if k not in free])))
             for p in group["params"]:
                 self.param(p)
         state = opt.state

@@ -115,6 +115,10 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     at_start = {id(t): before[(p.kind, id(p.owner), p.key)] for p, t in zip(end.places, end.tensors)
                 if t is not None and (p.kind, id(p.owner), p.key) in before}
     plan.outputs = _structure(result, slots, at_start)
+    if any(_needs_autograd(t) for t in _tensors_in(result)):
+        plan.reasons.append("the function returns tensors whose graph is still to be differentiated (a compiled "
+                            "module called with grad enabled, its backward() outside): compile the whole step, "
+                            "backward() and optimizer step included")
     _fold(plan, slots.objects)
     _drop_unused(plan)
     backends = {t._backend for t in start.tensors + end.tensors if t is not None}
@@ -122,6 +126,21 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     if len(backends) > 1:
         plan.reasons.append(f"the step uses several backends ({', '.join(sorted(b.name for b in backends))})")
     return plan
+
+
+def _tensors_in(result) -> list:
+    if isinstance(result, Tensor):
+        return [result]
+    if type(result) in (list, tuple):
+        return [t for r in result for t in _tensors_in(r)]
+    if type(result) is dict:
+        return [t for r in result.values() for t in _tensors_in(r)]
+    return []
+
+
+def _needs_autograd(t) -> bool:
+    """Whether ``t``'s graph can still be differentiated (a backward pass frees what nodes saved)."""
+    return t.grad_fn is not None and t.grad_fn.saved is not None
 
 
 def _dynamic_attrs(attrs: dict, dynamic: dict) -> dict:
