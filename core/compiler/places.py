@@ -93,6 +93,7 @@ class _Walk:
         if kind is Tensor or isinstance(obj, Tensor):
             self.seen.add(id(obj))
             self.add(Place("fixed", obj, None), obj)
+            self.grad_of(obj)
         elif isinstance(obj, Module):
             self.seen.add(id(obj))
             self.module(obj)
@@ -109,6 +110,11 @@ class _Walk:
         elif depth < 2 and kind is dict:
             for o in obj.values():
                 self.visit(o, depth + 1)
+
+    def grad_of(self, t) -> None:
+        """The ``.grad`` of a leaf that requires grad is a place (a backward pass fills it)."""
+        if t.requires_grad and t.grad_fn is None:
+            self.add(Place("grad", t, "grad"), t.grad)
 
     def param(self, p) -> None:
         if id(p) in self.seen:
@@ -157,6 +163,7 @@ class _Walk:
             if isinstance(a, Tensor):
                 self.flat_args.append(a)
                 self.add(Place("arg", None, len(self.flat_args) - 1), a)
+                self.grad_of(a)
             elif isinstance(a, _SCALARS):
                 self.key.append(("value", i, type(a), a))
             else:

@@ -53,6 +53,7 @@ class Plan:
         self.outputs = None
         self.breaks, self.reasons = [], []
         self.backend = None
+        self.meta = {}                 # slot -> (shape, dtype) of what the steps make
         self.n_slots = 0
         self.traced_calls = self.folded = self.dropped = 0
 
@@ -101,6 +102,8 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
         data = None if t is None else start_live[id(t)][1]   # its data when the step began
         if data is not None and id(data) not in slots.of:
             plan.inputs[slots.new(data)] = i
+    backends = {t._backend for t in start.tensors + end.tensors if t is not None}
+    plan.backend = next(iter(backends)) if len(backends) == 1 else None
     bound = set()
     for call in tracer.calls:
         ins = tuple([slots.read(a) for a in call.inputs])
@@ -109,6 +112,7 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
         dynamic = _dynamic_attrs(call.attrs, tracer.dynamic)
         bound.update(dynamic.values())
         plan.steps.append(Step(call.name, call.fn, ins, call.attrs, dynamic, outs, call.multi))
+        _note_meta(plan, slots, ins + outs)
     _check_numbers(plan, tracer, bound)
     _write_backs(plan, slots, start, end, start_live)
     before = _place_ids(start)
@@ -121,11 +125,21 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
                             "backward() and optimizer step included")
     _fold(plan, slots.objects)
     _drop_unused(plan)
-    backends = {t._backend for t in start.tensors + end.tensors if t is not None}
-    plan.backend = next(iter(backends)) if len(backends) == 1 else None
     if len(backends) > 1:
         plan.reasons.append(f"the step uses several backends ({', '.join(sorted(b.name for b in backends))})")
     return plan
+
+
+def _note_meta(plan: Plan, slots: _Slots, used) -> None:
+    """Remember the shape and dtype of the slots ``used`` (fusion reads them)."""
+    dtype_of = getattr(plan.backend, "dtype_of", None)
+    for s in used:
+        if s is not None and s not in plan.meta and dtype_of is not None:
+            o = slots.objects[s]
+            try:
+                plan.meta[s] = (tuple(o.shape), dtype_of(o))
+            except (AttributeError, KeyError, TypeError):
+                pass
 
 
 def _tensors_in(result) -> list:
@@ -223,7 +237,8 @@ def _fold(plan: Plan, objects: dict) -> None:
     plan.steps = kept
 
 
-def _needed_slots(plan: Plan) -> set:
+def needed_slots(plan: Plan) -> set:
+    """The slots the write-backs and the outputs read."""
     need = {s for _, _, s, _ in plan.writes if s is not None}
 
     def walk(node):
@@ -242,7 +257,7 @@ def _needed_slots(plan: Plan) -> set:
 
 def _drop_unused(plan: Plan) -> None:
     """Drop the steps whose outputs nothing needs (kernels are pure: their only effect is their result)."""
-    need = _needed_slots(plan)
+    need = needed_slots(plan)
     kept = []
     for step in reversed(plan.steps):
         if any(s in need for s in step.outs if s is not None):
@@ -254,4 +269,4 @@ def _drop_unused(plan: Plan) -> None:
     plan.consts = {s: o for s, o in plan.consts.items() if s in need}
 
 
-__all__ = ["Plan", "Step", "build_plan"]
+__all__ = ["Plan", "Step", "build_plan", "needed_slots"]

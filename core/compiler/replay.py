@@ -19,6 +19,7 @@ from __future__ import annotations
 from .. import engine
 from ..tensor import Tensor
 from ..views import live_views, refresh
+from .fusion import fuse_plan
 from .plan import Plan
 
 _LITERALS = (int, bool, str, type(None))
@@ -102,8 +103,9 @@ class Replay:
     """A replayable plan: ``__call__(found)`` runs the per-step functions, the steps, the
     write-backs, and returns the function's result (None when a weakly held input died: trace again)."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, fuse: bool = True):
         self.plan = plan
+        self.fused = fuse_plan(plan) if fuse else []
         self.needed = sorted({s for _, _, s, _ in plan.writes if s is not None} | _output_slots(plan.outputs))
         self.index = {s: k for k, s in enumerate(self.needed)}
         src = steps_source(plan, self.needed)
