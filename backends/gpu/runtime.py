@@ -358,8 +358,8 @@ class GpuBackend:
         from .fused import fusible
         return fusible(name, attrs, dtypes)
 
-    def fused_kernel(self, ops, out_shape: tuple):
-        """One kernel function computing the elementwise chain ``ops`` (see ``fused.fused_kernel``)."""
+    def fused_kernel(self, ops, out_shape: tuple, dtype=float32):
+        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``)."""
         from .fused import fused_kernel
         return fused_kernel(self.name, ops, out_shape)
 

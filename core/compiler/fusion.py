@@ -70,7 +70,7 @@ def _fused_step(plan: Plan, members: list, be) -> Step:
                 operands.append(("in", inputs.index(slot)))
         ops.append((s.name, tuple(operands)))
     out = steps[-1].outs[0]
-    fn = be.fused_kernel(ops, plan.meta[out][0])
+    fn = be.fused_kernel(ops, *plan.meta[out])
     return Step("Fused[" + "+".join(s.name for s in steps) + "]", fn, tuple(inputs), {}, {}, (out,), False)
 
 

@@ -107,6 +107,8 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     bound = set()
     for call in tracer.calls:
         ins = tuple([slots.read(a) for a in call.inputs])
+        if all(o is None or id(o) in slots.of for o in call.outputs):   # it handed back what it got (AddGrad)
+            continue
         outs = tuple([None if o is None else (slots.of[id(o)] if id(o) in slots.of else slots.new(o))
                       for o in call.outputs])
         dynamic = _dynamic_attrs(call.attrs, tracer.dynamic)
