@@ -1,6 +1,8 @@
 """``explain()``'s text: a plan as its kernels, per-step numbers, write-backs and graph breaks."""
 from __future__ import annotations
 
+from collections import Counter
+
 
 def _step_line(step) -> str:
     ins = ", ".join(f"s{s}" for s in step.ins)
@@ -29,7 +31,8 @@ def describe(k: int, entry) -> str:
         lines += [f"    {r}" for r in plan.reasons]
     fused = getattr(entry, "fused", None)
     if fused:
-        lines.append(f"  fused: {fused}")
+        counts = Counter(fused)
+        lines.append(f"  fused: {len(fused)} chains: " + ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items()))
     lines.append("  kernels:")
     lines += [_step_line(s) for s in plan.steps]
     if plan.writes:
