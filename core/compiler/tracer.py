@@ -257,7 +257,7 @@ def live_tensors() -> dict:
     collector's objects: done once per trace, at its start)."""
     out = {}
     for o in gc.get_objects():
-        if isinstance(o, Tensor):
+        if issubclass(type(o), Tensor):   # not isinstance: that may touch lazy module attributes of other libraries
             out[id(o)] = (o, o._data, o._version)
     return out
 
