@@ -263,3 +263,35 @@ def test_compile_checks_its_arguments():
         wg.compile(3)
     with pytest.raises(TypeError, match="speed"):
         wg.compile(len, speed=2)
+
+
+def test_a_compiled_function_inside_another_is_part_of_its_plan(backend):
+    inner = wg.compile(lambda x: x.exp() * 2)
+    inner(wg.ones(2))
+    inner(wg.ones(2))                                  # inner has a plan of its own
+    outer = wg.compile(lambda x: inner(x + 1).sum())
+    for i in range(3):
+        x = wg.full((2,), float(i))
+        _same(outer(x).item(), ((x + 1).exp() * 2).sum().item(), backend)
+    assert outer.replays == 2
+
+
+SCALE = 2.0
+
+
+def test_plain_python_values_the_function_names_are_guarded(backend):
+    global SCALE
+    f = wg.compile(lambda x: x * SCALE)
+    x = wg.ones(2)
+    assert f(x).tolist() == [2.0, 2.0] and f(x).tolist() == [2.0, 2.0]
+    SCALE = 3.0
+    try:
+        assert f(x).tolist() == [3.0, 3.0] and f.traces == 2
+    finally:
+        SCALE = 2.0
+
+
+def test_explain_names_tensors_made_from_python_data(backend):
+    f = wg.compile(lambda x: x + wg.tensor([1.0, 2.0]))
+    f(wg.ones(2))
+    assert "made from Python data" in f.explain()

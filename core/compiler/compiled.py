@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 
+from . import scalars
 from .places import find_places
 from .plan import build_plan
 from .python_state import PythonState
@@ -46,6 +47,8 @@ class CompiledFunction:
         self._limit_warned = False
 
     def __call__(self, *args, **kwargs):
+        if scalars._recorder[0] is not None:   # inside another compiled function's trace: be part of it
+            return self.fn(*args, **kwargs)
         found = find_places(self.fn, args, kwargs)
         entry = self.plans.get(found.key)
         if type(entry) is Replay:

@@ -26,6 +26,8 @@ def describe(k: int, entry) -> str:
             f"{len(plan.consts)} constants, {sum(c for _, _, c in plan.prologue)} per-step numbers, "
             f"backend {getattr(plan.backend, 'name', None)}")
     lines = [head]
+    if plan.uploads:
+        lines.append(f"  {plan.uploads} tensor(s) made from Python data inside the step: constants of the plan")
     if not plan.replayable:
         lines.append("  runs eagerly:")
         lines += [f"    {r}" for r in plan.reasons]

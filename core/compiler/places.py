@@ -181,15 +181,23 @@ class _Walk:
         fn = getattr(fn, "__func__", fn)
         if isinstance(fn, Module):
             return
-        for cell in getattr(fn, "__closure__", None) or ():
+        code = getattr(fn, "__code__", None)
+        for name, cell in zip(code.co_freevars if code is not None else (), getattr(fn, "__closure__", None) or ()):
             try:
-                self.visit(cell.cell_contents)
+                self.reached(name, cell.cell_contents)
             except ValueError:   # an empty cell
                 pass
-        code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", {})
+        names = getattr(fn, "__globals__", {})
         for name in _names(code) if code is not None else ():
             if name in names:
-                self.visit(names[name])
+                self.reached(name, names[name])
+
+    def reached(self, name: str, value) -> None:
+        """A value ``fn`` names: plain Python values join the guard key (a change traces again)."""
+        if isinstance(value, _SCALARS):
+            self.key.append(("name", name, type(value), value))
+        else:
+            self.visit(value)
 
 
 def _names(code) -> list:

@@ -55,7 +55,7 @@ class Plan:
         self.backend = None
         self.meta = {}                 # slot -> (shape, dtype) of what the steps make
         self.n_slots = 0
-        self.traced_calls = self.folded = self.dropped = 0
+        self.traced_calls = self.folded = self.dropped = self.uploads = 0
 
     @property
     def replayable(self) -> bool:
@@ -93,7 +93,7 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     ``start_live`` every live tensor before it (``tracer.live_tensors``), ``result`` what it returned."""
     plan = Plan()
     plan.breaks, plan.prologue = list(tracer.breaks), list(tracer.prologue)
-    plan.traced_calls = len(tracer.calls)
+    plan.traced_calls, plan.uploads = len(tracer.calls), tracer.uploads
     plan.reasons += [f"graph break: {what} at {where}" for what, where in tracer.breaks]
     placed = {id(t) for t in start.tensors if t is not None}
     start_data = {id(d): t for t, d, _ in start_live.values() if id(t) not in placed}

@@ -38,6 +38,7 @@ from . import scalars
 
 DATA_DEPENDENT = frozenset({K.NONZERO})   # output shapes that depend on the input's values
 _READBACKS = ("to_list", "read", "to_numpy", "read_async")
+_UPLOADS = ("upload", "from_array")   # tensors made from Python data: constants of the plan
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -115,7 +116,7 @@ class Tracer:
         self.fullgraph = fullgraph
         self.calls, self.breaks, self.prologue, self.keep = [], [], [], []
         self.dynamic, self.unsafe = {}, []
-        self.depth = 0
+        self.depth = self.uploads = 0
         self._undo = []
 
     # ------------------------------------------------------------ entering and leaving
@@ -162,6 +163,10 @@ class Tracer:
             fn = getattr(be, name, None)
             if fn is not None:
                 self._swap_attr(be, name, self._readback(name, fn))
+        for name in _UPLOADS:
+            fn = getattr(be, name, None)
+            if fn is not None:
+                self._swap_attr(be, name, self._upload(fn))
         add = getattr(be, "add_gradients", None)
         if add is not None:
             self._swap_attr(be, "add_gradients", self._kernel(f"{be.name}.add_gradients", add))
@@ -207,6 +212,13 @@ class Tracer:
                 self.graph_break(f"a readback ({name}: Tensor.item(), tolist(), bool(), numpy() or printing)")
             return fn(*args, **kwargs)
         return reading
+
+    def _upload(self, fn):
+        def uploading(*args, **kwargs):
+            if not self.depth:
+                self.uploads += 1
+            return fn(*args, **kwargs)
+        return uploading
 
     def _seed(self, next_seed):
         tracer = self
