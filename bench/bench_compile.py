@@ -25,7 +25,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cpu import chain, measure_rounds  # noqa: E402
+from bench_cpu import chain, measure_rounds, mlp_numpy  # noqa: E402
 
 import webgrad as wg  # noqa: E402
 
@@ -90,6 +90,8 @@ def mlp_contenders(backend, batch):
             loss.backward()
             topt.step()
         out["torch"] = torch_step
+    if backend == "cpu":
+        out["numpy"] = mlp_numpy(batch)   # forward and backward written by hand (bench_cpu.py)
     return out, compiled
 
 
@@ -157,20 +159,23 @@ def main(argv=None):
         notes.append(f"chain ({backend}): plan of {len(compiled.last.plan.steps)} kernel calls; "
                      f"{len(compiled.last.fused)} fused chains")
         contenders, compiled = mlp_contenders(backend, 128)
-        rows += rows_for(backend, "MLP 784-256-10 SGD step, batch 128", contenders, repeats if backend == "cpu" else 5,
-                         min_time)
-        notes.append(f"MLP step ({backend}): kernel calls eager {kernel_calls(contenders['eager'], backend)}, compiled "
-                     f"{kernel_calls(contenders['compiled'], backend, compiled)}; fused: {', '.join(compiled.last.fused) or '-'}")
+        rounds = repeats if backend == "cpu" else 5
+        rows += rows_for(backend, "MLP 784-256-10 SGD step, batch 128", contenders, rounds, min_time)
+        calls = kernel_calls(contenders["eager"], backend), kernel_calls(contenders["compiled"], backend, compiled)
+        notes.append(f"MLP step ({backend}): kernel calls eager {calls[0]}, compiled {calls[1]}; "
+                     f"fused: {', '.join(compiled.last.fused) or '-'}")
     print(f"- Machine: {platform.machine()}, {platform.system()}; Python {platform.python_version()}, numpy "
           f"{np.__version__}, torch {getattr(torch, '__version__', '-')}, webgrad {wg.__version__}; "
           f"{time.strftime('%Y-%m-%d')}")
-    print("\n| benchmark | eager | compiled | torch | compiled / eager | compiled / torch |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("\n| benchmark | eager | compiled | torch | numpy | compiled / eager | compiled / torch | compiled / numpy |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for label, med, ratio in rows:
         def ms(k):
             return f"{med[k] * 1e3:.3f} ms" if k in med else "-"
-        torch_ratio = f"{ratio['torch']:.2f}" if "torch" in ratio else "-"
-        print(f"| {label} | {ms('eager')} | {ms('compiled')} | {ms('torch')} | {ratio['eager']:.2f} | {torch_ratio} |")
+        def r(k):
+            return f"{ratio[k]:.2f}" if k in ratio else "-"
+        print(f"| {label} | {ms('eager')} | {ms('compiled')} | {ms('torch')} | {ms('numpy')} | {r('eager')} | "
+              f"{r('torch')} | {r('numpy')} |")
     print()
     for n in notes:
         print(f"- {n}")

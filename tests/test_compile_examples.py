@@ -77,4 +77,5 @@ def test_an_examples_training_step_compiled_gives_eagers_results(backend, name):
         assert compiled_losses == losses and compiled_state == state
     else:
         assert compiled_losses == pytest.approx(losses, rel=1e-4)
-        assert _flat(compiled_state) == pytest.approx(_flat(state), rel=1e-3, abs=1e-4)   # Adam magnifies rounding in tiny gradients
+        # (Adam magnifies the rounding of tiny gradients)
+        assert _flat(compiled_state) == pytest.approx(_flat(state), rel=1e-3, abs=1e-4)

@@ -34,7 +34,8 @@ def describe(k: int, entry) -> str:
     fused = getattr(entry, "fused", None)
     if fused:
         counts = Counter(fused)
-        lines.append(f"  fused: {len(fused)} chains: " + ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items()))
+        chains = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items())
+        lines.append(f"  fused: {len(fused)} chains: {chains}")
     lines.append("  kernels:")
     lines += [_step_line(s) for s in plan.steps]
     if plan.writes:

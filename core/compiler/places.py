@@ -187,6 +187,9 @@ class _Walk:
                 self.reached(name, cell.cell_contents)
             except ValueError:   # an empty cell
                 pass
+        keyword_defaults = getattr(fn, "__kwdefaults__", None) or {}
+        for value in (getattr(fn, "__defaults__", None) or ()) + tuple(keyword_defaults.values()):
+            self.visit(value)
         names = getattr(fn, "__globals__", {})
         for name in _names(code) if code is not None else ():
             if name in names:
