@@ -69,3 +69,19 @@ def test_fused_pipelines_are_cached_by_the_chains_structure(gpu):
 def test_the_fused_wgsl_names_each_operation_once():
     src = fused_source([("Mul", (("in", 0), ("in", 1))), ("Add", (("op", 0), ("in", 0))), ("Tanh", (("op", 1),))])
     assert src.count("let t") == 3 and "tanh_(t1)" in src and "x0 * x1" in src and "t0 + x0" in src
+
+
+def test_captured_dispatches_replay_a_gpu_kernel_on_new_inputs(gpu):
+    kernel = wg.get_kernel("MatMul", "wgpu")
+    a, b = wg.randn(3, 5, device="wgpu"), wg.randn(5, 2, device="wgpu")
+    with gpu.capture() as dispatches:
+        out = kernel(a._data, b._data, transpose_a=False, transpose_b=False)
+    replay = dispatches.replayer((a._data, b._data), out)
+    assert replay is not None and dispatches.records                      # what it dispatched, prepared once
+    c, d = wg.randn(3, 5, device="wgpu"), wg.randn(5, 2, device="wgpu")
+    got = wg.Tensor._wrap(replay(c._data, d._data), gpu)
+    assert _flat(got.tolist()) == pytest.approx(_flat((c @ d).tolist()), rel=1e-6)
+    with gpu.capture() as dispatches:                                       # an upload: not capturable
+        wg.get_kernel("Fill", "wgpu")(shape=(3,), value=1.5, dtype=wg.float32)
+        gpu.upload([1.0], (1,), wg.float32)
+    assert dispatches.replayer((), None) is None

@@ -350,7 +350,12 @@ class GpuBackend:
             self._timed_labels.extend(r[0] for r in records)
         self.submits += 1
 
-    # ------------------------------------------------------------ fusion (webgrad.compile's plans)
+    # ------------------------------------------------------------ fusion and capture (webgrad.compile's plans)
+    def capture(self):
+        """A context logging one kernel call's allocations and dispatches (see ``capture.Capture``)."""
+        from .capture import Capture
+        return Capture(self)
+
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
 
     def fusible(self, name: str, attrs: dict, dtypes) -> bool:

@@ -55,6 +55,24 @@ def _groups(plan: Plan, be) -> list:
     return [g for g in groups.values() if len(g) > 1]
 
 
+class CapturedOnFirstCall:
+    """A kernel function that, on a backend that captures dispatches, runs once under ``capture`` and
+    from then on replays what it recorded (as the traced steps do; see ``tracer``)."""
+
+    __slots__ = ("fn", "be", "replay")
+
+    def __init__(self, fn, be):
+        self.fn, self.be, self.replay = fn, be, None
+
+    def __call__(self, *arrays):
+        if self.replay is not None:
+            return self.replay(*arrays)
+        with self.be.capture() as dispatches:
+            out = self.fn(*arrays)
+        self.replay = dispatches.replayer(arrays, out) or self.fn
+        return out
+
+
 def _fused_step(plan: Plan, members: list, be) -> Step:
     steps = [plan.steps[k] for k in members]
     made = {s.outs[0]: j for j, s in enumerate(steps)}
@@ -71,6 +89,8 @@ def _fused_step(plan: Plan, members: list, be) -> Step:
         ops.append((s.name, tuple(operands)))
     out = steps[-1].outs[0]
     fn = be.fused_kernel(ops, *plan.meta[out])
+    if hasattr(be, "capture"):
+        fn = CapturedOnFirstCall(fn, be)
     return Step("Fused[" + "+".join(s.name for s in steps) + "]", fn, tuple(inputs), {}, {}, (out,), False)
 
 

@@ -33,13 +33,14 @@ _PLAIN = (int, float, str, bool, type(None))
 
 class Step:
     """One kernel call of a plan: ``outs = fn(*ins, **attrs)``, its ``dynamic`` attributes
-    ({attr: index among the per-step numbers}) filled in at each replay."""
+    ({attr: index among the per-step numbers}) filled in at each replay; ``captured``: ``fn`` replays
+    the dispatches the call made when traced, and takes no attrs (they are in its prepared uniforms)."""
 
-    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi")
+    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured")
 
     def __init__(self, name, fn, ins, attrs, dynamic, outs, multi):
         self.name, self.fn, self.ins, self.attrs, self.dynamic = name, fn, ins, attrs, dynamic
-        self.outs, self.multi = outs, multi
+        self.outs, self.multi, self.captured = outs, multi, False
 
 
 class Plan:
@@ -113,7 +114,10 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
                       for o in call.outputs])
         dynamic = _dynamic_attrs(call.attrs, tracer.dynamic)
         bound.update(dynamic.values())
-        plan.steps.append(Step(call.name, call.fn, ins, call.attrs, dynamic, outs, call.multi))
+        step = Step(call.name, call.fn, ins, call.attrs, dynamic, outs, call.multi)
+        if call.replay is not None and not dynamic:   # its dispatches, prepared once: no kernel Python
+            step.fn, step.captured = call.replay, True
+        plan.steps.append(step)
         _note_meta(plan, slots, ins + outs)
     _check_numbers(plan, tracer, bound)
     _write_backs(plan, slots, start, end, start_live)

@@ -55,7 +55,7 @@ class Source:
 
     def call(self, step) -> str:
         args = [self.value(s) for s in step.ins]
-        for k, v in step.attrs.items():
+        for k, v in () if step.captured else step.attrs.items():
             if k in step.dynamic:
                 args.append(f"{k}=D[{step.dynamic[k]}]")
             else:

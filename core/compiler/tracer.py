@@ -48,12 +48,14 @@ class GraphBreak(RuntimeError):
 
 
 class Recorded:
-    """One recorded computation: ``fn(*inputs, **attrs) -> outputs`` (a tuple when ``multi``)."""
+    """One recorded computation: ``fn(*inputs, **attrs) -> outputs`` (a tuple when ``multi``); ``replay``:
+    ``fn(*inputs) -> outputs`` re-recording its captured dispatches (GPU backends, see ``capture``)."""
 
-    __slots__ = ("name", "fn", "inputs", "attrs", "outputs", "multi")
+    __slots__ = ("name", "fn", "inputs", "attrs", "outputs", "multi", "replay")
 
     def __init__(self, name, fn, inputs, attrs, outputs, multi):
         self.name, self.fn, self.inputs, self.attrs, self.outputs, self.multi = name, fn, inputs, attrs, outputs, multi
+        self.replay = None   # where the backend captured the call's dispatches: a function replaying them
 
 
 class NodeView:
@@ -124,7 +126,7 @@ class Tracer:
         gc.collect()   # so that ids of dead objects are not taken for live ones below
         for be_name, table in _kernels.items():
             for name, fn in list(table.items()):
-                self._swap(table, name, self._kernel(name, fn))
+                self._swap(table, name, self._kernel(name, fn, be_name))
         for table in _vjps.values():
             for name, (rule_fn, fn) in list(table.items()):
                 self._swap(table, name, (rule_fn, self._vjp(name, fn)))
@@ -169,23 +171,30 @@ class Tracer:
                 self._swap_attr(be, name, self._upload(fn))
         add = getattr(be, "add_gradients", None)
         if add is not None:
-            self._swap_attr(be, "add_gradients", self._kernel(f"{be.name}.add_gradients", add))
+            self._swap_attr(be, "add_gradients", self._kernel(f"{be.name}.add_gradients", add, None))
         if getattr(be, "donate", None) is not None:
             self._swap_attr(be, "donate", lambda data: None)
 
     # ------------------------------------------------------------ recording
-    def _kernel(self, name, fn):
+    def _kernel(self, name, fn, be_name):
         def recording(*args, **attrs):
             if self.depth:
                 return fn(*args, **attrs)
+            capture = getattr(_backend_instances.get(be_name), "capture", None)
             self.depth += 1
             try:
-                out = fn(*args, **attrs)
+                if capture is None:
+                    out = fn(*args, **attrs)
+                else:
+                    with capture() as dispatches:
+                        out = fn(*args, **attrs)
             finally:
                 self.depth -= 1
             if name in DATA_DEPENDENT:
                 self.graph_break(f"kernel {name} (its output's shape depends on the input's values)")
             self.record(name, fn, args, attrs, out)
+            if capture is not None:
+                self.calls[-1].replay = dispatches.replayer(args, out)
             return out
         recording.__wrapped__ = fn
         return recording
