@@ -295,3 +295,12 @@ def test_explain_names_tensors_made_from_python_data(backend):
     f = wg.compile(lambda x: x + wg.tensor([1.0, 2.0]))
     f(wg.ones(2))
     assert "made from Python data" in f.explain()
+
+
+def test_autocast_and_the_default_dtype_are_guarded():
+    f = wg.compile(lambda x, y: x @ y)
+    x, y = wg.ones(2, 2), wg.ones(2, 2)
+    assert f(x, y).dtype is wg.float32
+    with wg.autocast("cpu", dtype=wg.bfloat16):
+        assert f(x, y).dtype is wg.bfloat16
+    assert f(x, y).dtype is wg.float32 and f.traces == 2

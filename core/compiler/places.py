@@ -5,8 +5,8 @@ a parameter, a parameter's ``.grad``, a module's buffer, an entry of an optimize
 state. ``find_places`` walks from the function's arguments, its closure and the globals it names
 to the modules, optimizers and LR schedulers it can reach, and lists the places in a fixed order,
 with the guard key of the call: what a plan traced before must match to be replayed (shapes,
-dtypes, backends, which places hold a tensor, grad mode, training flags, optimizer options, plain
-Python arguments).
+dtypes, backends, which places hold a tensor, grad mode, autocast, the default dtype, training flags,
+optimizer options, plain Python arguments and the plain Python values the function names).
 
 >>> import webgrad as wg
 >>> m = wg.nn.Linear(2, 1)
@@ -18,6 +18,8 @@ from __future__ import annotations
 import types
 from typing import NamedTuple
 
+from .. import dtypes
+from ..amp import state as _autocast
 from ..engine import _mode
 from ..nn.module import Module
 from ..optim.optimizer import Optimizer
@@ -241,7 +243,8 @@ def find_places(fn, args, kwargs) -> Found:
     walk.function(fn)
     if isinstance(fn, Module):
         walk.visit(fn)
-    walk.key.append(("grad mode", _mode.enabled, _mode.inference))
+    walk.key.append(("modes", _mode.enabled, _mode.inference, dtypes.default_float.name,
+                     tuple(sorted((name, d.name) for name, d in _autocast.dtypes.items()))))
     return Found(walk.places, walk.tensors, tuple(walk.key), walk.optimizers, walk.schedulers, walk.modules)
 
 
