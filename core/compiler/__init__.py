@@ -13,9 +13,12 @@ kernel calls without webgrad's per-op Python. See ``compiled.py`` (calls and gua
 """
 from __future__ import annotations
 
+import functools
+
+from ..nn.module import Module
 from .compiled import RECOMPILE_LIMIT, CompiledFunction
 from .module import OptimizedModule
-from .scalars import per_step
+from ..per_step import per_step
 from .tracer import GraphBreak
 
 _MODES = (None, "default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -53,12 +56,10 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
         raise RuntimeError(f"compile: expected a module or a function, got {type(model).__name__}")
     if disable or backend == "eager":
         return model
-    from ..nn.module import Module
     if isinstance(model, Module):
         return OptimizedModule(model, fullgraph=fullgraph, debug=debug)
     compiled = CompiledFunction(model, fullgraph=fullgraph, debug=debug)
     try:
-        import functools
         return functools.wraps(model)(compiled)
     except (AttributeError, TypeError):
         return compiled

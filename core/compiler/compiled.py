@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import warnings
 
-from . import scalars
+from .. import per_step as step_numbers
+from .explain import describe
 from .places import find_places
 from .plan import build_plan
 from .python_state import PythonState
@@ -47,7 +48,7 @@ class CompiledFunction:
         self._limit_warned = False
 
     def __call__(self, *args, **kwargs):
-        if scalars._recorder[0] is not None:   # inside another compiled function's trace: be part of it
+        if step_numbers._recorder[0] is not None:   # inside another compiled function's trace: be part of it
             return self.fn(*args, **kwargs)
         found = find_places(self.fn, args, kwargs)
         entry = self.plans.get(found.key)
@@ -93,7 +94,6 @@ class CompiledFunction:
     def explain(self) -> str:
         """The plans traced so far: per guard set, its kernels (fused ones marked), constants folded,
         per-step numbers, write-backs, and graph breaks or why it runs eagerly."""
-        from .explain import describe
         parts = [f"compiled {getattr(self.fn, '__qualname__', type(self.fn).__name__)}: {self.traces} trace(s), "
                  f"{len(self.plans)} plan(s) kept, {self.replays} replay(s)"]
         entries = list(self.plans.values())

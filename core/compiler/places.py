@@ -27,7 +27,7 @@ from ..optim.sched_base import LRScheduler
 from ..tensor import Tensor
 
 _SCALARS = (int, float, str, bool, type(None))
-_UNGUARDED_OPTIONS = ("params", "lr", "param_names")   # lr: read again at each replay (see scalars.per_step),
+_UNGUARDED_OPTIONS = ("params", "lr", "param_names")   # lr: read again at each replay (see webgrad.per_step),
 # by the optimizers whose per_step_numbers say so (for the others it is guarded: [::2] leaves it out)
 
 

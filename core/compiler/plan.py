@@ -9,7 +9,7 @@
   depends on constants alone (folded: computed once, at trace time); every other slot is the output
   of one step of the plan.
 * **steps** are the kernel calls that remain after folding and after dropping those whose results
-  nothing needs; an attribute that is a per-step number (``scalars.per_step``, a generator's seed)
+  nothing needs; an attribute that is a per-step number (``webgrad.per_step``, a generator's seed)
   is dynamic: each replay puts the new number there.
 * **write-backs** say how the places and tensors the step changed take their new values: a tensor
   that kept its identity gets new data (and its version counter moves as eagerly); a place that got
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from weakref import ref
 
+from ..random import Generator
 from ..tensor import Tensor
 from .places import Found
 from .tracer import Tracer
@@ -170,7 +171,6 @@ def _dynamic_attrs(attrs: dict, dynamic: dict) -> dict:
 def _check_numbers(plan: Plan, tracer: Tracer, bound: set) -> None:
     """A generator's seed drawn for host code (``randperm``, samplers) or a per-step number that
     cannot be told apart from a constant (a small int) cannot be replayed."""
-    from ..random import Generator
     index = 0
     seed_fn = Generator._next_seed
     for fn, _, count in tracer.prologue:

@@ -34,7 +34,7 @@ from .. import random as _random
 from ..ops import common as _common
 from ..registry import _backend_instances, _kernels, _vjps
 from ..tensor import Tensor
-from . import scalars
+from .. import per_step as step_numbers
 
 DATA_DEPENDENT = frozenset({K.NONZERO})   # output shapes that depend on the input's values
 _READBACKS = ("to_list", "read", "to_numpy", "read_async")
@@ -134,11 +134,11 @@ class Tracer:
             self._backend(be)
         self._swap_attr(_common, "_CONSTANTS", _NeverHit())
         self._swap_attr(_random.Generator, "_next_seed", self._seed(_random.Generator._next_seed))
-        scalars._recorder[0] = self.note
+        step_numbers._recorder[0] = self.note
         return self
 
     def __exit__(self, *exc):
-        scalars._recorder[0] = None
+        step_numbers._recorder[0] = None
         for undo in reversed(self._undo):
             undo()
         self._undo = []

@@ -1,7 +1,7 @@
 """Adam and AdamW (decoupled weight decay), with AMSGrad."""
 from __future__ import annotations
 
-from ..compiler.scalars import per_step
+from ..per_step import per_step
 from ..ops.binary import maximum
 from ..ops.creation import zeros_like
 from ._checks import check_betas, check_flags, check_ranges, to_scalar

@@ -1,7 +1,7 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
 from __future__ import annotations
 
-from ..compiler.scalars import per_step
+from ..per_step import per_step
 from ._checks import check_flags, check_ranges, to_scalar
 from ._updates import with_weight_decay
 from .optimizer import Optimizer
