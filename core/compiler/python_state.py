@@ -38,7 +38,7 @@ class PythonState:
         for opt, old in self.floats:
             if not getattr(opt, "per_step_numbers", False) and _floats(opt) != old:
                 reasons.append(f"{type(opt).__name__} keeps Python numbers that its step changes (only optimizers "
-                               f"with per_step_numbers replay them: SGD, Adam, AdamW)")
+                               f"with per_step_numbers replay them: SGD, Adam, AdamW, Adamax, Adagrad, RMSprop)")
         if any(getattr(s, "last_epoch", None) != e for s, e in self.epochs):
             reasons.append("an LR scheduler stepped inside the compiled function (call it outside)")
         if any(m.training != t for m, t in self.training):
