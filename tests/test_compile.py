@@ -307,3 +307,28 @@ def test_autocast_and_the_default_dtype_are_guarded():
     with wg.autocast("cpu", dtype=wg.bfloat16):
         assert f(x, y).dtype is wg.bfloat16
     assert f(x, y).dtype is wg.float32 and f.traces == 2
+
+
+def test_replays_leak_nothing(backend):
+    import gc
+    model = _model(backend)
+    opt = wg.optim.Adam(model.parameters())
+
+    @wg.compile
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    x, y = wg.randn(5, 8), wg.tensor([0, 1, 2, 3, 1])
+    for _ in range(5):
+        step(x, y)
+    gc.collect()
+    before = wg.memory()[backend]
+    for _ in range(20):
+        step(x, y)
+    gc.collect()
+    after = wg.memory()[backend]
+    assert after["tensors"] == before["tensors"] and after.get("in_use") == before.get("in_use")
