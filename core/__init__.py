@@ -53,6 +53,6 @@ from .profiler import profile  # noqa: E402
 from .backends.gpu.custom import WgslError, wgsl_elementwise, wgsl_kernel  # noqa: E402
 from . import accelerator, amp, cuda  # noqa: E402
 from .amp import autocast  # noqa: E402
-from .compiler import compile  # noqa: E402,A001
+from .compiler import compile  # noqa: E402,A001,F811
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402
 from .flags import *  # noqa: E402,F401,F403

@@ -358,6 +358,24 @@ class GpuBackend:
             self._timed_labels.extend(r[0] for r in records)
         self.submits += 1
 
+    # ------------------------------------------------------------ fusion and capture (webgrad.compile's plans)
+    def capture(self):
+        """A context logging one kernel call's allocations and dispatches (see ``capture.Capture``)."""
+        from .capture import Capture
+        return Capture(self)
+
+    fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
+
+    def fusible(self, name: str, attrs: dict, dtypes) -> bool:
+        """Whether a compiled plan may fuse kernel ``name`` into an elementwise chain (see ``fused``)."""
+        from .fused import fusible
+        return fusible(name, attrs, dtypes)
+
+    def fused_kernel(self, ops, out_shape: tuple, dtype=float32):
+        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``)."""
+        from .fused import fused_kernel
+        return fused_kernel(self.name, ops, out_shape)
+
     # ------------------------------------------------------------ device timing (webgrad.profile)
     def start_device_timing(self, report) -> None:
         """Time every dispatch on the device from now on, when the device can (GPU timestamp
