@@ -1,0 +1,99 @@
+"""cpu Gelu and GeluGrad, both forms: exact (through erf.py's vectorised erf) and tanh.
+
+Each runs chunk by chunk (``erf.by_chunks``), so the ~25 passes of the exact form over a chunk
+stay in the cache; half precision is computed in float32, as PyTorch does."""
+import math
+
+import numpy as np
+
+from webgrad import kernel_names as K
+
+from .elementwise import _quiet
+from .erf import by_chunks, erf_into
+from .registry import cpu_kernel
+
+_SQRT1_2 = math.sqrt(0.5)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_BETA, _KAPPA = math.sqrt(2 / math.pi), 0.044715      # the tanh form: tanh(beta * (x + kappa * x^3))
+
+
+def _cdf_into(x, out):
+    """out = Phi(x) = (1 + erf(x / sqrt 2)) / 2."""
+    erf_into(x * _SQRT1_2, out)
+    out += 1
+    out *= 0.5
+    return out
+
+
+def _exact(x, out):
+    _cdf_into(x, out)
+    out *= x
+
+
+def _exact_grad(x, dy, out):
+    """dy * (Phi(x) + x phi(x))."""
+    _cdf_into(x, out)
+    pdf = x * x
+    pdf *= -0.5
+    np.exp(pdf, out=pdf)
+    pdf *= x
+    pdf *= _INV_SQRT_2PI
+    out += pdf
+    out *= dy
+
+
+def _tanh_inner(x):
+    """tanh(beta * (x + kappa x^3))."""
+    t = x * x
+    t *= _KAPPA
+    t += 1
+    t *= x
+    t *= _BETA
+    return np.tanh(t, out=t)
+
+
+def _tanh(x, out):
+    np.add(_tanh_inner(x), 1, out=out)
+    out *= x
+    out *= 0.5
+
+
+def _tanh_grad(x, dy, out):
+    """dy * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)), t the tanh above (PyTorch's formula)."""
+    t = _tanh_inner(x)
+    slope = x * x
+    slope *= 3 * _KAPPA
+    slope += 1
+    slope *= _BETA * 0.5
+    slope *= x
+    np.multiply(t, t, out=out)
+    np.subtract(1, out, out=out)
+    out *= slope
+    t += 1
+    t *= 0.5
+    out += t
+    out *= dy
+
+
+_FORMS = {"none": (_exact, _exact_grad), "tanh": (_tanh, _tanh_grad)}
+
+
+def _form(approximate, which):
+    try:
+        return _FORMS[approximate][which]
+    except KeyError:
+        raise ValueError(f"Gelu: approximate must be 'none' or 'tanh', got {approximate!r}") from None
+
+
+@cpu_kernel(K.GELU)
+@_quiet
+def gelu(x, *, approximate):
+    """x Phi(x), or its tanh approximation."""
+    return by_chunks(_form(approximate, 0), x)
+
+
+@cpu_kernel(K.GELU_GRAD)
+@_quiet
+def gelu_grad(dy, x, *, approximate):
+    """dy * gelu'(x)."""
+    return by_chunks(_form(approximate, 1), x, dy)
