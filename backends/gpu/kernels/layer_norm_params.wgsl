@@ -1,0 +1,23 @@
+// LayerNorm's weight and bias gradients, a workgroup per column c of [rows, n]:
+// dweight[c] = sum over rows of dy * (x - mean) * rstd, dbias[c] = sum over rows of dy, with each
+// row's (mean, rstd) from layer_norm_grad.wgsl.
+${REDUCE}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let c = flat_group(wid, nwg);
+    let n = ui(U_n);
+    if (c >= n) { return; }
+    let rows = ui(U_rows);
+    var t = vec2<f32>(0.0, 0.0);
+    for (var r = lid; r < rows; r += WG) {
+        let d = dy[r * n + c];
+        t += vec2<f32>(d * (x[r * n + c] - stats[2u * r]) * stats[2u * r + 1u], d);
+    }
+    let total = row_sum2(t, lid);
+    if (lid == 0u) {
+        dweight[c] = total.x;
+        dbias[c] = total.y;
+    }
+}
