@@ -82,7 +82,8 @@ def _form(approximate, which):
     try:
         return _FORMS[approximate][which]
     except KeyError:
-        raise ValueError(f"Gelu: approximate must be 'none' or 'tanh', got {approximate!r}") from None
+        kernel = (K.GELU, K.GELU_GRAD)[which]
+        raise ValueError(f"{kernel}: approximate must be 'none' or 'tanh', got {approximate!r}") from None
 
 
 @cpu_kernel(K.GELU)

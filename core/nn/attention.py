@@ -139,11 +139,10 @@ def _fused(query, key, value, mask, scale, causal, group):
     """The Attention kernel on [N, L, E] queries and [N / group, S, E] keys and values; the result in
     the broadcast batch shape."""
     L, E, S, Ev = query.shape[-2], query.shape[-1], key.shape[-2], value.shape[-1]
-    kv_batch = broadcast_shapes(key.shape[:-2], value.shape[:-2], op="scaled_dot_product_attention")
+    kv_batch = _broadcast(key.shape[:-2], value.shape[:-2])
     grouped = kv_batch[:-1] + (kv_batch[-1] * group,) if group > 1 else kv_batch
-    batch = broadcast_shapes(query.shape[:-2], grouped, op="scaled_dot_product_attention")
-    if group > 1:
-        kv_batch = batch[:-1] + (batch[-1] // group,)
+    batch = _broadcast(query.shape[:-2], grouped)
+    kv_batch = batch[:-1] + (batch[-1] // group,) if group > 1 else batch
     n = numel(batch)
     q = query.expand(*batch, L, E).reshape(n, L, E)
     k = key.expand(*kv_batch, S, E).reshape(n // group, S, E)
@@ -156,14 +155,22 @@ def _fused(query, key, value, mask, scale, causal, group):
     return out.reshape(*batch, L, Ev)
 
 
+def _broadcast(*shapes):
+    """The shapes' broadcast, or PyTorch's RuntimeError."""
+    try:
+        return broadcast_shapes(*shapes, op="scaled_dot_product_attention")
+    except ValueError as e:
+        raise RuntimeError(str(e)) from None
+
+
 def _mask_rows(mask, batch, L, S):
     """(mask as [M, L, S], div) such that query batch n (flat over ``batch``) adds mask (n // div) % M:
     the mask's batch dims that are not broadcast are made one contiguous run of ``batch``'s (expanding
     over any broadcast dims between them), and its L and S dims are expanded."""
-    shape = broadcast_shapes(mask.shape, batch + (L, S), op="scaled_dot_product_attention")
-    if tuple(shape) != tuple(batch) + (L, S):
+    scores = tuple(batch) + (L, S)
+    if mask.ndim > len(scores) or _broadcast(mask.shape, scores) != scores:
         raise RuntimeError(f"scaled_dot_product_attention: attn_mask {tuple(mask.shape)} does not broadcast to the "
-                           f"scores' shape {tuple(batch) + (L, S)}")
+                           f"scores' shape {scores}")
     own = (1,) * (len(batch) + 2 - mask.ndim) + tuple(mask.shape)
     kept = [d for d in range(len(batch)) if own[d] != 1]
     first, last = (kept[0], kept[-1] + 1) if kept else (len(batch), len(batch))
