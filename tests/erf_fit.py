@@ -4,8 +4,13 @@ in ``y - center`` (highest power first) and rounded to float64.
 
 * ``P(s) = erf(sqrt(s)) / sqrt(s)`` on s in [0, 1] (erf(x) = x P(x^2) for |x| < 1);
 * ``G(t) = erfcx(t) = exp(t^2) erfc(t)`` on intervals of t >= 1 (erf(t) = 1 - exp(-t^2) G(t)).
+
+``tanh_form`` fits ``backends/cpu/gelu.py``'s one-formula erf for float32 GELU.
 """
+import math
+
 import mpmath as mp
+import numpy as np
 
 PIECES = {   # name: (function, interval, degree, center)
     "P64": ("P", (0, 1), 12, 0), "G1_64": ("G", (1, 2.5), 18, 1.75), "G2_64": ("G", (2.5, 6), 18, 4.25),
@@ -54,6 +59,23 @@ def coefficients():
             for name, (f, (a, b), deg, center) in PIECES.items()}
 
 
+def tanh_form(degree=6, bound=4.0, points=4000, rounds=30):
+    """Coefficients (lowest power first) of p with erf(x) ~ tanh(x p(x^2)) on |x| <= ``bound``, fitted for
+    absolute error: least squares on atanh(erf(x)) / x weighted by d erf / d atanh = 1 - erf^2 (and x),
+    reweighted towards the largest errors (an approach to the minimax fit), in float64 with math.erf."""
+    x = np.linspace(1e-6, bound, points)
+    erf = np.array([math.erf(v) for v in x])
+    target = np.arctanh(np.minimum(erf, 1 - 1e-16)) / x
+    powers = np.stack([(x * x) ** k for k in range(degree + 1)], 1)
+    weight = (1 - erf ** 2) * x
+    for _ in range(rounds):
+        c = np.linalg.lstsq(powers * weight[:, None], target * weight, rcond=None)[0]
+        err = np.abs(np.tanh(x * (powers @ c)) - erf)
+        weight = weight * (err / err.max()) ** 0.3 + 1e-300
+    return tuple(float(v) for v in c)
+
+
 if __name__ == "__main__":
     for name, cs in coefficients().items():
         print(f"{name} = ({', '.join(repr(v) for v in cs)})")
+    print(f"_ERF_BY_TANH = ({', '.join(repr(v) for v in tanh_form()[::-1])})")

@@ -146,3 +146,21 @@ def test_gelu_third_order():
     v = x.detach().numpy()
     pdf = np.exp(-v * v / 2) / math.sqrt(2 * math.pi)
     np.testing.assert_allclose(g3.numpy(), pdf * (v ** 3 - 4 * v), rtol=1e-10)
+
+
+def test_gelu_float32_tanh_form_coefficients_are_reproduced():
+    """float32 GELU's erf(z) ~ tanh(z p(z^2)) on cpu: p is tests/erf_fit.py's fit, as gelu.py says."""
+    import erf_fit
+    from webgrad.backends.cpu import gelu as module
+    np.testing.assert_allclose(module._ERF_BY_TANH, erf_fit.tanh_form()[::-1], rtol=1e-12, atol=0)
+
+
+def test_gelu_float32_as_accurate_as_torch():
+    """float32 exact GELU on cpu is x Phi(x) with Phi within 1e-7 absolute (PyTorch's float32 1 + erf
+    rounds to 6e-8): checked on a dense grid against float64, the error bound taken per element."""
+    x = np.concatenate([np.linspace(-12, 12, 240001), np.geomspace(1e-30, 12, 2000)]).astype(np.float32)
+    x = np.concatenate([x, -x])
+    want = TF.gelu(torch.from_numpy(x.astype(np.float64))).numpy()
+    got = F.gelu(wg.tensor(x, backend="cpu")).numpy().astype(np.float64)
+    bound = 1e-7 * np.abs(x) + np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    assert (np.abs(got - want) <= bound).all()
