@@ -19,7 +19,9 @@ from .registry import cpu_kernel
 _SQRT1_2 = math.sqrt(0.5)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _BETA, _KAPPA = math.sqrt(2 / math.pi), 0.044715      # the tanh form: tanh(beta * (x + kappa * x^3))
-# erf(z) ~ tanh(z p(z^2)) for |z| <= 4 (erf is +-1 in float32 beyond 3.92), p highest power first
+# erf(z) ~ tanh(z p(z^2)), p highest power first, fitted on |z| <= 4 (erf is +-1 in float32 beyond 3.92);
+# z is clipped at 4.5, where z p(z^2) has risen monotonically to 16 and tanh gives +-1 exactly (so
+# Phi is 0 far left: gelu(-inf) is NaN and gelu(-1e38) -0.0, as PyTorch's)
 _ERF_BY_TANH = (
     1.5899531930290456e-07,
     -5.986267910861655e-06,
@@ -29,7 +31,7 @@ _ERF_BY_TANH = (
     0.1027654780846265,
     1.128379705798004,
 )
-_ERF_BY_TANH_BOUND = 4.0
+_ERF_BY_TANH_BOUND = 4.5
 
 
 def _cdf_into(x, out):
@@ -76,8 +78,8 @@ def _tanh_inner(x):
 
 def _tanh(x, out):
     np.add(_tanh_inner(x), 1, out=out)
+    out *= 0.5                        # before x: 2 x would overflow near the largest float
     out *= x
-    out *= 0.5
 
 
 def _tanh_grad(x, dy, out):

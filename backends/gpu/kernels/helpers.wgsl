@@ -43,7 +43,7 @@ fn erf_(x: F) -> F {
     g = F(-0.005934331880768833) + z * g; g = F(0.019758565429037932) + z * g; g = F(-0.06323763774890935) + z * g;
     g = F(0.19366209714152902) + z * g;
     let far = select(F(-1.0), F(1.0), x >= F(0.0)) * (F(1.0) - exp(-t * t) * g);
-    return select(x, select(far, x * p, abs(x) < F(1.0)), x == x);   // NaN stays NaN (lavapipe: NaN != NaN is false, NaN == NaN false too)
+    return select(select(far, x * p, abs(x) < F(1.0)), x, isnan_(x));   // NaN stays NaN (a bit test: nan.wgsl)
 }
 fn softplus_(x: F) -> F {
     return max_(x, F(0.0)) + log1p_(exp(-abs(x)));
