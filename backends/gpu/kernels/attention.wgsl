@@ -36,31 +36,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let causal = ui(U_causal) != 0u;
     var q: array<f32, ME>;
     var acc: array<f32, ME>;
-    for (var e = 0u; e < E; e++) { q[e] = Q[row * E + e] * uf(U_scale); }
+    for (var e = 0u; e < E; e++) { q[e] = Q[row * E + e] * uf(U_scale); } // E <= ME times
     var m = LOWEST;
     var l = 0.0;
     let t0 = ui(U_t0);
     if (t0 > 0u && lse[row] > LOWEST) {
         m = lse[row];
         l = 1.0;
-        for (var e = 0u; e < Ev; e++) { acc[e] = out[row * Ev + e]; }
+        for (var e = 0u; e < Ev; e++) { acc[e] = out[row * Ev + e]; } // Ev <= ME times
     } else {
-        for (var e = 0u; e < Ev; e++) { acc[e] = 0.0; }
+        for (var e = 0u; e < Ev; e++) { acc[e] = 0.0; } // Ev <= ME times
     }
     var t1 = ui(U_t1);
     if (causal) { t1 = min(t1, (min(L, i0 + BR) + bc - 1u) / bc); }   // no later key is seen by these rows
-    for (var t = t0; t < t1; t++) {
+    for (var t = t0; t < t1; t++) { // t1 - t0 times: attention.py's _spans keep an invocation's loops in budget
         let j0 = t * bc;
         let nj = min(bc, S - j0);
         workgroupBarrier();
-        for (var x = lid; x < nj * E; x += WG) { kv[x] = K[(kbase + j0) * E + x]; }
-        for (var x = lid; x < nj * Ev; x += WG) { kv[bc * E + x] = V[(kbase + j0) * Ev + x]; }
+        for (var x = lid; x < nj * E; x += WG) { kv[x] = K[(kbase + j0) * E + x]; } // < SHARED / WG times
+        for (var x = lid; x < nj * Ev; x += WG) { kv[bc * E + x] = V[(kbase + j0) * Ev + x]; } // < SHARED / WG times
         workgroupBarrier();
         var sc: array<f32, 64>;
         var tmax = LOWEST;
-        for (var jj = 0u; jj < nj; jj++) {
+        for (var jj = 0u; jj < nj; jj++) { // nj <= bc <= 64 times
             var d = 0.0;
-            for (var e = 0u; e < E; e++) { d += q[e] * kv[jj * E + e]; }
+            for (var e = 0u; e < E; e++) { d += q[e] * kv[jj * E + e]; } // E times
             d += mask_at(n, ic, j0 + jj);
             if (causal && j0 + jj > i) { d = neg_inf; }
             sc[jj] = d;
@@ -69,17 +69,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let mnew = max(m, tmax);
         let corr = exp(m - mnew);
         l *= corr;
-        for (var e = 0u; e < Ev; e++) { acc[e] *= corr; }
-        for (var jj = 0u; jj < nj; jj++) {
+        for (var e = 0u; e < Ev; e++) { acc[e] *= corr; } // Ev times
+        for (var jj = 0u; jj < nj; jj++) { // nj <= bc <= 64 times
             let p = exp(sc[jj] - mnew);
             l += p;
-            for (var e = 0u; e < Ev; e++) { acc[e] += p * kv[bc * E + jj * Ev + e]; }
+            for (var e = 0u; e < Ev; e++) { acc[e] += p * kv[bc * E + jj * Ev + e]; } // Ev times
         }
         m = mnew;
     }
     if (live) {
         let inv = select(0.0, 1.0 / l, l > 0.0);
-        for (var e = 0u; e < Ev; e++) { out[row * Ev + e] = acc[e] * inv; }
+        for (var e = 0u; e < Ev; e++) { out[row * Ev + e] = acc[e] * inv; } // Ev times
         lse[row] = select(neg_inf, m + log(l), l > 0.0);
     }
 }

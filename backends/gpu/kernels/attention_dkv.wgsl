@@ -34,41 +34,43 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var v: array<f32, ME>;
     var dk: array<f32, ME>;
     var dv: array<f32, ME>;
-    for (var e = 0u; e < E; e++) { k[e] = K[krow * E + e] * scale; dk[e] = 0.0; }
-    for (var e = 0u; e < Ev; e++) { v[e] = V[krow * Ev + e]; dv[e] = 0.0; }
+    for (var e = 0u; e < E; e++) { k[e] = K[krow * E + e] * scale; dk[e] = 0.0; } // E <= ME times
+    for (var e = 0u; e < Ev; e++) { v[e] = V[krow * Ev + e]; dv[e] = 0.0; } // Ev <= ME times
     let qoff = bq * E;
     let soff = bq * (E + Ev);
-    for (var t = ui(U_t0); t < ui(U_t1); t++) {
+    for (var t = ui(U_t0); t < ui(U_t1); t++) { // t1 - t0 times: attention.py's _spans keep it in budget
         let n = nk * group + t / qtiles;
         let i0 = (t % qtiles) * bq;
         let ni = min(bq, L - i0);
         if (causal && i0 + ni <= j0) { continue; }        // these queries see none of these keys
         workgroupBarrier();
         let base = n * L + i0;
-        for (var x = lid; x < ni * E; x += WG) { qs[x] = Q[base * E + x]; }
-        for (var x = lid; x < ni * Ev; x += WG) { qs[qoff + x] = dO[base * Ev + x]; }
-        for (var x = lid; x < ni * 2u; x += WG) { qs[soff + x] = stats[base * 2u + x]; }
+        for (var x = lid; x < ni * E; x += WG) { qs[x] = Q[base * E + x]; } // < SHARED / WG times
+        for (var x = lid; x < ni * Ev; x += WG) { qs[qoff + x] = dO[base * Ev + x]; } // < SHARED / WG times
+        for (var x = lid; x < ni * 2u; x += WG) { qs[soff + x] = stats[base * 2u + x]; } // < SHARED / WG times
         workgroupBarrier();
-        for (var ii = 0u; ii < ni; ii++) {
+        for (var ii = 0u; ii < ni; ii++) { // ni <= bq <= 64 times
             let i = i0 + ii;
             let lse = qs[soff + 2u * ii];
             if (lse <= -3.4028234663852886e38 || (causal && j > i)) { continue; }
             var s = 0.0;
-            for (var e = 0u; e < E; e++) { s += qs[ii * E + e] * k[e]; }
+            for (var e = 0u; e < E; e++) { s += qs[ii * E + e] * k[e]; } // E times
             let p = exp(s + mask_at(n, i, jc) - lse);
             var dp = 0.0;
-            for (var e = 0u; e < Ev; e++) {
+            for (var e = 0u; e < Ev; e++) { // Ev times
                 let d = qs[qoff + ii * Ev + e];
                 dv[e] += p * d;
                 dp += d * v[e];
             }
             let ds = p * (dp - qs[soff + 2u * ii + 1u]);
-            for (var e = 0u; e < E; e++) { dk[e] += ds * qs[ii * E + e]; }
+            for (var e = 0u; e < E; e++) { dk[e] += ds * qs[ii * E + e]; } // E times
         }
     }
     if (j < S) {
         let more = ui(U_t0) > 0u;
-        for (var e = 0u; e < E; e++) { dK[krow * E + e] = select(0.0, dK[krow * E + e], more) + dk[e] * scale; }
-        for (var e = 0u; e < Ev; e++) { dV[krow * Ev + e] = select(0.0, dV[krow * Ev + e], more) + dv[e]; }
+        for (var e = 0u; e < E; e++) {          // E times
+            dK[krow * E + e] = select(0.0, dK[krow * E + e], more) + dk[e] * scale;
+        }
+        for (var e = 0u; e < Ev; e++) { dV[krow * Ev + e] = select(0.0, dV[krow * Ev + e], more) + dv[e]; } // Ev times
     }
 }

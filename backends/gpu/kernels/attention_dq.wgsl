@@ -33,31 +33,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var q: array<f32, ME>;
     var dout: array<f32, ME>;
     var dq: array<f32, ME>;
-    for (var e = 0u; e < E; e++) { q[e] = Q[row * E + e] * scale; dq[e] = 0.0; }
-    for (var e = 0u; e < Ev; e++) { dout[e] = dO[row * Ev + e]; }
+    for (var e = 0u; e < E; e++) { q[e] = Q[row * E + e] * scale; dq[e] = 0.0; } // E <= ME times
+    for (var e = 0u; e < Ev; e++) { dout[e] = dO[row * Ev + e]; } // Ev <= ME times
     var t1 = ui(U_t1);
     if (causal) { t1 = min(t1, (min(L, i0 + BR) + bc - 1u) / bc); }
-    for (var t = ui(U_t0); t < t1; t++) {
+    for (var t = ui(U_t0); t < t1; t++) { // t1 - t0 times: attention.py's _spans keep an invocation's loops in budget
         let j0 = t * bc;
         let nj = min(bc, S - j0);
         workgroupBarrier();
-        for (var x = lid; x < nj * E; x += WG) { kv[x] = K[(kbase + j0) * E + x]; }
-        for (var x = lid; x < nj * Ev; x += WG) { kv[bc * E + x] = V[(kbase + j0) * Ev + x]; }
+        for (var x = lid; x < nj * E; x += WG) { kv[x] = K[(kbase + j0) * E + x]; } // < SHARED / WG times
+        for (var x = lid; x < nj * Ev; x += WG) { kv[bc * E + x] = V[(kbase + j0) * Ev + x]; } // < SHARED / WG times
         workgroupBarrier();
-        for (var jj = 0u; jj < nj; jj++) {
+        for (var jj = 0u; jj < nj; jj++) { // nj <= bc <= 64 times
             if (!seen || (causal && j0 + jj > i)) { continue; }
             var s = 0.0;
-            for (var e = 0u; e < E; e++) { s += q[e] * kv[jj * E + e]; }
+            for (var e = 0u; e < E; e++) { s += q[e] * kv[jj * E + e]; } // E times
             let p = exp(s + mask_at(n, ic, j0 + jj) - lse);
             var dp = 0.0;
-            for (var e = 0u; e < Ev; e++) { dp += dout[e] * kv[bc * E + jj * Ev + e]; }
+            for (var e = 0u; e < Ev; e++) { dp += dout[e] * kv[bc * E + jj * Ev + e]; } // Ev times
             let ds = p * (dp - D);
-            for (var e = 0u; e < E; e++) { dq[e] += ds * kv[jj * E + e]; }
+            for (var e = 0u; e < E; e++) { dq[e] += ds * kv[jj * E + e]; } // E times
         }
     }
     if (i < L) {
         let more = ui(U_t0) > 0u;
-        for (var e = 0u; e < E; e++) {
+        for (var e = 0u; e < E; e++) { // E times
             dQ[row * E + e] = select(0.0, dQ[row * E + e], more) + dq[e] * scale;
         }
     }

@@ -22,9 +22,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     var s = 0.0;
-    for (var e = 0u; e < E; e++) { s += Q[row * E + e] * K[krow * E + e]; }
+    for (var e = 0u; e < E; e++) { s += Q[row * E + e] * K[krow * E + e]; } // E < SHARED times
     let p = exp(s * uf(U_scale) + mask_at(n, i, j) - lse);
     var dp = 0.0;
-    for (var e = 0u; e < Ev; e++) { dp += dO[row * Ev + e] * V[krow * Ev + e]; }
+    for (var e = 0u; e < Ev; e++) { dp += dO[row * Ev + e] * V[krow * Ev + e]; } // Ev < SHARED times
     ds[x] = p * (dp - stats[2u * row + 1u]);
 }

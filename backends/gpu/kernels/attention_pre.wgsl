@@ -7,7 +7,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (row >= ui(U_rows)) { return; }
     let Ev = ui(U_Ev);
     var d = 0.0;
-    for (var e = 0u; e < Ev; e++) { d += dout[row * Ev + e] * out[row * Ev + e]; }
+    for (var e = 0u; e < Ev; e++) { d += dout[row * Ev + e] * out[row * Ev + e]; } // Ev < SHARED times
     stats[2u * row] = lse[row];
     stats[2u * row + 1u] = d - dlse[row];
 }

@@ -13,18 +13,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let n = ui(U_n);
     let base = r * n;
     var t = 0.0;
-    for (var k = lane; k < n; k += LANES) { t += x[base + k]; }
+    for (var k = lane; k < n; k += LANES) { t += x[base + k]; } // ROW_STEPS times at most
     let mean = row_sum(t, lid) / f32(n);
     var v = 0.0;
-    for (var k = lane; k < n; k += LANES) { let c = x[base + k] - mean; v += c * c; }
+    for (var k = lane; k < n; k += LANES) { let c = x[base + k] - mean; v += c * c; } // ROW_STEPS times at most
     let rstd = 1.0 / sqrt(row_sum(v, lid) / f32(n) + uf(U_eps));
     var sums = vec2<f32>(0.0, 0.0);
-    for (var k = lane; k < n; k += LANES) {
+    for (var k = lane; k < n; k += LANES) { // ROW_STEPS times at most
         let g = dy[base + k] ${WEIGHT};
         sums += vec2<f32>(g, g * (x[base + k] - mean) * rstd);
     }
     let means = row_sum2(sums, lid) / f32(n);
-    for (var k = lane; k < n; k += LANES) {
+    for (var k = lane; k < n; k += LANES) { // ROW_STEPS times at most
         let g = dy[base + k] ${WEIGHT};
         dx[base + k] = rstd * (g - means.x - (x[base + k] - mean) * rstd * means.y);
     }

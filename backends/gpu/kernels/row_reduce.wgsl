@@ -4,7 +4,7 @@ var<workgroup> sh: array<vec2<f32>, WG>;
 fn row_sum2(v: vec2<f32>, lid: u32) -> vec2<f32> {
     sh[lid] = v;
     workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+    for (var s = WG / 2u; s > 0u; s = s >> 1u) { // log2(WG) times
         if (lid < s) { sh[lid] += sh[lid + s]; }
         workgroupBarrier();
     }
@@ -15,7 +15,7 @@ fn row_sum2(v: vec2<f32>, lid: u32) -> vec2<f32> {
 fn row_max(v: f32, lid: u32) -> f32 {
     sh[lid] = vec2<f32>(v, 0.0);
     workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+    for (var s = WG / 2u; s > 0u; s = s >> 1u) { // log2(WG) times
         if (lid < s) { sh[lid].x = max(sh[lid].x, sh[lid + s].x); }
         workgroupBarrier();
     }

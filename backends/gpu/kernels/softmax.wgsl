@@ -21,13 +21,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var m = 0.0;
     if (${MAX}) {
         var v = -3.4028234663852886e38;
-        for (var k = lane; k < n; k += LANES) { v = max(v, in0[base + k * inner]); }
+        for (var k = lane; k < n; k += LANES) { v = max(v, in0[base + k * inner]); } // ROW_STEPS times at most
         m = row_max(v, lid);
     }
     var t = 0.0;
-    for (var k = lane; k < n; k += LANES) { t += term(base + k * inner, m); }
+    for (var k = lane; k < n; k += LANES) { t += term(base + k * inner, m); } // ROW_STEPS times at most
     let s = row_sum(t, lid);
-    for (var k = lane; k < n; k += LANES) {
+    for (var k = lane; k < n; k += LANES) { // ROW_STEPS times at most
         let j = base + k * inner;
         out[j] = value(j, m, s);
     }
