@@ -247,3 +247,55 @@ def test_gpu_wide_heads(gpu):
     q = wg.ones(1, 2, 3000, backend="wgpu")
     with pytest.raises(GpuLimitError, match="head dims E=3000 and Ev=3000"):
         F.scaled_dot_product_attention(q, q, q).tolist()
+
+
+# ---------------------------------------------------------------- the modules that go through it
+
+def _mha_pair(**kw):
+    torch.manual_seed(0)
+    tm = torch.nn.MultiheadAttention(8, 2, batch_first=True, **kw)
+    wm = wg.nn.MultiheadAttention(8, 2, batch_first=True, **kw)
+    wm.load_state_dict({k: wg.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    return tm, wm
+
+
+def test_multihead_attention_without_weights_is_the_fused_kernel(backend):
+    """need_weights=False goes through scaled_dot_product_attention, as in PyTorch: one Attention
+    kernel, and a query whose keys are all padded gets zeros there (NaN when weights are asked for)."""
+    tm, wm = _mha_pair()
+    x = rn(2, 3, 8).astype(np.float32)
+    pad = np.array([[True, True, True], [False, True, False]])
+    xs, xt = wg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    with wg.profile() as prof:
+        out, w = wm(xs, xs, xs, key_padding_mask=wg.tensor(pad), need_weights=False)
+        out.sum().backward()
+    outt, _ = tm(xt, xt, xt, key_padding_mask=torch.tensor(pad), need_weights=False)
+    outt.sum().backward()
+    assert w is None and prof.stats[K.ATTENTION].calls == 1 and prof.stats[K.ATTENTION_GRAD].calls == 1
+    assert not np.isnan(outt.detach().numpy()).any()
+    np.testing.assert_allclose(out.detach().numpy(), outt.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-5)
+    ours = wm(xs, xs, xs, key_padding_mask=wg.tensor(pad))[0].detach().numpy()
+    theirs = tm(xt, xt, xt, key_padding_mask=torch.tensor(pad))[0].detach().numpy()
+    assert np.isnan(ours[0]).all() and np.isnan(theirs[0]).all()
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-6)
+
+
+def test_encoder_layer_trains_through_the_fused_kernels(backend):
+    """TransformerEncoderLayer (pre-norm, GELU, causal) in training: its attention, layer norms and
+    GELU run the fused kernels, and the gradients are PyTorch's."""
+    torch.manual_seed(0)
+    make = (lambda nn: nn.TransformerEncoderLayer(8, 2, 16, 0.0, activation="gelu", batch_first=True,
+                                                  norm_first=True))
+    tm, wm = make(torch.nn), make(wg.nn)
+    wm.load_state_dict({k: wg.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    x = rn(2, 5, 8).astype(np.float32)
+    mask = np.triu(np.full((5, 5), -np.inf, dtype=np.float32), 1)
+    with wg.profile() as prof:
+        wm(wg.tensor(x), src_mask=wg.tensor(mask), is_causal=True).square().sum().backward()
+    tm(torch.tensor(x), src_mask=torch.tensor(mask), is_causal=True).square().sum().backward()
+    for name in (K.ATTENTION, K.ATTENTION_GRAD, K.LAYER_NORM, K.LAYER_NORM_GRAD, K.GELU, K.GELU_GRAD):
+        assert prof.stats[name].calls >= 1, name
+    theirs = dict(tm.named_parameters())
+    for name, p in wm.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), theirs[name].grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
