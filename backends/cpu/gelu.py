@@ -1,9 +1,11 @@
 """cpu Gelu and GeluGrad, both forms: exact (x Phi(x), Phi the normal distribution function) and tanh.
 
-Phi(x) = (1 + erf(x / sqrt 2)) / 2 takes, in float64, erf.py's erf (within 1 ulp); in float32 (and
-half precision, computed in float32 as PyTorch does) one formula over the whole line,
-erf(z) ~ tanh(z p(z^2)) with p of degree 6 (``tests/erf_fit.py``'s ``tanh_form``): ~20 passes and no
-branches, where erf.py's pieces take ~30 and gather the elements of each. Its error as Phi's is
+Phi(x) = (1 + erf(x / sqrt 2)) / 2 takes, in float64, erf.py's erf (within 1 ulp). In float32 (and
+half precision, computed in float32 as PyTorch does) it is one formula over the whole line:
+erf(z) ~ tanh(z p(z^2)) with p of degree 6 (``tests/erf_fit.py``'s ``tanh_form``), so
+Phi(x) = 1 / (1 + exp(x r(x^2))) with r(s) = -sqrt(2) p(s / 2): ~17 passes, no branch and no clipping
+(p > 1 on s >= 0, so the exponent runs to +inf on the left: gelu(-inf) is NaN and gelu(-1e38) -0.0,
+as PyTorch's), and Phi keeps its relative accuracy far left, where 1 + erf cancels. Its error is
 below 1e-7 absolute, as PyTorch's own (its float32 1 + erf rounds to 6e-8). Each kernel runs chunk
 by chunk (``erf.by_chunks``), so the passes over a chunk stay in the cache."""
 import math
@@ -13,15 +15,13 @@ import numpy as np
 from webgrad import kernel_names as K
 
 from .elementwise import _quiet
-from .erf import by_chunks, erf_into, horner
+from .erf import by_chunks, erf_into
 from .registry import cpu_kernel
 
 _SQRT1_2 = math.sqrt(0.5)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _BETA, _KAPPA = math.sqrt(2 / math.pi), 0.044715      # the tanh form: tanh(beta * (x + kappa * x^3))
-# erf(z) ~ tanh(z p(z^2)), p highest power first, fitted on |z| <= 4 (erf is +-1 in float32 beyond 3.92);
-# z is clipped at 4.5, where z p(z^2) has risen monotonically to 16 and tanh gives +-1 exactly (so
-# Phi is 0 far left: gelu(-inf) is NaN and gelu(-1e38) -0.0, as PyTorch's)
+# erf(z) ~ tanh(z p(z^2)), p highest power first, fitted on |z| <= 4 (erf is +-1 in float32 beyond 3.92)
 _ERF_BY_TANH = (
     1.5899531930290456e-07,
     -5.986267910861655e-06,
@@ -31,33 +31,50 @@ _ERF_BY_TANH = (
     0.1027654780846265,
     1.128379705798004,
 )
-_ERF_BY_TANH_BOUND = 4.5
+# r(s) = -sqrt(2) p(s / 2), highest power first: 0.5 (1 + tanh(a)) = 1 / (1 + exp(-2a)), a = (x / sqrt 2) p(x^2 / 2)
+_PHI_EXPONENT = tuple(-math.sqrt(2) * c / 2 ** (len(_ERF_BY_TANH) - 1 - k) for k, c in enumerate(_ERF_BY_TANH))
+
+
+def _exponent_into(x, out):
+    """out = x r(x^2), so that Phi(x) = 1 / (1 + exp(out)) (float32), by Horner's rule from the first product."""
+    s = x * x
+    c = _PHI_EXPONENT
+    np.multiply(s, c[0], out=out)
+    out += c[1]
+    for ck in c[2:]:
+        out *= s
+        out += ck
+    out *= x
+    np.exp(out, out=out)
+    out += 1
+    return s
 
 
 def _cdf_into(x, out):
-    """out = Phi(x) = (1 + erf(x / sqrt 2)) / 2."""
-    z = x * _SQRT1_2
+    """out = Phi(x) = (1 + erf(x / sqrt 2)) / 2, and x^2 (or None)."""
     if x.dtype == np.float64:
-        erf_into(z, out)
-    else:
-        np.clip(z, -_ERF_BY_TANH_BOUND, _ERF_BY_TANH_BOUND, out=z)
-        horner(_ERF_BY_TANH, z * z, out)
-        out *= z
-        np.tanh(out, out=out)
-    out += 1
-    out *= 0.5
-    return out
+        erf_into(x * _SQRT1_2, out)
+        out += 1
+        out *= 0.5
+        return None
+    s = _exponent_into(x, out)
+    np.reciprocal(out, out=out)
+    return s
 
 
 def _exact(x, out):
-    _cdf_into(x, out)
-    out *= x
+    if x.dtype == np.float64:
+        _cdf_into(x, out)
+        out *= x
+    else:
+        _exponent_into(x, out)
+        np.divide(x, out, out=out)
 
 
 def _exact_grad(x, dy, out):
     """dy * (Phi(x) + x phi(x))."""
-    _cdf_into(x, out)
-    pdf = x * x
+    pdf = _cdf_into(x, out)
+    pdf = x * x if pdf is None else pdf
     pdf *= -0.5
     np.exp(pdf, out=pdf)
     pdf *= x
@@ -66,36 +83,34 @@ def _exact_grad(x, dy, out):
     out *= dy
 
 
-def _tanh_inner(x):
-    """tanh(beta * (x + kappa x^3))."""
-    t = x * x
-    t *= _KAPPA
-    t += 1
-    t *= x
-    t *= _BETA
-    return np.tanh(t, out=t)
+def _tanh_denominator(x, out):
+    """out = 1 + exp(-2 beta (x + kappa x^3)), so that 0.5 (1 + tanh(beta (x + kappa x^3))) = 1 / out
+    (numpy's exp is vectorised where its tanh is not); returns x^2."""
+    s = x * x
+    np.multiply(s, -2 * _BETA * _KAPPA, out=out)
+    out += -2 * _BETA
+    out *= x
+    np.exp(out, out=out)
+    out += 1
+    return s
 
 
 def _tanh(x, out):
-    np.add(_tanh_inner(x), 1, out=out)
-    out *= 0.5                        # before x: 2 x would overflow near the largest float
-    out *= x
+    _tanh_denominator(x, out)
+    np.divide(x, out, out=out)
 
 
 def _tanh_grad(x, dy, out):
-    """dy * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)), t the tanh above (PyTorch's formula)."""
-    t = _tanh_inner(x)
-    slope = x * x
-    slope *= 3 * _KAPPA
-    slope += 1
-    slope *= _BETA * 0.5
+    """dy * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)) (PyTorch's formula) with t the tanh
+    above, written with sigma = 0.5 (1 + t): dy * sigma (1 + 2 x (1 - sigma) beta (1 + 3 kappa x^2))."""
+    slope = _tanh_denominator(x, out)
+    np.reciprocal(out, out=out)              # sigma
+    slope *= 6 * _BETA * _KAPPA
+    slope += 2 * _BETA
     slope *= x
-    np.multiply(t, t, out=out)
-    np.subtract(1, out, out=out)
+    slope *= 1 - out                         # (a new array: 1 - sigma)
+    slope += 1
     out *= slope
-    t += 1
-    t *= 0.5
-    out += t
     out *= dy
 
 
