@@ -11,7 +11,7 @@ from webgrad import kernel_names as K
 
 from .elementwise import _quiet
 from .registry import cpu_kernel
-from .softmax import _work
+from .softmax import _work, row_max, row_sum
 
 _CAUSAL: dict = {}   # (L, S, dtype) -> [L, S] additive mask, 0 where j <= i and -inf above, read-only
 
@@ -62,13 +62,13 @@ def attention(q, k, v, *masks, scale, causal, group, mask_div):
     """(softmax(q k^T * scale + mask) v, lse): rows that see no key get out 0 and lse -inf."""
     s = _scores(_work(q), _work(k), masks, scale, causal, group, mask_div)
     if s.shape[-1]:
-        m = np.maximum.reduce(s, axis=-1, keepdims=True)
+        m = row_max(s)
     else:
         m = np.full(s.shape[:-1] + (1,), -np.inf, s.dtype)
     m[np.isneginf(m)] = 0                     # a row of -inf only: exp(-inf - 0) = 0 everywhere
     s -= m
     p = np.exp(s, out=s)
-    total = np.add.reduce(p, axis=-1, keepdims=True)
+    total = row_sum(p)
     out = _grouped(p, _work(v), group)
     lse = (m + np.log(total))[..., 0]
     total[total == 0] = np.inf                # out = 0 where no key was seen

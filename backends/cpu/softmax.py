@@ -15,14 +15,40 @@ def _work(a):
     return a.astype(np.float32) if a.dtype.itemsize == 2 else a
 
 
+def row_max(x):
+    """The max along the last axis (keepdims), NaN-propagating as np.maximum.reduce: the row's halves
+    folded together by np.maximum, log2(n) vectorised passes over ever shorter rows, where numpy's
+    reduction along a short contiguous axis takes ~4x longer (attention's scores: rows of 64).
+
+    >>> row_max(np.array([[1.0, 5.0, 2.0], [0.0, -1.0, 3.0]])).tolist()
+    [[5.0], [3.0]]
+    """
+    n = x.shape[-1]
+    if n <= 2:
+        return np.maximum.reduce(x, axis=-1, keepdims=True)
+    while n > 1:
+        h = n // 2
+        head = np.maximum(x[..., :h], x[..., h:2 * h])
+        if n % 2:
+            np.maximum(head[..., :1], x[..., 2 * h:], out=head[..., :1])
+        x, n = head, h
+    return x
+
+
+def row_sum(x):
+    """The sum along the last axis (keepdims) of a float32/float64 array, as one BLAS product with a
+    vector of ones (numpy's reduction along a short contiguous axis is ~3x slower)."""
+    return np.matmul(x, np.ones(x.shape[-1], x.dtype))[..., None]
+
+
 def _shifted(x, axis):
     """x minus its max along ``axis`` (a new array, in the working dtype)."""
     x = _work(x)
-    return x - np.maximum.reduce(x, axis=axis, keepdims=True)
+    return x - (row_max(x) if axis in (-1, x.ndim - 1) else np.maximum.reduce(x, axis=axis, keepdims=True))
 
 
 def _sum(a, axis):
-    return np.add.reduce(a, axis=axis, keepdims=True)
+    return row_sum(a) if axis in (-1, a.ndim - 1) else np.add.reduce(a, axis=axis, keepdims=True)
 
 
 @cpu_kernel(K.SOFTMAX)
