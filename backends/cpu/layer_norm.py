@@ -8,7 +8,7 @@ from webgrad import kernel_names as K
 
 from .elementwise import _quiet
 from .registry import cpu_kernel
-from .softmax import _work
+from .softmax import _work, row_sum
 
 
 def _rows(x, ndim):
@@ -22,7 +22,7 @@ def _rows(x, ndim):
 def _normalised(x, eps):
     """(x - mean) * rstd per row of the 2-d ``x``, and rstd as a column."""
     n = x.shape[1]
-    xc = x - np.add.reduce(x, axis=1, keepdims=True) / n
+    xc = x - row_sum(x) / n
     var = np.einsum("ij,ij->i", xc, xc)[:, None] / n
     rstd = 1 / np.sqrt(var + eps)
     xc *= rstd
@@ -60,7 +60,7 @@ def layer_norm_grad(dy, x, *params, ndim, eps, has_weight, has_bias):
     xhat, rstd = _normalised(rows, eps)
     g = d * _work(weight).reshape(-1) if weight is not None else d
     n = rows.shape[1]
-    dx = g - np.add.reduce(g, axis=1, keepdims=True) / n
+    dx = g - row_sum(g) / n
     dx -= xhat * (np.einsum("ij,ij->i", g, xhat)[:, None] / n)
     dx *= rstd
     out = [dx.reshape(x.shape).astype(x.dtype, copy=False)]
