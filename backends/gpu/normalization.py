@@ -38,7 +38,7 @@ def layer_norm(be, x, *params, ndim, eps, has_weight, has_bias):
     def build():
         return Program(K.LAYER_NORM, "layer_norm", inputs=[("x", "f32")] + [(v, "f32") for v in names],
                        outputs=[("y", "f32")], wg=WG, uniforms=[("rows", "u32", 1), ("n", "u32", 1), ("eps", "f32", 1)],
-                       subs={**long, "AFFINE": _AFFINE[has_weight, has_bias]})
+                       subs={**long, "STATS": kernel_source("layer_norm_stats"), "AFFINE": _AFFINE[has_weight, has_bias]})
     be.run(("layer_norm", has_weight, has_bias, long["LANES"]), build, [x, *params], [out], [rows, n, eps],
            row_groups(rows, n))
     return out
@@ -60,7 +60,7 @@ def layer_norm_grad(be, dy, x, *params, ndim, eps, has_weight, has_bias):
                            inputs=[("dy", "f32"), ("x", "f32")] + ([("w", "f32")] if has_weight else []),
                            outputs=[("dx", "f32"), ("stats", "f32")], wg=WG,
                            uniforms=[("rows", "u32", 1), ("n", "u32", 1), ("eps", "f32", 1)],
-                           subs={**long, "WEIGHT": "* w[k]" if has_weight else ""})
+                           subs={**long, "STATS": kernel_source("layer_norm_stats"), "WEIGHT": "* w[k]" if has_weight else ""})
         be.run(("layer_norm_grad", has_weight, long["LANES"]), build, [dy, x, *params], [dx, stats], [rows, n, eps],
                row_groups(rows, n))
     if has_weight or has_bias:

@@ -1,7 +1,7 @@
-// LayerNorm over rows of n contiguous elements: mean, then the biased variance around it (two
-// passes), then y = (x - mean) * rstd ${AFFINE} with rstd = 1 / sqrt(var + eps). ROW, LANE, LANES
-// and REDUCE as in softmax.wgsl.
+// LayerNorm over rows of n contiguous elements: y = (x - mean) * rstd ${AFFINE}, the row's mean and
+// rstd from row_stats (layer_norm_stats.wgsl). ROW, LANE, LANES and REDUCE as in softmax.wgsl.
 ${REDUCE}
+${STATS}
 const LANES: u32 = ${LANES};
 
 @compute @workgroup_size(WG)
@@ -12,12 +12,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lane = ${LANE};
     let n = ui(U_n);
     let base = r * n;
-    var t = 0.0;
-    for (var k = lane; k < n; k += LANES) { t += x[base + k]; } // ROW_STEPS times at most
-    let mean = row_sum(t, lid) / f32(n);
-    var v = 0.0;
-    for (var k = lane; k < n; k += LANES) { let c = x[base + k] - mean; v += c * c; } // ROW_STEPS times at most
-    let rstd = 1.0 / sqrt(row_sum(v, lid) / f32(n) + uf(U_eps));
+    let ms = row_stats(base, n, lane, lid);
+    let mean = ms.x;
+    let rstd = ms.y;
     for (var k = lane; k < n; k += LANES) { // ROW_STEPS times at most
         y[base + k] = (x[base + k] - mean) * rstd ${AFFINE};
     }

@@ -2,6 +2,7 @@
 // xhat = (x - mean) * rstd and g = dy ${WEIGHT}, dx = rstd * (g - mean(g) - xhat * mean(g * xhat));
 // each row's (mean, rstd) also go to stats, for the weight and bias gradients (layer_norm_params).
 ${REDUCE}
+${STATS}
 const LANES: u32 = ${LANES};
 
 @compute @workgroup_size(WG)
@@ -12,12 +13,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lane = ${LANE};
     let n = ui(U_n);
     let base = r * n;
-    var t = 0.0;
-    for (var k = lane; k < n; k += LANES) { t += x[base + k]; } // ROW_STEPS times at most
-    let mean = row_sum(t, lid) / f32(n);
-    var v = 0.0;
-    for (var k = lane; k < n; k += LANES) { let c = x[base + k] - mean; v += c * c; } // ROW_STEPS times at most
-    let rstd = 1.0 / sqrt(row_sum(v, lid) / f32(n) + uf(U_eps));
+    let ms = row_stats(base, n, lane, lid);
+    let mean = ms.x;
+    let rstd = ms.y;
     var sums = vec2<f32>(0.0, 0.0);
     for (var k = lane; k < n; k += LANES) { // ROW_STEPS times at most
         let g = dy[base + k] ${WEIGHT};
