@@ -25,6 +25,11 @@ def _rows(x, ndim):
     return (x.size // n if n else 0), n
 
 
+def _row_subs(n):
+    """The row kernels' substitutions for rows of n (rows.py), with the shared row statistics."""
+    return {**row_variant(n), "STATS": kernel_source("layer_norm_stats")}
+
+
 def layer_norm(be, x, *params, ndim, eps, has_weight, has_bias):
     rows, n = _rows(x, ndim)
     if rows and not fits(n):
@@ -32,13 +37,13 @@ def layer_norm(be, x, *params, ndim, eps, has_weight, has_bias):
     out = be.alloc(x.shape, x.dtype)
     if rows == 0 or n == 0:
         return out
-    long = row_variant(n)
+    long = _row_subs(n)
     names = [name for name, has in (("w", has_weight), ("b", has_bias)) if has]
 
     def build():
         return Program(K.LAYER_NORM, "layer_norm", inputs=[("x", "f32")] + [(v, "f32") for v in names],
                        outputs=[("y", "f32")], wg=WG, uniforms=[("rows", "u32", 1), ("n", "u32", 1), ("eps", "f32", 1)],
-                       subs={**long, "STATS": kernel_source("layer_norm_stats"), "AFFINE": _AFFINE[has_weight, has_bias]})
+                       subs={**long, "AFFINE": _AFFINE[has_weight, has_bias]})
     be.run(("layer_norm", has_weight, has_bias, long["LANES"]), build, [x, *params], [out], [rows, n, eps],
            row_groups(rows, n))
     return out
@@ -53,14 +58,14 @@ def layer_norm_grad(be, dy, x, *params, ndim, eps, has_weight, has_bias):
     grads = [dx]
     if rows and n:
         stats = be.alloc((rows, 2), float32)
-        long = row_variant(n)
+        long = _row_subs(n)
 
         def build():
             return Program(K.LAYER_NORM_GRAD, "layer_norm_grad",
                            inputs=[("dy", "f32"), ("x", "f32")] + ([("w", "f32")] if has_weight else []),
                            outputs=[("dx", "f32"), ("stats", "f32")], wg=WG,
                            uniforms=[("rows", "u32", 1), ("n", "u32", 1), ("eps", "f32", 1)],
-                           subs={**long, "STATS": kernel_source("layer_norm_stats"), "WEIGHT": "* w[k]" if has_weight else ""})
+                           subs={**long, "WEIGHT": "* w[k]" if has_weight else ""})
         be.run(("layer_norm_grad", has_weight, long["LANES"]), build, [dy, x, *params], [dx, stats], [rows, n, eps],
                row_groups(rows, n))
     if has_weight or has_bias:
