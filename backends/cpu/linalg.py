@@ -21,12 +21,3 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False):
         return np.asarray(np.matmul(a.reshape(-1, a.shape[-1]), b), dtype=a.dtype).reshape(*a.shape[:-1], b.shape[1])
     return np.asarray(np.matmul(a, b), dtype=a.dtype)
 
-
-def matmul_summed(a, dy):
-    """``a^T @ dy`` summed over the batch dims of a [..., M, K] and dy [..., M, N]: the gradient of a
-    matrix that was broadcast over them, as one 2-d product [K, N].
-
-    >>> matmul_summed(np.ones((2, 3, 4)), np.ones((2, 3, 5))).shape
-    (4, 5)
-    """
-    return np.asarray(np.matmul(a.reshape(-1, a.shape[-1]).T, dy.reshape(-1, dy.shape[-1])), dtype=dy.dtype)

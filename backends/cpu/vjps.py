@@ -11,13 +11,14 @@ gradients are summed back to the inputs' shapes by the engine, as for rules. Eac
 import numpy as np
 
 from webgrad import kernel_names as K
+from webgrad.gradients.linalg import folds_batch
 from webgrad.registry import register_vjp
 from webgrad.shapes import reduced_shape
 
 from .backend_dtypes import np_dtype
 from .elementwise import _ZERO, _where
 from .indexing import scatter_add
-from .linalg import matmul, matmul_summed
+from .linalg import matmul
 from .losses import shifted, subtract_one_hot
 from .movement import expand
 from .reduce import sum_kernel
@@ -133,8 +134,9 @@ def _matmul(dy, saved, node):
     da = db = None
     if need_a is not None:
         da = matmul(b, dy, transpose_a=tb, transpose_b=True) if ta else matmul(dy, b, transpose_b=not tb)
-    if need_b is not None and len(node.shapes[1]) == 2 < a.ndim and not ta:
-        db = matmul_summed(dy, a) if tb else matmul_summed(a, dy)   # b broadcast over a's batch: summed as made
+    if need_b is not None and folds_batch(a.shape, node.shapes[1], ta):   # b broadcast over a's batch
+        a, dy = a.reshape(-1, a.shape[-1]), dy.reshape(-1, dy.shape[-1])
+        db = matmul(dy, a, transpose_a=True) if tb else matmul(a, dy, transpose_a=True)
     elif need_b is not None:
         db = matmul(dy, a, transpose_a=True, transpose_b=ta) if tb else matmul(a, dy, transpose_a=not ta)
     return da, db
