@@ -129,3 +129,23 @@ COL2IM = "Col2Im"             # cols[N, C*kh*kw, L] -> [N, C, H, W] summing over
 SOFTMAX_CROSS_ENTROPY = "SoftmaxCrossEntropy"   # (logits[N, C], target[N] int32) ignore_index: int,
                               # reduction: "none" -> loss[N] (logsumexp(row) - row[target], 0 where
                               # target == ignore_index) | "sum" -> 0-d | "mean" -> 0-d: sum / kept rows (NaN if none)
+
+# --- fused neural-network kernels (one pass where the composed ops would take several) ----------
+SOFTMAX = "Softmax"           # axis: int -> exp(x - max) / sum(exp(x - max)) along axis (a float dtype)
+LOG_SOFTMAX = "LogSoftmax"    # axis: int -> x - max - log(sum(exp(x - max))) along axis
+SOFTMAX_GRAD = "SoftmaxGrad"  # (dy, y) axis: int -> y * (dy - sum(dy * y, axis)): Softmax's backward
+LOG_SOFTMAX_GRAD = "LogSoftmaxGrad"   # (dy, y) axis: int -> dy - exp(y) * sum(dy, axis): LogSoftmax's backward
+GELU_GRAD = "GeluGrad"        # (dy, x) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
+LAYER_NORM = "LayerNorm"      # (x[, weight][, bias]) ndim: int (the trailing dims normalised), eps: float,
+                              # has_weight, has_bias: bool -> (x - mean) / sqrt(var + eps) * weight + bias,
+                              # var biased (PyTorch's); weight and bias shaped as the trailing ndim dims
+LAYER_NORM_GRAD = "LayerNormGrad"     # (dy, x[, weight]) as LayerNorm's attrs -> (dx[, dweight][, dbias]):
+                              # LayerNorm's backward (the statistics recomputed from x)
+ATTENTION = "Attention"       # (q[N, L, E], k[N/group, S, E], v[N/group, S, Ev][, mask[M, L, S]]) scale: float,
+                              # causal: bool (key j > query i masked), group: int (query n reads keys n // group),
+                              # mask_div: int (query n adds mask (n // mask_div) % M, an additive float mask)
+                              # -> (out[N, L, Ev], lse[N, L]): softmax(q k^T * scale + mask) v and each row's
+                              # log-sum-exp; a row with every key masked gives out 0 and lse -inf (PyTorch's)
+ATTENTION_GRAD = "AttentionGrad"      # (dout, q, k, v, out, lse, dlse[, mask]) as Attention's attrs, and
+                              # mask_grad: bool -> (dq, dk, dv[, dmask[N, L, S]]): Attention's backward from
+                              # its saved out and lse (dmask, the scores' gradient, when mask_grad)

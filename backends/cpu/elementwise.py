@@ -1,25 +1,12 @@
-"""cpu elementwise kernels: one numpy expression per kernel, registered from tables."""
-import math
-
+"""cpu elementwise kernels: one numpy expression per kernel, registered from tables
+(Gelu and its gradient are in gelu.py)."""
 import numpy as np
 
 from webgrad import kernel_names as K
 
 from .backend_dtypes import NP_DTYPES, np_dtype
+from .erf import erf
 from .registry import register_table
-
-_erf_object = np.frompyfunc(math.erf, 1, 1)
-
-
-def _erf(x):
-    """math.erf elementwise (exact to float64; numpy has no erf), keeping the input's float dtype."""
-    return np.asarray(_erf_object(x), dtype=np.result_type(x))
-
-
-def _gelu(x, *, approximate):
-    if approximate == "tanh":
-        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
 def _softplus(x, *, beta, threshold):
@@ -57,12 +44,12 @@ UNARY = {
     K.RELU: lambda x: np.maximum(x, _ZERO[x.dtype]),
     K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
     K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-    K.GELU: _gelu, K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
-    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: _erf,
+    K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
+    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: erf,
     K.CLAMP: _clamp, K.IDENTITY: np.copy,
 }
 
-UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.GELU, K.SOFTPLUS, K.CLAMP}
+UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.SOFTPLUS, K.CLAMP}
 
 def _no_integer_zero(name, b):
     if b.dtype.kind in "iu" and not np.all(b):
