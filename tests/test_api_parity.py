@@ -62,7 +62,7 @@ EXEMPT = {
     "Tensor.view": ({"dtype"}, "view(dtype) reinterprets bits: refused with a NotImplementedError naming .to()"),
     "torch.einsum": ({"args"}, "torch's einsum(*args) is (equation, *operands) here, its documented form"),
     "F.max_pool2d": ({"args"}, "torch's is a *args dispatcher; return_indices is not supported (porting.md)"),
-    "F.scaled_dot_product_attention": ({"enable_gqa"}, "grouped-query attention is not implemented here"),
+    "F.scaled_dot_product_attention": ({"scale", "enable_gqa"}, "keyword-only, as torch's at run time (its docstring shows them positional)"),
     "torch.compile": ({"name", "recompile_limit", "isolate_recompiles", "shapes_spec"},
                       "torch 2.13's new compile options: webgrad.compile is another session's work"),
 }
