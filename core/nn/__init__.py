@@ -11,3 +11,4 @@ from . import init, utils  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .module import Module
 from .parameter import Parameter
+from . import parallel  # noqa: F401,E402  (DistributedDataParallel; MPI only once a process group starts)
