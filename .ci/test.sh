@@ -4,12 +4,14 @@
 #   bash .ci/test.sh [pytest args...]     e.g. bash .ci/test.sh tests/test_unary.py -x
 #
 # On a fresh Debian machine with Python 3.11+ and pip this installs:
-#   - webgrad itself, editable, with its test extras      (pip install -e '.[test]')
+#   - webgrad itself, editable, with its test and distributed extras   (pip install -e '.[test,distributed]';
+#     the distributed extra is mpi4py)
 #   - PyTorch 2.13.0, pinned (an optional test oracle; the pin takes the CPU wheel here --
 #     an unpinned `pip install torch` would pull the multi-GB CUDA build)
-#   - Debian packages mesa-vulkan-drivers (Vulkan on the CPU, for the wgpu backend) and
-#     chromium (headless browser tests), with apt-get when run as root; otherwise it prints
-#     the command to run.
+#   - Debian packages mesa-vulkan-drivers (Vulkan on the CPU, for the wgpu backend),
+#     chromium (headless browser tests) and openmpi-bin + libopenmpi-dev (Open MPI, which
+#     mpi4py and the multi-rank tests of webgrad.distributed run on), with apt-get when run as
+#     root; otherwise it prints the command to run.
 # Re-running is cheap: installed pieces are detected and skipped.
 # Environment:
 #   WEBGRAD_SKIP_INSTALL=1   skip every install step (quick local runs)
@@ -20,13 +22,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY="${PYTHON:-$(command -v python || command -v python3)}"
-APT_PACKAGES=(mesa-vulkan-drivers chromium)
+APT_PACKAGES=(mesa-vulkan-drivers chromium openmpi-bin libopenmpi-dev)
 TORCH_PIN="torch==2.13.0"
 
 say() { printf '[webgrad test.sh] %s\n' "$*"; }
 
 install_debian() {
-    command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers and chromium yourself"; return; }
+    command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers, chromium and MPI yourself"; return; }
     local missing=()
     for p in "${APT_PACKAGES[@]}"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -54,8 +56,8 @@ install_python() {
         fi
         export PIP_BREAK_SYSTEM_PACKAGES=1
     fi
-    say "pip install -e '.[test]' and $TORCH_PIN (with $("$PY" --version 2>&1))"
-    "$PY" -m pip install -q --disable-pip-version-check -e '.[test]'
+    say "pip install -e '.[test,distributed]' and $TORCH_PIN (with $("$PY" --version 2>&1))"
+    "$PY" -m pip install -q --disable-pip-version-check -e '.[test,distributed]'
     if ! "$PY" -c "import torch, sys; sys.exit(not torch.__version__.startswith('2.13.0'))" 2>/dev/null; then
         "$PY" -m pip install -q --disable-pip-version-check "$TORCH_PIN"
     fi

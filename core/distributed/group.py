@@ -232,6 +232,9 @@ def peer_rank(who, g, rank, group_rank, what) -> int:
 def destroy_process_group(group=None) -> None:
     """Leave the default process group (MPI itself stays up until the process exits, so a new
     ``init_process_group`` may follow)."""
+    if _State.group is None:   # PyTorch's error type
+        raise AssertionError("destroy_process_group: Process group cannot be None (init_process_group was not "
+                             "called, or the group was destroyed already)")
     g = _the_group("destroy_process_group", group)
     g.close()
     _State.group = GroupMember.WORLD = None

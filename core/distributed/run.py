@@ -9,7 +9,8 @@ Run under ``mpiexec`` (MPI's rank variables in the environment, no ``--nproc``/`
 each rank's first step instead: it sets ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` and
 ``LOCAL_WORLD_SIZE`` from MPI's variables, as torchrun does, and runs the script (or ``-m module``)
 as ``python`` would. On this machine the ranks may outnumber the cores (Open MPI is told
-``--oversubscribe``), and as root Open MPI is allowed to run (``OMPI_ALLOW_RUN_AS_ROOT``).
+``--oversubscribe``), as root Open MPI is allowed to run (``OMPI_ALLOW_RUN_AS_ROOT``), and, as
+torchrun does, ``OMP_NUM_THREADS`` is 1 unless set (numpy's BLAS threads follow it).
 ``--dry-run`` prints the ``mpiexec`` line instead of running it.
 """
 from __future__ import annotations
@@ -132,6 +133,10 @@ def launch(args) -> int:
     env = dict(os.environ)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env.update(impl.root_env)
+    if int(cmd[2]) > 1 and "OMP_NUM_THREADS" not in env:   # as torchrun: ranks would fight over the cores
+        env["OMP_NUM_THREADS"] = "1"
+        print("webgrad.distributed.run: OMP_NUM_THREADS=1 for each rank (numpy's BLAS threads would oversubscribe "
+              "the cores); set it to change that", file=sys.stderr)
     return subprocess.call(cmd, env=env)
 
 
