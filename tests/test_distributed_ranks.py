@@ -211,6 +211,14 @@ def gpu_tensors_travel_through_the_host(rank, size):
     b = wg.arange(3, backend="wgpu") if rank == 0 else wg.zeros(3, dtype=wg.int64, backend="wgpu")
     dist.broadcast(b, src=0)
     assert b.device == "wgpu" and b.tolist() == [0, 1, 2]
+    ddp = DDP(mlp(seed=rank).to("wgpu"), bucket_cap_mb=0.0002)          # DDP's buckets on the GPU
+    x, y = batch(0, size)
+    loss_fn(ddp(x[4 * rank:4 * rank + 4].to("wgpu")), y[4 * rank:4 * rank + 4].to("wgpu")).backward()
+    ref = mlp(0)
+    loss_fn(ref(x), y).backward()
+    assert all(p.grad.device == "wgpu" for p in ddp.parameters())
+    assert_close([p.grad.tolist() for p in ddp.parameters()], [p.grad.tolist() for p in ref.parameters()],
+                 "DDP on wgpu", atol=1e-5)
 
 
 @check

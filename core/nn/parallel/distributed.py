@@ -94,11 +94,10 @@ class DistributedDataParallel(Module):
         if self.forward_sync_buffers and self.require_forward_param_sync and self.process_group.size() > 1:
             _broadcast_from_rank0(list(self.module.buffers()))
         output = self.module(*inputs, **kwargs)
-        if is_grad_enabled() and self.require_backward_grad_sync:
-            self.require_forward_param_sync = True
+        self.require_forward_param_sync = is_grad_enabled() and self.require_backward_grad_sync
+        if self.require_forward_param_sync:
             self.reducer.prepare_for_backward(output, self.find_unused_parameters)
-        else:
-            self.require_forward_param_sync = False
+        elif is_grad_enabled():     # under no_sync: this forward's backward accumulates locally
             self.reducer.skip_backward()
         return output
 

@@ -157,8 +157,8 @@ class Reducer:
         start averaging it over the ranks, without blocking."""
         start = time.perf_counter()
         with no_grad():
-            parts = [run_kernel(K.RESHAPE, g if g is not None else _zeros(self.params[i]), shape=(-1,))
-                     for i, g in zip(self.buckets[b], self.grads[b])]
+            parts = [run_kernel(K.RESHAPE, g if g is not None else _zeros(self.params[i]),
+                                shape=(self.params[i].numel(),)) for i, g in zip(self.buckets[b], self.grads[b])]
             flat = run_kernel(K.CONCAT, *parts, axis=0)
             self.works[b] = all_reduce_owned(host_flat(flat), ReduceOp.AVG, async_op=True)
         self.stats["bytes"] += flat.numel() * flat._dtype.itemsize
