@@ -283,7 +283,22 @@ def hooked_leaves(queue) -> list:
     gradient. Nodes run newest first, so once the next node is older than that, the leaf's
     gradient is whole and it is delivered then, in the middle of the pass (as PyTorch's
     AccumulateGrad runs as soon as its inputs are ready), not at the end with the other leaves."""
-    last, seen, stack = {}, set(), [node for _, node in queue]
+    last = {}
+    for node, leaf in leaf_edges([node for _, node in queue]):
+        if id(leaf) in post_accumulate_hooks:
+            last[leaf] = max(last.get(leaf, node.order), node.order)
+    return sorted([(order, leaf) for leaf, order in last.items()], key=itemgetter(0), reverse=True)
+
+
+def leaf_edges(nodes):
+    """(node, leaf) for every edge to a leaf tensor from the nodes reachable from ``nodes``.
+
+    >>> import webgrad as wg
+    >>> w = wg.ones(2, requires_grad=True)
+    >>> [leaf is w for _, leaf in leaf_edges([(w * 2).sum().grad_fn])]
+    [True]
+    """
+    seen, stack = set(nodes), list(nodes)
     while stack:
         node = stack.pop()
         for edge in node.next:
@@ -291,12 +306,10 @@ def hooked_leaves(queue) -> list:
                 continue
             target, index = edge
             if index < 0:
-                if id(target) in post_accumulate_hooks:
-                    last[target] = max(last.get(target, node.order), node.order)
+                yield node, target
             elif target not in seen:
                 seen.add(target)
                 stack.append(target)
-    return sorted([(order, leaf) for leaf, order in last.items()], key=itemgetter(0), reverse=True)
 
 
 def _deliver_ready(ready, queue, leaves, mode, create_graph):

@@ -17,6 +17,7 @@ import time
 import weakref
 
 from ... import kernel_names as K
+from ...backprop import leaf_edges
 from ...distributed.buffers import host_flat, value_like, write
 from ...distributed.collectives import all_reduce, all_reduce_owned
 from ...distributed.mpi import ReduceOp
@@ -59,23 +60,9 @@ def bucket_assignment(params: list, caps: list) -> list:
 def reached_leaves(outputs) -> set:
     """The ids of the leaf tensors that the autograd graph of ``outputs`` (tensors, nested in
     lists, tuples and dicts) reaches: the parameters a backward from them can give a gradient."""
-    ids, seen, stack = set(), set(), []
-    for t in _tensors(outputs):
-        if t.grad_fn is None:
-            ids.add(id(t))
-        else:
-            stack.append(t.grad_fn)
-    while stack:
-        node = stack.pop()
-        for edge in node.next_functions:
-            if edge is None:
-                continue
-            target, index = edge
-            if index < 0:
-                ids.add(id(target))
-            elif id(target) not in seen:
-                seen.add(id(target))
-                stack.append(target)
+    roots = list(_tensors(outputs))
+    ids = {id(t) for t in roots if t.grad_fn is None}
+    ids.update(id(leaf) for _, leaf in leaf_edges([t.grad_fn for t in roots if t.grad_fn is not None]))
     return ids
 
 
