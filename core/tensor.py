@@ -415,8 +415,8 @@ engine.Tensor, engine._wrap = Tensor, Tensor._wrap  # run_kernel wraps outputs w
 post_accumulate_hooks = {}
 
 
-def _forget_hooks(key):
-    return lambda _: post_accumulate_hooks.pop(key, None)
+def _forget_hooks(key, hooks=post_accumulate_hooks):
+    return lambda _: hooks.pop(key, None)   # (the dict itself: module globals may be gone at interpreter exit)
 
 
 class _HookHandle:

@@ -2,6 +2,7 @@
 exists, argument checks, the launcher's command lines, the reduce-op tables, DDP's buckets, and
 the engine's post-accumulate-grad hooks that DistributedDataParallel rests on (against PyTorch).
 The multi-rank checks are in test_distributed_ranks.py."""
+import os
 import subprocess
 import sys
 from datetime import timedelta
@@ -257,3 +258,38 @@ def test_post_accumulate_hooks_leave_with_their_tensor():
     assert len(post_accumulate_hooks) == before + 1
     del w
     assert len(post_accumulate_hooks) == before
+
+
+MISLAUNCHED = """
+import os
+import webgrad.distributed as dist
+for env, kwargs in {cases!r}:
+    for name in ("RANK", "WORLD_SIZE"):
+        os.environ.pop(name, None)
+    os.environ.update(env)
+    try:
+        dist.init_process_group(**kwargs)
+    except RuntimeError as e:
+        print("error:", e)
+    else:
+        print("joined", dist.get_rank(), dist.get_world_size())
+        dist.destroy_process_group()
+"""
+
+
+def test_a_process_mpi_did_not_start_as_a_rank_is_told_how_to_launch():
+    """Run alone, a process is a world of one (and may join, leave and join again); one started by
+    a launcher MPI does not know (torchrun) claims a rank MPI did not give it, and is told how to
+    start the ranks. (In a process of its own: this one never starts MPI.)"""
+    cases = [({"WORLD_SIZE": "4", "RANK": "1"}, {"backend": "gloo"}), ({}, {"backend": "mpi", "rank": 2}),
+             ({}, {"backend": "nccl", "world_size": 1, "rank": 0}), ({"RANK": "0", "WORLD_SIZE": "1"}, {})]
+    out = subprocess.run([sys.executable, "-c", MISLAUNCHED.format(cases=cases)], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 4, out.stdout
+    assert lines[0].startswith("error: init_process_group: WORLD_SIZE=4 in the environment but MPI started this "
+                               "process as world_size 1")
+    assert lines[1].startswith("error: init_process_group: rank=2 but MPI started this process as rank 0")
+    assert all("python -m webgrad.distributed.run --nproc N" in line for line in lines[:2])
+    assert lines[2:] == ["joined 0 1", "joined 0 1"]
