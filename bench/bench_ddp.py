@@ -7,16 +7,18 @@ The step is the example's: the digits MLP (64-128-64-10, 17,226 float32 paramete
 gradients), cross-entropy, Adam, global batch 64 split over the ranks (64 / N rows each); the last
 rows repeat it at global batch 1024, where the step's arithmetic outweighs its per-op overhead. Each
 configuration runs in fresh processes started by ``python -m webgrad.distributed.run`` (which sets
-OMP_NUM_THREADS=1); "1 process" is the plain model without MPI or DDP. Every rank times STEPS steps
-(after WARMUP), ROUNDS times; the figures are medians over rounds of the slowest rank's mean. Per
-configuration:
+OMP_NUM_THREADS=1); "1 process" is the plain model without MPI or DDP. Every rank times 100 steps
+(after 20 untimed), 7 rounds; per round the slowest rank's mean counts, and the table shows the
+fastest round (the one the machine's other load disturbed least), the median beside the step time.
+Per configuration:
 
   * step: one DDP training step (forward, backward with the all-reduces, optimizer);
   * compute: the same step without DDP, on the same ranks at the same time (what the step costs
     when the ranks share the machine but do not talk);
   * all-reduce alone: the step's all-reduces (same buckets, same sizes), blocking, back to back;
-  * exposed: the time backward spent waiting for all-reduce results (the part not hidden behind
-    the rest of the backward pass), plus the time flattening gradients into buckets;
+  * DDP's own time in backward: waiting for all-reduce results (the communication not hidden
+    behind the rest of the backward pass, and any wait for a slower rank), flattening gradients
+    into buckets and starting their all-reduces (launch), writing the averages into .grad (write);
   * overlap: 1 - (exposed wait) / (all-reduce alone), the share of communication hidden;
   * bytes: gradient bytes all-reduced per step per rank (a ring all-reduce sends 2 (N-1)/N of it).
 
@@ -97,16 +99,17 @@ def measure(args) -> dict:
     ddp_step = make_step(ddp, wg.optim.Adam(ddp.parameters(), lr=3e-3))
     for x_, y_ in data[:args.warmup]:
         ddp_step(x_, y_)
-    stats, compute, step, totals = ddp.reducer.stats, [], [], {"steps": 0, "bytes": 0, "wait_s": 0.0, "launch_s": 0.0}
+    stats, figures = ddp.reducer.stats, {key: [] for key in ("compute", "step", "wait", "launch", "write")}
     for _ in range(args.rounds):          # the two interleaved, so that a change of load hits both
-        compute.append(time_steps(local_step, data, args.warmup, args.steps, sync))
+        figures["compute"].append(time_steps(local_step, data, args.warmup, args.steps, sync))
         before = dict(stats)
-        step.append(time_steps(ddp_step, data, 0, args.steps, sync))
-        for key in totals:
-            totals[key] += stats[key] - before[key]
-    n = totals["steps"]
-    figures = {"step": step, "compute": compute, "buckets": stats["buckets"], "bytes": totals["bytes"] / n,
-               "wait": totals["wait_s"] / n, "launch": totals["launch_s"] / n, "alone": all_reduce_alone(ddp, args)}
+        figures["step"].append(time_steps(ddp_step, data, 0, args.steps, sync))
+        n = stats["steps"] - before["steps"]
+        figures["wait"].append((stats["wait_s"] - before["wait_s"]) / n)
+        figures["launch"].append((stats["launch_s"] - before["launch_s"]) / n)
+        figures["write"].append((stats["write_s"] - before["write_s"]) / n)
+        figures["bytes"] = (stats["bytes"] - before["bytes"]) / n
+    figures.update(buckets=stats["buckets"], alone=all_reduce_alone(ddp, args))
     everyone = [None] * world
     dist.all_gather_object(everyone, figures)
     dist.destroy_process_group()
@@ -147,24 +150,29 @@ def run_config(ranks, bucket_cap_mb, global_batch, args) -> dict:
 
 
 def summary(label, ranks, global_batch, figures) -> list:
-    """One table row: medians over rounds of the slowest rank, in ms (bytes in kB)."""
-    def worst(key):
-        rows = figures.get("ranks", [figures])
-        return statistics.median(max(r[key][i] for r in rows) for i in range(len(rows[0][key]))) * 1e3
-    step, compute = worst("step"), worst("compute")
+    """One table row, in ms (bytes in kB). Per round, the slowest rank's figure; then the round
+    whose step was fastest (the least disturbed by the machine's other load: the minimum, with the
+    median beside it), its exposed time, and the fastest round of compute and of all-reduce alone."""
+    rows = figures.get("ranks", [figures])
+
+    def slowest(key):
+        return [max(r[key][i] for r in rows) * 1e3 for i in range(len(rows[0][key]))]
+    steps, compute = slowest("step"), min(slowest("compute"))
+    best = steps.index(min(steps))
     per_rank = global_batch // max(ranks, 1)
+    step = f"{steps[best]:.2f} ({statistics.median(steps):.2f})"
     if ranks == 0:
-        return [label, per_rank, f"{step:.2f}", f"{compute:.2f}", "-", "-", "-", "-", "-", f"{global_batch / step:.1f}"]
-    rows = figures["ranks"]
-    alone = worst("alone")
-    wait = max(r["wait"] for r in rows) * 1e3
-    launch = max(r["launch"] for r in rows) * 1e3
+        return [label, per_rank, step, f"{compute:.2f}", "-", "-", "-", "-", "-", f"{global_batch / steps[best]:.1f}"]
+    alone, wait = min(slowest("alone")), slowest("wait")[best]
+    launch, write = slowest("launch")[best], slowest("write")[best]
     overlap = max(0.0, 1 - wait / alone) if alone > 0 else 0.0
-    return [label, per_rank, f"{step:.2f}", f"{compute:.2f}", f"{alone:.2f}", f"{wait:.2f} + {launch:.2f}",
-            f"{overlap:.0%}", rows[0]["buckets"], f"{rows[0]['bytes'] / 1e3:.1f}", f"{global_batch / step:.1f}"]
+    return [label, per_rank, step, f"{compute:.2f}", f"{alone:.2f}", f"{wait:.2f} / {launch:.2f} / {write:.2f}",
+            f"{overlap:.0%}",
+            rows[0]["buckets"], f"{rows[0]['bytes'] / 1e3:.1f}", f"{global_batch / steps[best]:.1f}"]
 
 
-HEADER = ["configuration", "batch/rank", "step ms", "compute ms", "all-reduce alone ms", "exposed ms (wait + launch)",
+HEADER = ["configuration", "batch/rank", "step ms, min (median)", "compute ms", "all-reduce alone ms",
+          "DDP ms: wait / launch / write",
           "overlap", "buckets", "kB/step", "samples/ms"]
 
 
@@ -180,7 +188,7 @@ def main(argv=None):
     ap.add_argument("--plain", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--warmup", type=int, default=20, help=argparse.SUPPRESS)
     ap.add_argument("--steps", type=int, default=100, help=argparse.SUPPRESS)
-    ap.add_argument("--rounds", type=int, default=5, help=argparse.SUPPRESS)
+    ap.add_argument("--rounds", type=int, default=7, help=argparse.SUPPRESS)
     ap.add_argument("--bucket-cap-mb", type=float, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--global-batch", type=int, default=64, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

@@ -14,7 +14,8 @@ import time
 from datetime import timedelta
 
 POLL_S = 50e-6          # how often the progress thread tests the collectives in flight
-MAX_PAUSE_S = 200e-6    # the longest pause between two tests of a waiting thread
+SPIN_S = 200e-6         # how long a waiting thread polls without pausing
+MAX_PAUSE_S = 200e-6    # the longest pause between two polls of a waiting thread after that
 
 
 class Work:
@@ -90,14 +91,20 @@ def _seconds(timeout) -> float | None:
 
 
 def wait_until(done, deadline: float) -> bool:
-    """Poll ``done()`` with short, growing pauses until it is true (True) or ``deadline`` (a
-    ``time.monotonic()`` value) passes (False)."""
+    """Poll ``done()`` until it is true (True) or ``deadline`` (a ``time.monotonic()`` value)
+    passes (False): for ``SPIN_S`` without pausing (the other ranks' replies come within
+    microseconds when they run; a yield would hand the core to whatever else runs), then pausing up
+    to ``MAX_PAUSE_S`` between polls (when the ranks outnumber the cores, a rank that polls without
+    pause takes the core its peers need)."""
+    spin_until = time.monotonic() + SPIN_S
     pause = 0.0
     while not done():
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now > deadline:
             return False
-        time.sleep(pause)
-        pause = min(MAX_PAUSE_S, pause * 2 or 5e-6)
+        if now > spin_until:
+            pause = min(MAX_PAUSE_S, pause * 2 or 10e-6)
+            time.sleep(pause)
     return True
 
 

@@ -89,8 +89,10 @@ class Reducer:
                 self.slot[i] = (b, pos)
         self.expect = False          # the coming backward reduces (set by prepare_for_backward)
         self.find_unused = False
+        # what the benchmark reads: reductions, bytes all-reduced, and seconds spent flattening and
+        # starting buckets, waiting for their results (communication not hidden by backward), writing .grad
         self.stats = {"steps": 0, "buckets": len(self.buckets), "bytes": 0, "launch_s": 0.0, "wait_s": 0.0,
-                      "started_in_backward": 0}
+                      "write_s": 0.0}
         self._reset()
         me = weakref.ref(self)   # the hooks must not keep the reducer (and so the model) alive
         self.handles = [p.register_post_accumulate_grad_hook(_hook(me, i)) for i, p in enumerate(params)]
@@ -150,25 +152,23 @@ class Reducer:
             self.works[b] = all_reduce_owned(host_flat(flat), ReduceOp.AVG, async_op=True)
         self.stats["bytes"] += flat.numel() * flat._dtype.itemsize
         self.stats["launch_s"] += time.perf_counter() - start
-        if b < len(self.buckets) - 1:
-            self.stats["started_in_backward"] += 1
 
     def _finalize(self) -> None:
-        """Wait for every bucket and write the averaged gradients into ``.grad``."""
+        """Wait for every bucket, then write the averaged gradients into ``.grad``."""
         start = time.perf_counter()
+        reduced = [work.result()[0] for work in self.works]
         globally_used = self._globally_used()
-        for b, indices in enumerate(self.buckets):
-            (reduced,) = self.works[b].result()
-            first = self.params[indices[0]]
-            reduced = value_like(reduced, first, shape=(reduced.numel(),))   # the bucket's dtype and backend
+        waited = time.perf_counter()
+        for indices, flat in zip(self.buckets, reduced):
+            flat = value_like(flat, self.params[indices[0]], shape=(flat.numel(),))   # the bucket's dtype, backend
             offset = 0
             for i in indices:
                 p = self.params[i]
-                n = p.numel()
                 if globally_used is None or globally_used[i]:
-                    self._set_grad(p, value_like(_span(reduced, offset, n), p))
-                offset += n
-        self.stats["wait_s"] += time.perf_counter() - start
+                    self._set_grad(p, value_like(_span(flat, offset, p.numel()), p))
+                offset += p.numel()
+        self.stats["wait_s"] += waited - start
+        self.stats["write_s"] += time.perf_counter() - waited
         self.stats["steps"] += 1
         self.expect = False
         self._reset()
