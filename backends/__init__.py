@@ -8,7 +8,7 @@
 import sys
 import types
 
-from webgrad import registry
+from webgrad import flags, registry
 from webgrad.registry import register_backend
 
 
@@ -21,6 +21,7 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+flags.install(sys.modules[__name__])   # torch.backends.cudnn & co., accepted without effect
 
 
 def _cpu():

@@ -12,8 +12,10 @@ from .dtypes import DType, bfloat16, bool_, float16, float32, float64, int32, in
 from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_for_backend,
                        register_backend, register_gradient, register_kernel, register_vjp, set_backend,
                        unregister_backend, unregister_gradient, unregister_kernel)
-from .engine import enable_grad, is_grad_enabled, no_grad, run_kernel, set_grad_enabled
+from .engine import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, run_kernel,
+                     set_grad_enabled)
 from .tensor import Tensor, tensor
+from .devices import device, get_default_device, set_default_device
 from . import autograd
 from .autograd import Function, custom_grad, grad, value_and_grad
 from . import ops
@@ -28,6 +30,7 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
+from .ops.masking import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from . import gradients  # noqa: F401  (registers the gradient rules)
 from . import backends  # noqa: E402  registers the built-in backends; wg.backends() lists those that start
@@ -48,3 +51,8 @@ from .serialization import save, load  # noqa: E402
 from .extend import Backend, derive_backend, override_gradient, override_kernel, remove_backend  # noqa: E402
 from .profiler import profile  # noqa: E402
 from .backends.gpu.custom import WgslError, wgsl_elementwise, wgsl_kernel  # noqa: E402
+from . import accelerator, amp, cuda  # noqa: E402
+from .amp import autocast  # noqa: E402
+from .compiler import compile  # noqa: E402,A001
+from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402
+from .flags import *  # noqa: E402,F401,F403

@@ -61,7 +61,7 @@ class Encoder:
         if name is None:
             name = self._names[id(t)] = self._free_name(path or "tensor")
             self.tensors[name] = t
-        node = {"__tensor__": name, "device": t.device}
+        node = {"__tensor__": name, "device": t._backend.name}
         if t.requires_grad:
             node["requires_grad"] = True
         if isinstance(t, Parameter):

@@ -52,9 +52,30 @@ DTYPES = {d.name: d for d in (bool_, int32, int64, float16, bfloat16, float32, f
 _ALIASES = {"float": float32, "double": float64, "half": float16, "int": int32, "long": int64, "bool_": bool_,
             bool: bool_, int: int64, float: float32}
 
-default_float = float32
+default_float = float32   # what get_default_dtype() returns; set_default_dtype changes it
 default_int = int64
 _CATEGORY = {"b": 0, "i": 1, "f": 2}
+
+
+def get_default_dtype() -> DType:
+    """The dtype floating tensors get when none is asked for (float32 unless ``set_default_dtype``).
+
+    >>> get_default_dtype()
+    webgrad.float32
+    """
+    return default_float
+
+
+def set_default_dtype(d) -> None:
+    """Make ``d`` (a floating dtype) the default for new floating tensors, as ``torch.set_default_dtype``.
+
+    >>> set_default_dtype(float64); set_default_dtype(float32)
+    """
+    global default_float
+    d = to_dtype(d)
+    if not d.is_floating:
+        raise TypeError(f"set_default_dtype: only floating-point types are supported as the default type, got {d.name}")
+    default_float = d
 
 
 def to_dtype(x) -> DType:

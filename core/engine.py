@@ -24,6 +24,7 @@ Tensor = _wrap = None  # the Tensor class and its _wrap, bound here by tensor.py
 
 class _GradMode(threading.local):
     enabled = True
+    inference = False
 
 
 _mode = _GradMode()
@@ -111,6 +112,48 @@ class enable_grad(_GradModeContext):
     True
     """
     mode = True
+
+
+class inference_mode(_GradModeContext):
+    """PyTorch's ``inference_mode(mode=True)``: as ``no_grad`` (nothing is recorded) when ``mode`` is
+    True, no change when False; a context manager or a decorator (bare or called).
+
+    >>> import webgrad as wg
+    >>> with wg.inference_mode():
+    ...     (wg.ones(1, requires_grad=True) * 2).requires_grad
+    False
+    """
+
+    def __new__(cls, mode=True):
+        if callable(mode):   # bare decorator: @inference_mode
+            return cls(True)(mode)
+        self = object.__new__(cls)
+        self.mode = bool(mode)
+        return self
+
+    def __enter__(self):
+        self.prev = _mode.enabled
+        _mode.enabled = _mode.enabled and not self.mode
+        self.prev_inference, _mode.inference = _mode.inference, _mode.inference or self.mode
+        return self
+
+    def __exit__(self, *exc):
+        _mode.enabled, _mode.inference = self.prev, self.prev_inference
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(self.mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether code runs inside ``inference_mode()``."""
+    return _mode.inference
 
 
 # ---------------------------------------------------------------- saved tensors and nodes
@@ -341,8 +384,7 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     if n:
         be = inputs[0]._backend
     else:
-        be = registry.get_backend() if backend is None else (
-            registry.backend(backend) if isinstance(backend, str) else backend)
+        be = registry.resolve(backend)
     fn = _kernels.get(be.name, _NONE).get(name)
     if fn is None:
         raise NotImplementedError(registry.missing_kernel_message(name, be.name))

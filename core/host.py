@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import array
 
-from .dtypes import DType, bool_, default_float, default_int, float64, to_dtype
+from .dtypes import DType, bool_, default_int, float64, get_default_dtype, to_dtype
 
 _TYPECODE_DTYPES = {"e": "float16", "f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
                     "b": "int64", "B": "int64", "h": "int64", "H": "int64", "I": "int64", "?": "bool"}
@@ -51,10 +51,10 @@ def _flatten_into(data, shape, depth, out):
 
 def _infer(flat) -> DType:
     if any(isinstance(v, float) for v in flat):
-        return default_float
+        return get_default_dtype()
     if flat and all(isinstance(v, bool) for v in flat):
         return bool_
-    return default_int if flat else default_float
+    return default_int if flat else get_default_dtype()
 
 
 def int_range(dtype: DType) -> tuple:

@@ -219,8 +219,13 @@ def unregister_backend(name: str) -> None:
         _current[0] = None
 
 
-def backend(name: str):
-    """The backend object named ``name``, built on first use; a clear error if it cannot start.
+# PyTorch's device types that webgrad has no backend for: nameable, refused where a tensor would go there
+FOREIGN_DEVICES = ("cuda", "mps", "xpu", "hip", "meta", "xla", "mtia", "hpu", "ipu", "vulkan", "privateuseone")
+
+
+def backend(name):
+    """The backend object named ``name`` (a backend name, a device string such as ``"wgpu:0"``, or a
+    ``webgrad.device``), built on first use; a clear error if it cannot start.
 
     >>> backend("cpu").name  # doctest: +SKIP
     'cpu'
@@ -228,8 +233,16 @@ def backend(name: str):
     be = _backend_instances.get(name)
     if be is not None:
         return be
+    name = _backend_name(name)
+    be = _backend_instances.get(name)
+    if be is not None:
+        return be
     entry = _backend_entries.get(name)
     if entry is None:
+        if name in FOREIGN_DEVICES:
+            raise RuntimeError(f"webgrad has no {name!r} backend (webgrad.cuda.is_available() is False): run on "
+                               f"the GPU through 'wgpu' (natively) or 'webgpu' (in a page), e.g. "
+                               f"device = webgrad.accelerator.current_accelerator() or 'cpu'")
         raise ValueError(f"unknown backend {name!r}; registered backends: {', '.join(sorted(_backend_entries))}")
     if name in _backend_errors:
         raise RuntimeError(f"backend {name!r} could not start: {_backend_errors[name]}")
@@ -240,6 +253,24 @@ def backend(name: str):
         raise RuntimeError(f"backend {name!r} could not start: {_backend_errors[name]}") from e
     _backend_instances[name] = be
     return be
+
+
+def _backend_name(where) -> str:
+    """The backend name in a name, a ``"name:index"`` string or a device (anything with ``.type``)."""
+    name = where if isinstance(where, str) else getattr(where, "type", None)
+    if not isinstance(name, str):
+        raise TypeError(f"expected a backend name or a device, got {type(where).__name__}")
+    return name.partition(":")[0]
+
+
+def resolve(where):
+    """The backend object for ``where``: None (the default backend), a backend object, a backend name,
+    a device string or a ``webgrad.device``: what every ``device=`` argument accepts."""
+    if where is None:
+        return get_backend()
+    if isinstance(where, str) or hasattr(where, "type"):
+        return backend(where)
+    return where
 
 
 _priorities: dict = {}

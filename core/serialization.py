@@ -256,8 +256,7 @@ def upload(values, shape, dtype, backend, name=None) -> Tensor:
     >>> upload(array.array("f", [1, 2]), (2,), wg.float32, "cpu").tolist()
     [1.0, 2.0]
     """
-    be = registry.get_backend() if backend is None else (
-        registry.backend(backend) if isinstance(backend, str) else backend)
+    be = registry.resolve(backend)
     if dtype.itemsize == 2 and dtype.is_floating and dtype not in getattr(be, "dtypes", (dtype,)):
         dtype = float32
     try:

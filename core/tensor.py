@@ -10,7 +10,8 @@ import math
 from weakref import ref
 
 from . import engine, registry, views
-from .dtypes import DType, can_cast, to_dtype
+from .devices import device, device_of
+from .dtypes import DTYPES, DType, can_cast, to_dtype
 from .engine import _mode, record_function, run_kernel
 from .host import as_host, is_array_like
 from .shapes import numel
@@ -59,11 +60,37 @@ class Tensor:
         return self._dtype
 
     @property
-    def device(self) -> str:
-        """Name of the backend holding the data (PyTorch calls it the device)."""
+    def device(self) -> device:
+        """The device (backend) holding the data, a ``webgrad.device`` equal to its name:
+        ``t.device == "cpu"``.
+
+        >>> import webgrad as wg
+        >>> wg.zeros(1).device
+        device(type='cpu')
+        """
+        return device_of(self._backend.name)
+
+    @property
+    def backend(self) -> str:
+        """Name of the backend holding the data."""
         return self._backend.name
 
-    backend = device
+    @property
+    def is_cpu(self) -> bool:
+        return self._backend.name == "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        """False: webgrad has no CUDA backend (its GPU backends are ``wgpu`` and ``webgpu``)."""
+        return False
+
+    def get_device(self) -> int:
+        """-1 on ``cpu``, else the device index (0), as PyTorch's."""
+        return -1 if self._backend.name == "cpu" else 0
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None) -> "Tensor":
+        """Raises as PyTorch does without CUDA: webgrad's GPU backend is ``wgpu`` (``t.to("wgpu")``)."""
+        return self.to("cuda")
 
     @property
     def ndim(self) -> int:
@@ -384,17 +411,10 @@ class Tensor:
         >>> wg.tensor([1, 2]).to(wg.float32).tolist()
         [1.0, 2.0]
         """
-        dtype, dest = kwargs.pop("dtype", None), kwargs.pop("device", None) or kwargs.pop("backend", None)
-        for a in args:
-            if isinstance(a, Tensor):
-                dest, dtype = a._backend.name, a._dtype
-            elif isinstance(a, str) and a in registry._backend_entries:
-                dest = a
-            else:
-                dtype = a
+        dest, dtype = to_args("to", args, kwargs)
         t = self
-        if dest is not None and dest != self._backend.name:
-            t = _move(t, registry.backend(dest))
+        if dest is not None and dest is not self._backend:
+            t = _move(t, dest)
         if dtype is not None and to_dtype(dtype) is not t._dtype:
             t = run_kernel("Cast", t, dtype=to_dtype(dtype))
         return t
@@ -428,6 +448,31 @@ class _HookHandle:
             self.hooks.remove(self.fn)
 
 
+_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def to_args(op: str, args, kwargs):
+    """(backend object or None, dtype or None) from PyTorch's ``to()`` arguments: a device (or device
+    string), a dtype, a tensor (its device and dtype), and the keywords ``device``, ``dtype``,
+    ``non_blocking``, ``copy`` and ``memory_format`` (these three accepted: nothing here depends on them)."""
+    unknown = set(kwargs) - set(_TO_KEYWORDS) - {"backend"}
+    if unknown:
+        raise TypeError(f"{op}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    dest, dtype = kwargs.get("device", kwargs.get("backend")), kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, Tensor):
+            dest, dtype = a._backend, a._dtype
+        elif isinstance(a, str) and a in DTYPES:
+            dtype = a
+        elif isinstance(a, (str, device)) or hasattr(a, "dtype_of"):   # a device, or a backend object
+            dest = a
+        elif isinstance(a, bool) or a is None:
+            continue   # PyTorch's positional non_blocking/copy
+        else:
+            dtype = a
+    return (None if dest is None else registry.resolve(dest)), (None if dtype is None else to_dtype(dtype))
+
+
 def _transfer(t: Tensor, dest) -> Tensor:
     src = t._backend
     if hasattr(dest, "from_array") and hasattr(src, "to_numpy"):
@@ -455,7 +500,7 @@ def tensor(data, dtype=None, requires_grad=False, backend=None, device=None) -> 
     (2, 2)
     """
     be = backend if backend is not None else device
-    be = registry.get_backend() if be is None else (registry.backend(be) if isinstance(be, str) else be)
+    be = registry.resolve(be)
     dt = None if dtype is None else to_dtype(dtype)
     if isinstance(data, Tensor):
         t = data.detach().to(be.name)

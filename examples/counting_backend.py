@@ -68,7 +68,7 @@ def main() -> None:
         w = wg.randn(3, 1, requires_grad=True)
         loss = ((x @ w).tanh() ** 2).mean()
         loss.backward()
-        print("tensor backend:", repr(w.grad.device))
+        print("tensor backend:", repr(w.grad.device.type))
         print("kernel calls:", dict(sorted(counts.items())))
         print("total calls:", sum(counts.values()))
     print("default backend after:", repr(wg.get_backend().name))

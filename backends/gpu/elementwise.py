@@ -17,37 +17,71 @@ from .program import WGSL_TYPES, Program, kernel_source
 WG = 64
 _NAMES = ("x0", "x1", "x2")
 
-# kernel -> WGSL expression of x0 (its type T0; F its float type), p0/p1 the float params
+_SIGN = "select(select(T0(0), T0(1), x0 > T0(0)), T0(-1), x0 < T0(0))"   # NaN -> 0, as torch.sign
+
+# kernel -> WGSL expression of x0 (its type T0; F its float type), p0/p1 the float params.
+# NaN and signed zeros as PyTorch: max_, min_ (kernels/nan.wgsl) propagate NaN; relu(-0.0) is -0.0
 FLOAT_UNARY = {
-    K.NEG: "-x0", K.ABS: "abs(x0)", K.EXP: "exp(x0)", K.LOG: "log(x0)", K.LOG1P: "log1p_(x0)",
+    K.NEG: "-x0", K.ABS: "abs(x0)", K.EXP: "exp(x0)", K.LOG: "log_(x0)", K.LOG1P: "log1p_(x0)",
     K.EXPM1: "expm1_(x0)", K.SQRT: "sqrt(x0)", K.RSQRT: "T0(1.0) / sqrt(x0)", K.SQUARE: "x0 * x0",
-    K.RECIPROCAL: "T0(1.0) / x0", K.SIN: "sin(x0)", K.COS: "cos(x0)", K.TAN: "tan(x0)", K.TANH: "tanh_(x0)",
-    K.SIGMOID: "sigmoid_(x0)", K.RELU: "max(x0, T0(0.0))",
+    K.RECIPROCAL: "T0(1.0) / x0", K.SIN: "sin_(x0)", K.COS: "cos_(x0)", K.TAN: "tan_(x0)", K.TANH: "tanh_(x0)",
+    K.SIGMOID: "sigmoid_(x0)", K.RELU: "max_(x0, T0(0.0))",
     K.LEAKY_RELU: "select(x0 * p0, x0, x0 > T0(0.0))",
-    K.ELU: "select(p0 * expm1_(min(x0, T0(0.0))), x0, x0 > T0(0.0))",
+    K.ELU: "select(p0 * expm1_(x0), x0, x0 > T0(0.0))",
     K.SILU: "x0 * sigmoid_(x0)", K.SOFTPLUS: "select(softplus_(x0 * p0) / p0, x0, x0 * p0 > T0(p1))",
-    K.SIGN: "sign(x0)", K.FLOOR: "floor(x0)", K.CEIL: "ceil(x0)", K.ROUND: "round(x0)", K.ERF: "erf_(x0)",
-    K.CLAMP: "min(max(x0, T0(p0)), T0(p1))", K.IDENTITY: "x0",
+    K.SIGN: _SIGN, K.FLOOR: "floor(x0)", K.CEIL: "ceil(x0)", K.ROUND: "round(x0)", K.ERF: "erf_(x0)",
+    K.CLAMP: "min_(max_(x0, T0(p0)), T0(p1))", K.IDENTITY: "x0",
 }
 GELU = {"none": "T0(0.5) * x0 * (T0(1.0) + erf_(x0 * T0(0.7071067811865476)))",
         "tanh": "T0(0.5) * x0 * (T0(1.0) + tanh_(T0(0.7978845608028654) * (x0 + T0(0.044715) * x0 * x0 * x0)))"}
 INT_UNARY = {
     K.NEG: "-x0", K.ABS: "abs(x0)", K.SQUARE: "x0 * x0", K.RELU: "max(x0, T0(0))",
-    K.SIGN: "select(select(T0(0), T0(1), x0 > T0(0)), T0(-1), x0 < T0(0))",
-    K.FLOOR: "x0", K.CEIL: "x0", K.ROUND: "x0", K.IDENTITY: "x0",
+    K.SIGN: _SIGN, K.FLOOR: "x0", K.CEIL: "x0", K.ROUND: "x0", K.IDENTITY: "x0",
     K.CLAMP: "min(max(x0, T0(p0)), T0(p1))",
 }
 FLOAT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.DIV: "x0 / x1", K.POW: "pow_(x0, x1)",
-                K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)", K.ATAN2: "atan2(x0, x1)"}
+                K.MAXIMUM: "max_(x0, x1)", K.MINIMUM: "min_(x0, x1)", K.ATAN2: "atan2_(x0, x1)",
+                K.FLOOR_DIVIDE: "floordiv_(x0, x1)", K.REMAINDER: "remainder_(x0, x1)"}
 INT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)",
-              K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "T0(round(pow_(F(x0), F(x1))))"}
+              K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "ipow_(x0, x1)",
+              K.FLOOR_DIVIDE: "ifloordiv_(x0, x1)", K.REMAINDER: "iremainder_(x0, x1)"}
 BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)"}
-PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "x0 != x1", K.LESS: "x0 < x1", K.LESS_EQUAL: "x0 <= x1",
+# "!(a == b)", not "a != b": a compiler that assumes no NaN may answer false for NaN != x (lavapipe does)
+PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1", K.LESS_EQUAL: "x0 <= x1",
               K.GREATER: "x0 > x1", K.GREATER_EQUAL: "x0 >= x1",
-              K.LOGICAL_AND: "(x0 != T0(0)) & (x1 != T1(0))", K.LOGICAL_OR: "(x0 != T0(0)) | (x1 != T1(0))",
-              K.LOGICAL_XOR: "(x0 != T0(0)) != (x1 != T1(0))"}
-_HELPERS = ("expm1_", "log1p_", "tanh_", "sigmoid_", "erf_", "softplus_", "pow_")
+              K.LOGICAL_AND: "!(x0 == T0(0)) & !(x1 == T1(0))", K.LOGICAL_OR: "!(x0 == T0(0)) | !(x1 == T1(0))",
+              K.LOGICAL_XOR: "!(x0 == T0(0)) != !(x1 == T1(0))"}
+# the functions of kernels/nan.wgsl and kernels/helpers.wgsl: an expression naming one gets both
+_HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "sigmoid_", "erf_",
+            "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_")
+_TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
 _INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
+
+
+# the shapes of F the helpers use: U (bits), B (bool), I (i32)
+_HELPER_ALIASES = {vec: [f"alias U = {t('u32')};", f"alias B = {t('bool')};", f"alias I = {t('i32')};"]
+                   for vec, t in ((False, str), (True, lambda e: f"vec4<{e}>"))}
+
+
+def _helper_source(helpers: bool, trig: bool, vec: bool) -> str:
+    """The helper functions an expression calls: kernels/nan.wgsl and kernels/helpers.wgsl, and
+    kernels/trig.wgsl (written for scalars) with sin_, cos_ and tan_ over F."""
+    text = kernel_source("nan") + kernel_source("helpers") if helpers else ""
+    if trig:
+        text += kernel_source("trig")
+        for f in ("sin", "cos", "tan"):
+            body = f"F({', '.join(f'{f}1_(x.{c})' for c in 'xyzw')})" if vec else f"{f}1_(x)"
+            text += f"fn {f}_(x: F) -> F {{ return {body}; }}\n"
+    return text
+
+
+def nan_helpers(float_type: str) -> str:
+    """The WGSL of ``kernels/nan.wgsl`` (isnan_, nan_, max_, min_) for scalars of ``float_type``.
+
+    >>> "fn isnan_" in nan_helpers("f32")
+    True
+    """
+    return f"alias F = {float_type};\n" + "\n".join(_HELPER_ALIASES[False]) + "\n" + kernel_source("nan")
 
 
 def _as_bool(expr):
@@ -153,6 +187,7 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
     vec = vec4 and "s" not in modes and n % 4 == 0
     dtypes = tuple(v.array.dtype.name for v in views)
     helpers = any(h in expr or h in extra for h in _HELPERS)
+    trig = any(h in expr for h in _TRIG)
     key = ("ew", label, expr, extra, dtypes, out_dtype.name, tuple(modes), vec, rank)
 
     def build():
@@ -162,6 +197,8 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
             uni.append(("shape", "u32", rank))
         aliases = [f"alias T{k} = {_ty(v.array.dtype, vec)};" for k, v in enumerate(views)]
         aliases += [f"alias O = {_ty(out_dtype, vec)};", f"alias F = {'vec4<f32>' if vec else 'f32'};"]
+        if helpers:
+            aliases += _HELPER_ALIASES[vec]
         loads = []
         for k, (m, v) in enumerate(zip(modes, views)):
             if m == "f":
@@ -182,7 +219,7 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
         call = ", ".join(["i"] + list(names))
         ins = [(f"in{k}", _ty(v.array.dtype, vec and m == "f")) for k, (m, v) in enumerate(zip(modes, views))]
         return Program(f"{label}", "elementwise", inputs=ins, outputs=[("out", _ty(out_dtype, vec))], uniforms=uni,
-                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": (kernel_source("helpers") if helpers else "") + extra,
+                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": _helper_source(helpers, trig, vec) + extra,
                                     "ARGS": args, "CALL": call, "LOADS": "\n".join(loads), "EXPR": expr})
 
     items = n // 4 if vec else n
@@ -270,9 +307,17 @@ def logical_not(be, x):
     return elementwise(be, K.LOGICAL_NOT, _as_bool("x0 == T0(0)"), [x], x.shape, bool_)
 
 
+# float32 -> int32 out of range (NaN, +-inf, |x| >= 2**31) gives INT_MIN, as numpy and PyTorch on x86
+# (WGSL saturates instead); NaN is true as a bool
+_FLOAT_TO_INT = "select(O(x0), O(bitcast<i32>(0x80000000u)), isnan_(x0) | (abs(x0) >= T0(2147483648.0)))"
+
+
 def cast(be, x, *, dtype):
     be._check_dtype(dtype)
-    expr = _as_bool("x0 != T0(0)") if dtype is bool_ else "O(x0)"
+    if dtype is bool_:
+        expr = _as_bool("!(x0 == T0(0))")
+    else:
+        expr = _FLOAT_TO_INT if x.dtype.is_floating and dtype.kind == "i" else "O(x0)"
     return elementwise(be, K.CAST, expr, [x], x.shape, dtype)
 
 

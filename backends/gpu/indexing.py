@@ -29,6 +29,9 @@ def gather(be, x, index, *, axis):
     return out
 
 
+T_CHUNK = 16384         # ScatterAdd: index entries along the axis one dispatch walks
+
+
 def scatter_add(be, x, index, src, *, axis):
     if index.size == 0 or x.size == 0:
         return elementwise(be, K.IDENTITY, "x0", [x], x.shape, x.dtype)
@@ -40,12 +43,14 @@ def scatter_add(be, x, index, src, *, axis):
 
     def build():
         return Program(K.SCATTER_ADD, "scatter_add", inputs=[("x", t), ("idx", "i32"), ("src", t)],
-                       outputs=[("out", t)], wg=WG, subs={"RANK": str(rank)}, checks_indices=True,
-                       uniforms=[("n", "u32", 1), ("axis", "i32", 1), ("xshape", "i32", rank), ("ishape", "i32", rank),
-                                 ("is", "i32", rank), ("ss", "i32", rank)])
-    be.run(("scatter_add", t, rank), build, [x, index, src], [out, flags],
-           [out.size, axis, *x.shape, *index.shape, *contiguous_strides(index.shape), *contiguous_strides(src.shape),
-            slot], -(-out.size // WG))
+                       outputs=[("out", t)], wg=WG, subs={"RANK": str(rank), "T_CHUNK": str(T_CHUNK)},
+                       checks_indices=True,
+                       uniforms=[("n", "u32", 1), ("axis", "i32", 1), ("t_begin", "i32", 1), ("xshape", "i32", rank),
+                                 ("ishape", "i32", rank), ("is", "i32", rank), ("ss", "i32", rank)])
+    for t_begin in range(0, index.shape[axis], T_CHUNK):   # (a 0-d index has one entry)
+        be.run(("scatter_add", t, rank), build, [x, index, src], [out, flags],
+               [out.size, axis, t_begin, *x.shape, *index.shape, *contiguous_strides(index.shape),
+                *contiguous_strides(src.shape), slot], -(-out.size // WG))
     return out
 
 

@@ -1,6 +1,9 @@
 """MatMul: tiled (64x64 per workgroup), register-blocked (4x4 per thread), batched with
 broadcasting; transposed operands are read through strides, never copied; vec4 global loads
-and stores where an operand is contiguous along a dimension that is a multiple of 4."""
+and stores where an operand is contiguous along a dimension that is a multiple of 4.
+A long inner dimension runs as several dispatches of at most ``K_CHUNK`` each, every one after
+the first adding to the output: some implementations stop a shader's loops after 65535
+iterations (Mesa's lavapipe), and the K loop must stay far below that."""
 from __future__ import annotations
 
 from webgrad import kernel_names as K
@@ -9,6 +12,7 @@ from .elementwise import contiguous_strides
 from .program import WGSL_TYPES, Program
 
 TILE = 64
+K_CHUNK = 16384          # inner-dimension elements per dispatch: K_CHUNK / 16 = 1024 tile steps
 
 # the K-step tile loads and the output store, scalar (strided) or vec4 (contiguous, size % 4 == 0);
 # ${FULL} is true when every tile is whole (then the bounds checks fold away)
@@ -47,11 +51,19 @@ STORE = {False: """    for (var r = 0u; r < 4u; r++) {
         let gm = row0 + l.y * 4u + r;
         for (var c = 0u; c < 4u; c++) {
             let gn = col0 + l.x * 4u + c;
-            if (${FULL} || (gm < M && gn < N)) { out[ooff + gm * N + gn] = acc[r][c]; }
+            if (${FULL} || (gm < M && gn < N)) {
+                let at = ooff + gm * N + gn;
+                if (later) { acc[r][c] += out[at]; }
+                out[at] = acc[r][c];
+            }
         }
     }""", True: """    for (var r = 0u; r < 4u; r++) {
         let gm = row0 + l.y * 4u + r;
-        if (${FULL} || (gm < M && col0 + l.x * 4u < N)) { out[(ooff + gm * N) / 4u + col0 / 4u + l.x] = acc[r]; }
+        if (${FULL} || (gm < M && col0 + l.x * 4u < N)) {
+            let at = (ooff + gm * N) / 4u + col0 / 4u + l.x;
+            if (later) { acc[r] += out[at]; }
+            out[at] = acc[r];
+        }
     }"""}
 
 
@@ -92,12 +104,16 @@ def matmul(be, a, b, *, transpose_a=False, transpose_b=False):
         code = {"LOAD_A": LOAD_A[va], "LOAD_B": LOAD_B[vb], "STORE": STORE[vo]}
         return Program(K.MATMUL, "matmul", inputs=[("in0", vec if va else t), ("in1", vec if vb else t)],
                        outputs=[("out", vec if vo else t)], wg=256,
-                       uniforms=[("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("sa", "i32", 2), ("sb", "i32", 2),
+                       uniforms=[("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("k_begin", "u32", 1),
+                                 ("sa", "i32", 2), ("sb", "i32", 2),
                                  ("batch", "u32", rank), ("abatch", "i32", rank), ("bbatch", "i32", rank)],
-                       subs={"T": t, "BR": str(rank),
+                       subs={"T": t, "BR": str(rank), "K_CHUNK": str(K_CHUNK),
+                             "K_BEGIN": "ui(U_k_begin)" if chunked else "0u", "LATER": "k_begin > 0u" if chunked else "false",
                              **{name: text.replace("${FULL}", str(full).lower()) for name, text in code.items()}})
-    be.run(("matmul", t, rank, va, vb, vo, full), build, [a, b], [out], [m, n, k, *sa, *sb, *batch, *astr, *bstr],
-           (-(-n // TILE), -(-m // TILE), nb))
+    chunked = k > K_CHUNK
+    key, groups = ("matmul", t, rank, va, vb, vo, full, chunked), (-(-n // TILE), -(-m // TILE), nb)
+    for k_begin in range(0, k, K_CHUNK):
+        be.run(key, build, [a, b], [out], [m, n, k, k_begin, *sa, *sb, *batch, *astr, *bstr], groups)
     return out
 
 

@@ -153,6 +153,7 @@ class GpuBackend:
         self._timed_labels: list = []    # kernel of each timed dispatch submitted, in order
         self.in_use = self.pooled = 0
         self._flags = None               # index-check flags (see index_flags), made on first use
+        self._sync = None                # one word read back by synchronize()
         self._check_slots: dict = {}     # (kernel, dimension size) -> flags slot, since the last readback
 
     # ------------------------------------------------------------ buffers
@@ -315,6 +316,13 @@ class GpuBackend:
         records.append((call.label, call.pipe, bg, offset, call.x, call.y, call.z))
         if len(records) >= BATCH_LIMIT:
             self.flush()
+
+    def synchronize(self) -> None:
+        """Submit what is recorded and wait until the device has run it: a readback of one word, which
+        the queue runs after everything before it (a page blocks only with JSPI, as every sync readback)."""
+        if self._sync is None:
+            self._sync = self.upload_bytes(bytes(4), (1,), int32)
+        self.read_bytes(self._sync)
 
     def flush(self, copies=()) -> None:
         """Submit everything recorded (plus ``copies``), then recycle the buffers released meanwhile."""

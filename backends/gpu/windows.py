@@ -1,5 +1,6 @@
 """Im2Col and Col2Im (torch's unfold/fold on [N, C, H, W]): conv2d is im2col + matmul, and its
-gradients are matmuls + col2im. Col2Im gathers per image element, so it needs no atomics."""
+gradients are matmuls + col2im. Col2Im gathers per image element, so it needs no atomics; a
+window of more than ``Q_CHUNK`` offsets takes several dispatches (no shader loop runs longer)."""
 from __future__ import annotations
 
 from webgrad import kernel_names as K
@@ -17,12 +18,18 @@ GEOMETRY = """    let C = ii(U_g); let H = ii(U_g + 1u); let W = ii(U_g + 2u);
     let L = oh * ow;"""
 
 
-def _run(be, name, body, src, out, geometry):
+Q_CHUNK = 4096          # Col2Im: window offsets (kernel rows x columns) one dispatch walks
+
+
+def _run(be, name, body, src, out, geometry, chunks=(0,)):
+    """Dispatch ``body`` once per first window offset in ``chunks`` (Col2Im's; Im2Col has none)."""
     t = WGSL_TYPES[src.dtype.name]
     if out.size:
-        be.run((body, t), lambda: Program(name, body, inputs=[("in0", t)], outputs=[("out", t)], wg=WG,
-                                          uniforms=[("total", "u32", 1), ("g", "i32", 13)], subs={"T": t, "GEOMETRY": GEOMETRY}),
-               [src], [out], [out.size, *geometry], -(-out.size // WG))
+        for q_begin in chunks:
+            be.run((body, t), lambda: Program(name, body, inputs=[("in0", t)], outputs=[("out", t)], wg=WG,
+                                              uniforms=[("total", "u32", 1), ("g", "i32", 13), ("q_begin", "i32", 1)],
+                                              subs={"T": t, "GEOMETRY": GEOMETRY, "Q_CHUNK": str(Q_CHUNK)}),
+                   [src], [out], [out.size, *geometry, q_begin], -(-out.size // WG))
     return out
 
 
@@ -39,7 +46,8 @@ def col2im(be, cols, *, output_size, kernel_size, stride, padding, dilation):
     n, c = cols.shape[0], cols.shape[1] // (kh * kw)
     oh, ow = window_count(h, kh, sh, ph, dh), window_count(w, kw, sw, pw, dw)
     out = be.alloc((n, c, h, w), cols.dtype)
-    return _run(be, K.COL2IM, "col2im", cols, out, (c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow))
+    return _run(be, K.COL2IM, "col2im", cols, out, (c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow),
+                range(0, kh * kw, Q_CHUNK))
 
 
 KERNELS = {K.IM2COL: im2col, K.COL2IM: col2im}

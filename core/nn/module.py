@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ..engine import no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, to_args
 from .parameter import Parameter
 
 
@@ -258,7 +258,7 @@ class Module:
         >>> wg.nn.Linear(2, 2).to(wg.float64).weight.dtype
         webgrad.float64
         """
-        dest, dtype = _to_args(args, kwargs)
+        dest, dtype = to_args("Module.to", args, kwargs)
 
         def convert(t):   # as PyTorch's ``param.data = fn(param.data)``: views of the old storage keep it
             moved = t.detach()
@@ -274,6 +274,10 @@ class Module:
 
     def cpu(self) -> "Module":
         return self.to("cpu")
+
+    def cuda(self, device=None) -> "Module":
+        """Raises as PyTorch does without CUDA: webgrad's GPU backend is ``wgpu`` (``module.to("wgpu")``)."""
+        return self.to("cuda")
 
     def float(self) -> "Module":
         from ..dtypes import float32
@@ -360,26 +364,6 @@ class Module:
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
-
-
-def _to_args(args, kwargs):
-    """(backend name or None, dtype or None) from ``to()``'s PyTorch-style arguments."""
-    from ..dtypes import to_dtype
-    dest = kwargs.get("device") or kwargs.get("backend")
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, Tensor):
-            dest, dtype = a.device, a.dtype
-        elif isinstance(a, str) and not _is_dtype_name(a):
-            dest = a
-        else:
-            dtype = a
-    return dest, (to_dtype(dtype) if dtype is not None else None)
-
-
-def _is_dtype_name(name):
-    from ..dtypes import DTYPES
-    return name in DTYPES
 
 
 def _clear_grad(p, set_to_none):

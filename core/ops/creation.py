@@ -5,7 +5,7 @@ import math
 
 from .. import kernel_names as K
 from .. import registry
-from ..dtypes import default_float, default_int, scalar_dtype, to_dtype
+from ..dtypes import default_int, get_default_dtype, scalar_dtype, to_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor, tensor
 
@@ -20,10 +20,8 @@ def _shape(args, op) -> tuple:
 
 
 def _backend(backend, device):
-    be = backend if backend is not None else device
-    if be is None:
-        return registry.get_backend()
-    return registry.backend(be) if isinstance(be, str) else be
+    """The backend object a creation op's ``device=`` (or webgrad's ``backend=``) names."""
+    return registry.resolve(backend if backend is not None else device)
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
@@ -50,7 +48,7 @@ def zeros(*size, dtype=None, requires_grad=False, backend=None, device=None) -> 
     >>> wg.zeros(2).tolist()
     [0.0, 0.0]
     """
-    return full(_shape(size, "zeros"), 0.0, dtype=dtype or default_float, requires_grad=requires_grad,
+    return full(_shape(size, "zeros"), 0.0, dtype=dtype or get_default_dtype(), requires_grad=requires_grad,
                 backend=backend, device=device)
 
 
@@ -61,7 +59,7 @@ def ones(*size, dtype=None, requires_grad=False, backend=None, device=None) -> T
     >>> wg.ones(2).tolist()
     [1.0, 1.0]
     """
-    return full(_shape(size, "ones"), 1.0, dtype=dtype or default_float, requires_grad=requires_grad,
+    return full(_shape(size, "ones"), 1.0, dtype=dtype or get_default_dtype(), requires_grad=requires_grad,
                 backend=backend, device=device)
 
 
@@ -122,7 +120,7 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, backend=
         raise ValueError("arange: step must be nonzero")
     size = max(0, math.ceil((end - start) / step))
     dt = to_dtype(dtype) if dtype is not None else (
-        default_int if all(isinstance(v, int) for v in (start, end, step)) else default_float)
+        default_int if all(isinstance(v, int) for v in (start, end, step)) else get_default_dtype())
     t = run_kernel(K.ARANGE, backend=_backend(backend, device), start=start, step=step, size=size, dtype=dt)
     return _finish(t, requires_grad)
 
@@ -138,7 +136,7 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False, backend=None
         raise ValueError(f"linspace: steps must be a non-negative int, got {steps!r}")
     step = (end - start) / (steps - 1) if steps > 1 else 0.0
     t = run_kernel(K.ARANGE, backend=_backend(backend, device), start=float(start), step=step, size=steps,
-                   dtype=to_dtype(dtype or default_float))
+                   dtype=to_dtype(dtype or get_default_dtype()))
     return _finish(t, requires_grad)
 
 
@@ -154,7 +152,7 @@ def eye(n, m=None, *, dtype=None, requires_grad=False, backend=None, device=None
     rows = run_kernel(K.RESHAPE, arange(n, backend=be), shape=(n, 1))
     mask = run_kernel(K.EQUAL, run_kernel(K.EXPAND, rows, shape=(n, m)),
                       run_kernel(K.EXPAND, arange(m, backend=be), shape=(n, m)))
-    return _finish(run_kernel(K.CAST, mask, dtype=to_dtype(dtype or default_float)), requires_grad)
+    return _finish(run_kernel(K.CAST, mask, dtype=to_dtype(dtype or get_default_dtype())), requires_grad)
 
 
 METHODS = {}

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import Counter
 
 from .. import kernel_names as K
+from ..amp import lower_precision
+from ..amp import state as autocast
 from ..dtypes import promote
 from ..engine import run_kernel
 from ..shapes import broadcast_shapes, numel
@@ -37,6 +39,8 @@ def matmul(a, b):
     >>> wg.matmul(wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).item()
     11.0
     """
+    if autocast.dtypes:
+        a, b = lower_precision(a, b)
     if type(a) is Tensor and type(b) is Tensor and a._dtype is b._dtype and a._dtype.is_floating:
         sa, sb = a._data.shape, b._data.shape   # the fast path: [m, k] @ [k, n], one float dtype
         if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:

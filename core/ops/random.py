@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from .. import kernel_names as K
-from ..dtypes import default_float, to_dtype
+from ..dtypes import get_default_dtype, to_dtype
 from ..engine import no_grad, run_kernel
 from ..random import draw_seed, permutation
 from ..shapes import broadcast_shapes
@@ -43,7 +43,7 @@ def _size(op, args, size) -> tuple:
 
 
 def _floating(op, dtype, error=NotImplementedError):
-    dt = default_float if dtype is None else to_dtype(dtype)
+    dt = get_default_dtype() if dtype is None else to_dtype(dtype)
     if not dt.is_floating:
         raise error(f"{op}: draws floating-point values; got dtype {dt.name}, wanted float32 or float64")
     return dt
@@ -286,7 +286,7 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """
     check_tensor("bernoulli", input)
     probs = _probability("bernoulli", input if p is None else p)
-    dt = input.dtype if input.dtype.is_floating else default_float
+    dt = input.dtype if input.dtype.is_floating else get_default_dtype()
     hit = _uniform(input.shape, dt, input._backend, generator, "bernoulli") < probs
     return hit.to(input.dtype)
 
@@ -394,7 +394,7 @@ def bernoulli_(self, p=0.5, *, generator=None) -> Tensor:
     [1.0, 1.0, 1.0]
     """
     probs = _probability("bernoulli_", p)
-    dt = self.dtype if self.dtype.is_floating else default_float
+    dt = self.dtype if self.dtype.is_floating else get_default_dtype()
     return _fill(self, _uniform(self.shape, dt, self._backend, generator, "bernoulli_") < probs, "bernoulli_")
 
 
@@ -422,7 +422,7 @@ def geometric_(self, p, *, generator=None) -> Tensor:
     """
     if not (is_scalar(p) and 0 < p < 1):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    dt = self.dtype if self.dtype.is_floating else default_float
+    dt = self.dtype if self.dtype.is_floating else get_default_dtype()
     u = _uniform(self.shape, dt, self._backend, generator, "geometric_")
     return _fill(self, ((-u).log1p() / math.log1p(-p)).ceil().clamp(min=1), "geometric_")
 

@@ -7,7 +7,8 @@ Float math on integer or bool input works on a float32 copy, as in PyTorch
 from __future__ import annotations
 
 from .. import kernel_names as K
-from ..dtypes import bfloat16, bool_, default_float, float16, float32, float64, int32, int64, promote, promote_scalar
+from ..dtypes import (bfloat16, bool_, float16, float32, float64, get_default_dtype, int32, int64, promote,
+                      promote_scalar)
 from ..engine import run_kernel
 from ..tensor import Tensor
 from .common import check_tensor, is_scalar
@@ -16,7 +17,7 @@ from .common import check_tensor, is_scalar
 def _input(op: str, x, floating: bool) -> Tensor:
     check_tensor(op, x)
     if floating and not x._dtype.is_floating:
-        return run_kernel(K.CAST, x, dtype=default_float)
+        return run_kernel(K.CAST, x, dtype=get_default_dtype())
     return x
 
 

@@ -4,6 +4,9 @@
 // of the K-step tiles staged in workgroup memory. LOAD_A, LOAD_B and STORE (linalg.py) use
 // vec4 global accesses where the layout allows (contiguous along K for A, along N for B and
 // the output, with K or N a multiple of 4), scalar strided ones elsewhere.
+// One dispatch covers K from k_begin to at most k_begin + K_CHUNK (linalg.py), adding to the output
+// when k_begin > 0. Loop bounds per invocation: the batch rank BR, K_CHUNK / 16 = 1024 K steps of
+// at most 4 + 4 + 16 inner iterations (when not unrolled), the 4 x 4 store: under 26000 in all.
 alias T = ${T};
 alias V = vec4<${T}>;
 var<workgroup> As: array<V, 256>;    // [16 k][16 groups of 4 rows]
@@ -15,6 +18,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
     let M = ui(U_m);
     let N = ui(U_n);
     let K = ui(U_k);
+    let k_begin = ${K_BEGIN};                    // 0u when K <= K_CHUNK: one dispatch, as a plain matmul
+    let k_end = min(K, k_begin + ${K_CHUNK}u);
+    let later = ${LATER};
     var rem = wid.z;
     var aoff = 0;
     var boff = 0;
@@ -32,7 +38,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
     let row0 = wid.y * 64u;
     let col0 = wid.x * 64u;
     var acc: array<V, 4>;
-    for (var k0 = 0u; k0 < K; k0 += 16u) {
+    for (var k0 = k_begin; k0 < k_end; k0 += 16u) {      // at most K_CHUNK / 16 times
 ${LOAD_A}
 ${LOAD_B}
         workgroupBarrier();

@@ -1,11 +1,23 @@
-// Reduction of x over the "reduced" dims, one output per combination of the "kept" dims.
-// Variant WGRED: a workgroup per output (strided partial results, then a tree in shared memory);
-// otherwise a thread per output. Acc carries a value and, for arg-reductions, its index.
+// Reduction of x over the "reduced" dims, one result per combination of the "kept" dims.
+// Acc carries a value and, for arg-reductions, its index (INDEX: the position r in the run, or
+// for a later pass the index an earlier pass found, read from idx). LOAD may read a per-output
+// input at o_at, the output being reduced (a sum of exp(x - shift[o]): reduce.py's sum_exp).
+// Variant WGRED: workgroup w reduces chunk g = w % G of output o = w / G, at most CHUNK = WG * STEPS
+// elements (strided partial results, then a tree in shared memory); a run longer than CHUNK takes
+// G > 1 chunks, and reduce.py reduces the G partial results in a further pass.
+// Otherwise a thread per output (runs shorter than reduce.py's WG_THRESHOLD, G == 1).
+// Loop bounds, per invocation (some implementations stop a shader's loops after 65535 iterations
+// in all, e.g. Mesa's lavapipe): kept_offset KR, red_offset RR per call (ranks: KR + RR <= 30, the
+// uniform block's limit), the chunk loop STEPS (with RR each), the tree log2(WG) = 8; the thread per
+// output loop WG_THRESHOLD (with RR each). At most 64 * 31 + 30 + 8 < 2100 in all.
 alias T = ${T};
 alias A = ${A};
 alias O = ${O};
 struct Acc { v: A, i: i32 };
+${HELPERS}
+var<private> o_at: u32;
 fn load(j: i32) -> A { return ${LOAD}; }
+fn at(j: i32, r: u32) -> Acc { return Acc(load(j), ${INDEX}); }
 fn comb(a: Acc, b: Acc) -> Acc { ${COMB} }
 fn kept_offset(o: u32) -> i32 {
     var rem = o;
@@ -35,28 +47,37 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let nout = ui(U_nout);
     let r_n = ui(U_r);
     if (${WGRED}) {
-        let o = flat_group(wid, nwg);
-        if (o >= nout) { return; }
-        let base = kept_offset(o);
-        var acc = Acc(${INIT}, 0);
-        for (var r = lid; r < r_n; r += WG) {
-            acc = comb(acc, Acc(load(base + red_offset(r)), i32(r)));
+        let chunks = ui(U_chunks);
+        let w = flat_group(wid, nwg);
+        if (w >= nout * chunks) { return; }
+        o_at = w / chunks;
+        let base = kept_offset(o_at);
+        let lo = (w % chunks) * ${CHUNK}u;
+        let hi = min(r_n, lo + ${CHUNK}u);
+        var acc = ${INIT};
+        for (var r = lo + lid; r < hi; r += WG) {            // at most STEPS = CHUNK / WG times
+            acc = comb(acc, at(base + red_offset(r), r));
         }
         sh[lid] = acc;
         workgroupBarrier();
-        for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+        for (var s = WG / 2u; s > 0u; s = s >> 1u) {         // log2(WG) times
             if (lid < s) { sh[lid] = comb(sh[lid], sh[lid + s]); }
             workgroupBarrier();
         }
-        if (lid == 0u) { out[o] = O(${FINAL}); }
-    } else {
-        let o = flat_group(wid, nwg) * WG + lid;
-        if (o >= nout) { return; }
-        let base = kept_offset(o);
-        var acc = Acc(${INIT}, 0);
-        for (var r = 0u; r < r_n; r++) {
-            acc = comb(acc, Acc(load(base + red_offset(r)), i32(r)));
+        if (lid == 0u) {
+            let acc = sh[0];
+${STORE}
         }
-        out[o] = O(${FINAL});
+    } else {
+        let w = flat_group(wid, nwg) * WG + lid;
+        if (w >= nout) { return; }
+        o_at = w;
+        let base = kept_offset(w);
+        let lo = 0u;
+        var acc = ${INIT};
+        for (var r = 0u; r < r_n; r++) {                     // r_n < WG_THRESHOLD: at most 63 times
+            acc = comb(acc, at(base + red_offset(r), r));
+        }
+${STORE}
     }
 }

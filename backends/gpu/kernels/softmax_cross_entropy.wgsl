@@ -1,7 +1,9 @@
 // SoftmaxCrossEntropy, a thread per row r of logits [N, C]:
-// loss[r] = log(sum_j exp(x[r, j] - m)) - (x[r, t] - m) with m the row's max and t = tgt[r];
-// 0 where t == ignore_index; NaN where t is out of range, which is refused through bad_index
-// (the next readback raises).
+// loss[r] = log(sum_j exp(x[r, j] - m)) - (x[r, t] - m) with m the row's max and t = tgt[r] (NaN
+// if the row holds one); 0 where t == ignore_index; NaN where t is out of range, which is
+// refused through bad_index (the next readback raises).
+// ROW: a short row (C <= ROW_MAX, losses.py) is read here, its two loops running C times each;
+// a long row's max and sum of exponentials come from the backend's reductions (inputs mx, sx).
 // When U_count is set (reduction 'mean'), loss has 2N elements and loss[N + r] is 1.0 where
 // row r is kept (t != ignore_index), else 0.0: the count a mean divides by.
 @compute @workgroup_size(WG)
@@ -26,13 +28,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let base = r * c;
-    var m = x[base];
-    for (var j = 1u; j < c; j++) {
-        m = max(m, x[base + j]);
-    }
-    var s = 0.0;
-    for (var j = 0u; j < c; j++) {
-        s += exp(x[base + j] - m);
-    }
+${ROW}
     loss[r] = log(s) - (x[base + u32(t)] - m);
 }

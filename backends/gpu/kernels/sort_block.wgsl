@@ -47,9 +47,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     workgroupBarrier();
     var k = ui(U_k_lo);
     var j = ui(U_j_lo);
-    loop {
+    loop {                                               // at most log2(B) times: k doubles up to U_k_hi <= B
         if (k > ui(U_k_hi)) { break; }
-        loop {
+        loop {                                           // at most log2(B) times: j halves to 0
             if (j == 0u) { break; }
             let i = 2u * j * (lid / j) + lid % j;    // the pair (i, i + j): lid < WG = B / 2 pairs
             let up = (((g * B + i) & (p - 1u)) & k) == 0u;   // by i's position in its line

@@ -13,7 +13,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let v = x[at(line, k)];
     let key = key_of(v);
     var rank = 0u;
-    for (var j = 0u; j < n; j++) {
+    for (var j = 0u; j < n; j++) {                       // n <= RANK_MAX (64) times
         rank += select(0u, 1u, before(key_of(x[at(line, j)]), j, key, k));
     }
     values[at(line, rank)] = v;

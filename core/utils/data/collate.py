@@ -11,7 +11,7 @@ import collections.abc
 import copy
 
 from ... import registry
-from ...dtypes import default_float, float64
+from ...dtypes import float64, get_default_dtype
 from ...ops.movement import stack
 from ...tensor import Tensor, tensor
 
@@ -28,7 +28,7 @@ def _float_dtype():
             _HOLDS_FLOAT64[be.name] = True
         except TypeError:            # the backend's refusal of a dtype it lacks (GPU: no 64-bit floats)
             _HOLDS_FLOAT64[be.name] = False
-    return float64 if _HOLDS_FLOAT64[be.name] else default_float
+    return float64 if _HOLDS_FLOAT64[be.name] else get_default_dtype()
 
 
 def _numpy_kind(x):
