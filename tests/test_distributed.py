@@ -5,6 +5,7 @@ The multi-rank checks are in test_distributed_ranks.py."""
 import os
 import subprocess
 import sys
+import tomllib
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,6 +26,34 @@ def test_import_webgrad_does_not_start_mpi():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+WITHOUT_MPI4PY = """
+import sys
+sys.modules["mpi4py"] = None                 # mpi4py is unimportable from here on
+import webgrad as wg, webgrad.distributed as dist
+from webgrad.nn.parallel import DistributedDataParallel
+model = wg.nn.Linear(3, 1)
+model(wg.ones(2, 3)).sum().backward()        # training needs no MPI
+print(dist.is_available(), dist.is_mpi_available(), dist.is_initialized(), model.bias.grad.tolist())
+try:
+    dist.init_process_group("mpi")
+except RuntimeError as e:
+    print(e)
+"""
+
+
+def test_webgrad_runs_without_mpi4py_and_init_process_group_says_how_to_install_it():
+    out = subprocess.run([sys.executable, "-c", WITHOUT_MPI4PY], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    first, error = out.stdout.splitlines()
+    assert first == "False False False [2.0]"
+    assert error.startswith("init_process_group: ") and "pip install 'webgrad[distributed]'" in error, error
+
+
+def test_the_distributed_extra_installs_mpi4py():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert [r.split(">")[0] for r in extras["distributed"]] == ["mpi4py"]
 
 
 @pytest.mark.parametrize("call", [
