@@ -56,6 +56,29 @@ def test_the_distributed_extra_installs_mpi4py():
     assert [r.split(">")[0] for r in extras["distributed"]] == ["mpi4py"]
 
 
+DOCTESTS = """
+import doctest, importlib
+for name in {modules!r}:
+    result = doctest.testmod(importlib.import_module(name))
+    print(name, result.attempted, result.failed)
+"""
+DOCUMENTED = ["webgrad.distributed", "webgrad.distributed.group", "webgrad.distributed.collectives",
+              "webgrad.distributed.work", "webgrad.distributed.objects", "webgrad.distributed.mpi",
+              "webgrad.distributed.buffers", "webgrad.distributed.run", "webgrad.nn.parallel.distributed",
+              "webgrad.nn.parallel.reducer", "webgrad.utils.data.distributed"]
+
+
+def test_docstring_examples_run_in_a_world_of_one():
+    """(In a process of its own, as a world of one: this one never starts MPI.)"""
+    out = subprocess.run([sys.executable, "-c", DOCTESTS.format(modules=DOCUMENTED)], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT, env={**os.environ, "WEBGRAD_BACKEND": "cpu"})
+    assert out.returncode == 0, out.stderr
+    counts = {name: (int(a), int(f)) for name, a, f in (line.split() for line in out.stdout.splitlines()
+                                                          if line.startswith("webgrad."))}
+    assert list(counts) == DOCUMENTED and all(a > 0 for a, _ in counts.values()), out.stdout
+    assert all(f == 0 for _, f in counts.values()), out.stdout
+
+
 @pytest.mark.parametrize("call", [
     lambda: dist.get_rank(), lambda: dist.get_world_size(), lambda: dist.all_reduce(wg.ones(2)),
     lambda: dist.barrier(), lambda: dist.get_backend(),

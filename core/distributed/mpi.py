@@ -1,6 +1,7 @@
 """Where ``webgrad.distributed`` meets MPI: mpi4py, imported only when a process group starts
 (``import webgrad`` never needs MPI), and the tables from webgrad's dtypes and reduce ops to MPI's.
 
+>>> from webgrad import float16, int64
 >>> wire_dtype(float16).name, mpi_type_name(int64)
 ('float32', 'INT64_T')
 """
