@@ -7,19 +7,21 @@ The step is the example's: the digits MLP (64-128-64-10, 17,226 float32 paramete
 gradients), cross-entropy, Adam, global batch 64 split over the ranks (64 / N rows each); the last
 rows repeat it at global batch 1024, where the step's arithmetic outweighs its per-op overhead. Each
 configuration runs in fresh processes started by ``python -m webgrad.distributed.run`` (which sets
-OMP_NUM_THREADS=1); "1 process" is the plain model without MPI or DDP. Every rank times 100 steps
-(after 20 untimed), 7 rounds; per round the slowest rank's mean counts, and the table shows the
-fastest round (the one the machine's other load disturbed least), the median beside the step time.
-Per configuration:
+OMP_NUM_THREADS=1); "1 process" is the plain model without MPI or DDP. Every rank times each of
+its steps, 7 rounds of 100 (after 20 untimed); the machine is shared, so each figure is the mean
+over the rank's quietest quarter of steps (the fastest: those the machine's other load disturbed
+least), the slowest rank's, with the median step beside. Per configuration:
 
   * step: one DDP training step (forward, backward with the all-reduces, optimizer);
-  * compute: the same step without DDP, on the same ranks at the same time (what the step costs
-    when the ranks share the machine but do not talk);
+  * compute: the same step without DDP, on the same ranks at the same time (interleaved with the
+    DDP steps round by round: what the step costs when the ranks share the machine but do not talk);
   * all-reduce alone: the step's all-reduces (same buckets, same sizes), blocking, back to back;
   * DDP's own time in backward: waiting for all-reduce results (the communication not hidden
     behind the rest of the backward pass, and any wait for a slower rank), flattening gradients
     into buckets and starting their all-reduces (launch), writing the averages into .grad (write);
-  * overlap: 1 - (exposed wait) / (all-reduce alone), the share of communication hidden;
+  * in flight: the time from each bucket's all-reduce start to its completion, summed over buckets;
+  * overlap: the share of that in-flight time that passed while backward was still computing
+    (before the wait for the results began), measured in the same steps;
   * bytes: gradient bytes all-reduced per step per rank (a ring all-reduce sends 2 (N-1)/N of it).
 
 Prints a markdown table for bench/RESULTS.md.
@@ -61,15 +63,29 @@ def batches(x, y, rank, world, count, global_batch):
             for i in range(count)]
 
 
-def time_steps(step, data, warmup, steps, sync):
-    """Mean seconds per step over ``steps`` steps, after ``warmup`` untimed ones and a ``sync()``."""
-    for x, y in data[:warmup]:
+def step_times(step, data) -> list:
+    """Seconds of each step of ``step`` over ``data``."""
+    out = []
+    for x, y in data:
+        start = time.perf_counter()
         step(x, y)
-    sync()
-    start = time.perf_counter()
-    for x, y in data[:steps]:
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def ddp_step_rows(step, data, stats) -> list:
+    """Per DDP step: [seconds, then the step's share of each of the reducer's STATS]."""
+    rows = []
+    for x, y in data:
+        before = [stats[k] for k in STATS]
+        start = time.perf_counter()
         step(x, y)
-    return (time.perf_counter() - start) / steps
+        seconds = time.perf_counter() - start
+        rows.append([seconds] + [stats[k] - b for k, b in zip(STATS, before)])
+    return rows
+
+
+STATS = ("wait_s", "launch_s", "write_s", "in_flight_s", "hidden_s", "bytes")
 
 
 def make_step(model, opt):
@@ -82,34 +98,30 @@ def make_step(model, opt):
 
 
 def measure(args) -> dict:
-    """One rank's (or the plain process's) figures."""
+    """One rank's (or the plain process's) per-step figures."""
     x, y, _, _ = load_digits()
     plain = args.plain
     if not plain:
         dist.init_process_group("mpi")
     rank, world = (0, 1) if plain else (dist.get_rank(), dist.get_world_size())
     data = batches(x, y, rank, world, args.warmup + args.steps, args.global_batch)
-    sync = (lambda: None) if plain else dist.barrier
+    warm, timed = data[:args.warmup], data[args.warmup:]
     local = build_model()
     local_step = make_step(local, wg.optim.Adam(local.parameters(), lr=3e-3))
+    step_times(local_step, warm)
     if plain:
-        compute = [time_steps(local_step, data, args.warmup, args.steps, sync) for _ in range(args.rounds)]
-        return {"step": compute, "compute": compute}
+        return {"compute": [t for _ in range(args.rounds) for t in step_times(local_step, timed)]}
     ddp = DDP(build_model(), bucket_cap_mb=args.bucket_cap_mb)
     ddp_step = make_step(ddp, wg.optim.Adam(ddp.parameters(), lr=3e-3))
-    for x_, y_ in data[:args.warmup]:
-        ddp_step(x_, y_)
-    stats, figures = ddp.reducer.stats, {key: [] for key in ("compute", "step", "wait", "launch", "write")}
+    step_times(ddp_step, warm)
+    compute, rows = [], []
     for _ in range(args.rounds):          # the two interleaved, so that a change of load hits both
-        figures["compute"].append(time_steps(local_step, data, args.warmup, args.steps, sync))
-        before = dict(stats)
-        figures["step"].append(time_steps(ddp_step, data, 0, args.steps, sync))
-        n = stats["steps"] - before["steps"]
-        figures["wait"].append((stats["wait_s"] - before["wait_s"]) / n)
-        figures["launch"].append((stats["launch_s"] - before["launch_s"]) / n)
-        figures["write"].append((stats["write_s"] - before["write_s"]) / n)
-        figures["bytes"] = (stats["bytes"] - before["bytes"]) / n
-    figures.update(buckets=stats["buckets"], alone=all_reduce_alone(ddp, args))
+        dist.barrier()
+        compute += step_times(local_step, timed)
+        dist.barrier()
+        rows += ddp_step_rows(ddp_step, timed, ddp.reducer.stats)
+    figures = {"compute": compute, "ddp": rows, "buckets": ddp.reducer.stats["buckets"],
+               "alone": all_reduce_alone(ddp, args)}
     everyone = [None] * world
     dist.all_gather_object(everyone, figures)
     dist.destroy_process_group()
@@ -117,18 +129,17 @@ def measure(args) -> dict:
 
 
 def all_reduce_alone(ddp, args) -> list:
-    """Seconds per step of the step's all-reduces alone: one blocking all-reduce per bucket."""
+    """Seconds of each step's all-reduces alone: one blocking all-reduce per bucket, back to back."""
     params = ddp.reducer.params
-    sizes = [sum(params[i].numel() for i in bucket) for bucket in ddp.reducer.buckets]
-    flats = [wg.ones(n) for n in sizes]
+    flats = [wg.ones(sum(params[i].numel() for i in bucket)) for bucket in ddp.reducer.buckets]
     out = []
     for _ in range(args.rounds):
         dist.barrier()
-        start = time.perf_counter()
         for _ in range(args.steps):
+            start = time.perf_counter()
             for f in flats:
                 dist.all_reduce(f, op=dist.ReduceOp.AVG)
-        out.append((time.perf_counter() - start) / args.steps)
+            out.append(time.perf_counter() - start)
     return out
 
 
@@ -149,31 +160,46 @@ def run_config(ranks, bucket_cap_mb, global_batch, args) -> dict:
         return json.loads(out.read_text())
 
 
+QUIET = 0.25   # the share of steps figures are taken over: the fastest
+
+
+def quiet(values, fraction=QUIET):
+    """The mean of the fastest ``fraction`` of ``values`` (the steps the machine's other load
+    disturbed least)."""
+    values = sorted(values)
+    return statistics.fmean(values[:max(1, int(len(values) * fraction))])
+
+
+def quiet_rows(rows):
+    """Per column, the mean over the quietest quarter of the DDP steps (by step time)."""
+    rows = sorted(rows)[:max(1, int(len(rows) * QUIET))]
+    return [statistics.fmean(column) for column in zip(*rows)]
+
+
 def summary(label, ranks, global_batch, figures) -> list:
-    """One table row, in ms (bytes in kB). Per round, the slowest rank's figure; then the round
-    whose step was fastest (the least disturbed by the machine's other load: the minimum, with the
-    median beside it), its exposed time, and the fastest round of compute and of all-reduce alone."""
-    rows = figures.get("ranks", [figures])
-
-    def slowest(key):
-        return [max(r[key][i] for r in rows) * 1e3 for i in range(len(rows[0][key]))]
-    steps, compute = slowest("step"), min(slowest("compute"))
-    best = steps.index(min(steps))
+    """One table row, in ms (bytes in kB): each figure the slowest rank's, over its quietest quarter of
+    steps (the median step beside)."""
     per_rank = global_batch // max(ranks, 1)
-    step = f"{steps[best]:.2f} ({statistics.median(steps):.2f})"
     if ranks == 0:
-        return [label, per_rank, step, f"{compute:.2f}", "-", "-", "-", "-", "-", f"{global_batch / steps[best]:.1f}"]
-    alone, wait = min(slowest("alone")), slowest("wait")[best]
-    launch, write = slowest("launch")[best], slowest("write")[best]
-    overlap = max(0.0, 1 - wait / alone) if alone > 0 else 0.0
-    return [label, per_rank, step, f"{compute:.2f}", f"{alone:.2f}", f"{wait:.2f} / {launch:.2f} / {write:.2f}",
-            f"{overlap:.0%}",
-            rows[0]["buckets"], f"{rows[0]['bytes'] / 1e3:.1f}", f"{global_batch / steps[best]:.1f}"]
+        compute = quiet(figures["compute"]) * 1e3
+        return [label, per_rank, f"{compute:.2f} ({statistics.median(figures['compute']) * 1e3:.2f})",
+                f"{compute:.2f}", "-", "-", "-", "-", "-", "-", f"{global_batch / compute:.1f}"]
+    ranks_ = figures["ranks"]
+    per = [quiet_rows(r["ddp"]) for r in ranks_]
+    slowest = [max(p[i] for p in per) for i in range(len(per[0]))]
+    step, wait, launch, write, in_flight, hidden, nbytes = slowest
+    step, wait, launch, write, in_flight, hidden = (v * 1e3 for v in (step, wait, launch, write, in_flight, hidden))
+    median = max(statistics.median(row[0] for row in r["ddp"]) for r in ranks_) * 1e3
+    compute = max(quiet(r["compute"]) for r in ranks_) * 1e3
+    alone = max(quiet(r["alone"]) for r in ranks_) * 1e3
+    hidden_share = statistics.fmean(p[5] / p[4] for p in per if p[4] > 0)
+    return [label, per_rank, f"{step:.2f} ({median:.2f})", f"{compute:.2f}", f"{alone:.2f}",
+            f"{wait:.2f} / {launch:.2f} / {write:.2f}", f"{in_flight:.2f}", f"{hidden_share:.0%}",
+            ranks_[0]["buckets"], f"{nbytes / 1e3:.1f}", f"{global_batch / step:.1f}"]
 
 
-HEADER = ["configuration", "batch/rank", "step ms, min (median)", "compute ms", "all-reduce alone ms",
-          "DDP ms: wait / launch / write",
-          "overlap", "buckets", "kB/step", "samples/ms"]
+HEADER = ["configuration", "batch/rank", "step ms (median)", "compute ms", "all-reduce alone ms",
+          "DDP ms: wait / launch / write", "all-reduce in flight ms", "overlap", "buckets", "kB/step", "samples/ms"]
 
 
 def table(rows) -> str:

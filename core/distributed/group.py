@@ -65,6 +65,8 @@ class ProcessGroup:
             if not work._complete:
                 try:
                     work._complete = self.MPI.Request.Testall(work._requests, work._statuses)
+                    if work._complete:
+                        work.completed_at = time.perf_counter()
                 except self.MPI.Exception as e:
                     raise RuntimeError(f"{work._op}: MPI failed: {e.Get_error_string()}") from None
             return work._complete

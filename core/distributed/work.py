@@ -37,6 +37,8 @@ class Work:
         self._group, self._op, self._requests, self._finish = group, op, requests, finish
         self._statuses = [group.MPI.Status() for _ in requests]
         self._complete = not requests
+        # when a test first found it complete (time.perf_counter(); the progress thread tests every few tens of µs)
+        self.completed_at = time.perf_counter() if not requests else None
         self._finished, self._result = False, []
 
     def _test(self) -> bool:

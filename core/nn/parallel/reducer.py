@@ -89,10 +89,11 @@ class Reducer:
                 self.slot[i] = (b, pos)
         self.expect = False          # the coming backward reduces (set by prepare_for_backward)
         self.find_unused = False
-        # what the benchmark reads: reductions, bytes all-reduced, and seconds spent flattening and
-        # starting buckets, waiting for their results (communication not hidden by backward), writing .grad
+        # what the benchmark reads: reductions, bytes all-reduced; seconds spent flattening and starting
+        # buckets (launch), waiting for their results (wait), writing .grad (write); seconds the buckets'
+        # all-reduces were in flight (in_flight), and how much of that passed before the wait began (hidden)
         self.stats = {"steps": 0, "buckets": len(self.buckets), "bytes": 0, "launch_s": 0.0, "wait_s": 0.0,
-                      "write_s": 0.0}
+                      "write_s": 0.0, "in_flight_s": 0.0, "hidden_s": 0.0}
         self._reset()
         me = weakref.ref(self)   # the hooks must not keep the reducer (and so the model) alive
         self.handles = [p.register_post_accumulate_grad_hook(_hook(me, i)) for i, p in enumerate(params)]
@@ -101,6 +102,7 @@ class Reducer:
         self.grads = [[None] * len(b) for b in self.buckets]
         self.ready = [0] * len(self.buckets)
         self.works = [None] * len(self.buckets)
+        self.started = [0.0] * len(self.buckets)   # time.perf_counter() at each bucket's all-reduce start
         self.marked = set()
         self.next_bucket = 0
         self.used = None
@@ -150,8 +152,9 @@ class Reducer:
                                 shape=(self.params[i].numel(),)) for i, g in zip(self.buckets[b], self.grads[b])]
             flat = run_kernel(K.CONCAT, *parts, axis=0)
             self.works[b] = all_reduce_owned(host_flat(flat), ReduceOp.AVG, async_op=True)
+        self.started[b] = time.perf_counter()
         self.stats["bytes"] += flat.numel() * flat._dtype.itemsize
-        self.stats["launch_s"] += time.perf_counter() - start
+        self.stats["launch_s"] += self.started[b] - start
 
     def _finalize(self) -> None:
         """Wait for every bucket, then write the averaged gradients into ``.grad``."""
@@ -169,6 +172,9 @@ class Reducer:
                 offset += p.numel()
         self.stats["wait_s"] += waited - start
         self.stats["write_s"] += time.perf_counter() - waited
+        for work, started in zip(self.works, self.started):
+            self.stats["in_flight_s"] += work.completed_at - started
+            self.stats["hidden_s"] += max(0.0, min(work.completed_at, start) - started)
         self.stats["steps"] += 1
         self.expect = False
         self._reset()
