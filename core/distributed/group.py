@@ -53,7 +53,7 @@ class ProcessGroup:
             except self.MPI.Exception as e:
                 raise RuntimeError(f"{op}: MPI refused the call: {e.Get_error_string()}") from None
         work = Work(self, op, requests, finish)
-        if watch and requests:
+        if watch and not self.test(work):   # (complete at once in a world of one: no thread to wake)
             self._progress.watch(work)
         return work
 
