@@ -21,7 +21,8 @@ least), the slowest rank's, with the median step beside. Per configuration:
     into buckets and starting their all-reduces (launch), writing the averages into .grad (write);
   * in flight: the time from each bucket's all-reduce start to its completion, summed over buckets;
   * overlap: the share of that in-flight time that passed while backward was still computing
-    (before the wait for the results began), measured in the same steps;
+    gradients (before the last bucket was ready), measured in the same steps: 0 when there is one
+    bucket, whose all-reduce can only start once backward is done;
   * bytes: gradient bytes all-reduced per step per rank (a ring all-reduce sends 2 (N-1)/N of it).
 
 Prints a markdown table for bench/RESULTS.md.
@@ -192,9 +193,10 @@ def summary(label, ranks, global_batch, figures) -> list:
     median = max(statistics.median(row[0] for row in r["ddp"]) for r in ranks_) * 1e3
     compute = max(quiet(r["compute"]) for r in ranks_) * 1e3
     alone = max(quiet(r["alone"]) for r in ranks_) * 1e3
-    hidden_share = statistics.fmean(p[5] / p[4] for p in per if p[4] > 0)
+    shares = [p[5] / p[4] for p in per if p[4] > 0]
+    overlap = f"{statistics.fmean(shares):.0%}" if shares else "-"     # "-": nothing was in flight
     return [label, per_rank, f"{step:.2f} ({median:.2f})", f"{compute:.2f}", f"{alone:.2f}",
-            f"{wait:.2f} / {launch:.2f} / {write:.2f}", f"{in_flight:.2f}", f"{hidden_share:.0%}",
+            f"{wait:.2f} / {launch:.2f} / {write:.2f}", f"{in_flight:.2f}", overlap,
             ranks_[0]["buckets"], f"{nbytes / 1e3:.1f}", f"{global_batch / step:.1f}"]
 
 

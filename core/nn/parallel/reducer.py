@@ -91,7 +91,8 @@ class Reducer:
         self.find_unused = False
         # what the benchmark reads: reductions, bytes all-reduced; seconds spent flattening and starting
         # buckets (launch), waiting for their results (wait), writing .grad (write); seconds the buckets'
-        # all-reduces were in flight (in_flight), and how much of that passed before the wait began (hidden)
+        # all-reduces were in flight (in_flight), and how much of that passed while backward still
+        # computed gradients, before the last bucket was ready (hidden)
         self.stats = {"steps": 0, "buckets": len(self.buckets), "bytes": 0, "launch_s": 0.0, "wait_s": 0.0,
                       "write_s": 0.0, "in_flight_s": 0.0, "hidden_s": 0.0}
         self._reset()
@@ -102,7 +103,8 @@ class Reducer:
         self.grads = [[None] * len(b) for b in self.buckets]
         self.ready = [0] * len(self.buckets)
         self.works = [None] * len(self.buckets)
-        self.started = [0.0] * len(self.buckets)   # time.perf_counter() at each bucket's all-reduce start
+        self.ready_at = 0.0                        # time.perf_counter() when the last bucket was ready
+        self.started = [0.0] * len(self.buckets)   # ... and at each bucket's all-reduce start
         self.marked = set()
         self.next_bucket = 0
         self.used = None
@@ -146,15 +148,15 @@ class Reducer:
     def _launch(self, b: int) -> None:
         """Flatten bucket ``b``'s gradients (zeros for the unused) into one fresh host array and
         start averaging it over the ranks, without blocking."""
-        start = time.perf_counter()
+        start = self.ready_at = time.perf_counter()
         with no_grad():
             parts = [run_kernel(K.RESHAPE, g if g is not None else _zeros(self.params[i]),
                                 shape=(self.params[i].numel(),)) for i, g in zip(self.buckets[b], self.grads[b])]
-            flat = run_kernel(K.CONCAT, *parts, axis=0)
-            self.works[b] = all_reduce_owned(host_flat(flat), ReduceOp.AVG, async_op=True)
-        self.started[b] = time.perf_counter()
+            flat = host_flat(run_kernel(K.CONCAT, *parts, axis=0))
+            self.started[b] = time.perf_counter()
+            self.works[b] = all_reduce_owned(flat, ReduceOp.AVG, async_op=True)
         self.stats["bytes"] += flat.numel() * flat._dtype.itemsize
-        self.stats["launch_s"] += self.started[b] - start
+        self.stats["launch_s"] += time.perf_counter() - start
 
     def _finalize(self) -> None:
         """Wait for every bucket, then write the averaged gradients into ``.grad``."""
@@ -174,7 +176,7 @@ class Reducer:
         self.stats["write_s"] += time.perf_counter() - waited
         for work, started in zip(self.works, self.started):
             self.stats["in_flight_s"] += work.completed_at - started
-            self.stats["hidden_s"] += max(0.0, min(work.completed_at, start) - started)
+            self.stats["hidden_s"] += max(0.0, min(work.completed_at, self.ready_at) - started)
         self.stats["steps"] += 1
         self.expect = False
         self._reset()
