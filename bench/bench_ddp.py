@@ -1,6 +1,6 @@
 """Step time of examples/ddp_digits.py's training step on 1, 2 and 4 ranks, all-reduce separated out.
 
-    python bench/bench_ddp.py            # ~1-2 minutes on 2 cores
+    python bench/bench_ddp.py            # ~3 minutes on 2 cores
     python bench/bench_ddp.py --quick    # a smoke run
 
 The step is the example's: the digits MLP (64-128-64-10, 17,226 float32 parameters = 68.9 kB of
