@@ -15,6 +15,7 @@ from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_f
 from .engine import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, run_kernel,
                      set_grad_enabled)
 from .tensor import Tensor, tensor
+from .printing import set_printoptions
 from .devices import device, get_default_device, set_default_device
 from . import autograd
 from .autograd import Function, custom_grad, grad, value_and_grad
@@ -53,6 +54,6 @@ from .profiler import profile  # noqa: E402
 from .backends.gpu.custom import WgslError, wgsl_elementwise, wgsl_kernel  # noqa: E402
 from . import accelerator, amp, cuda  # noqa: E402
 from .amp import autocast  # noqa: E402
-from .compiler import compile  # noqa: E402,A001
+from .compiler import compile  # noqa: E402,A001,F811
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402
 from .flags import *  # noqa: E402,F401,F403

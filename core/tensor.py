@@ -6,7 +6,6 @@ the tensor's own: data access, autograd state, and movement between backends/dty
 """
 from __future__ import annotations
 
-import math
 from weakref import ref
 
 from . import engine, registry, views
@@ -14,6 +13,7 @@ from .devices import device, device_of
 from .dtypes import DTYPES, DType, can_cast, to_dtype
 from .engine import _mode, record_function, run_kernel
 from .host import as_host, is_array_like
+from .printing import tensor_repr
 from .shapes import numel
 
 
@@ -232,20 +232,14 @@ class Tensor:
         return int(self.item())
 
     def __repr__(self):
-        extra = ""
-        if self._dtype.name not in ("float32", "int64", "bool") or (self._dtype.name == "int64" and not self.numel()):
-            extra += f", dtype={self._dtype!r}"
-        if self._backend.name != "cpu":
-            extra += f", device='{self._backend.name}'"
-        if self.grad_fn is not None:
-            extra += f", grad_fn={self.grad_fn!r}"
-        elif self.requires_grad:
-            extra += ", requires_grad=True"
-        if self.numel() == 0:
-            body = f"[], size={tuple(self.shape)}" if self.ndim > 1 else "[]"
-        else:
-            body = format_values(self.tolist(), self._dtype)
-        return f"tensor({body}{extra})"
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        """A 0-d tensor formats its value (``f"{loss:.4f}"``); any other tensor formats as ``str``
+        with an empty spec, and raises TypeError given one, as in PyTorch."""
+        if self.ndim == 0 and type(self) is Tensor:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
 
     # ------------------------------------------------------------ autograd
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -520,40 +514,6 @@ def _from_array(be, data, dt):
         return be.from_array(data, dt)
     flat, shape, dt = as_host(data.tolist(), dt or to_dtype(data.dtype))
     return be.upload(flat, shape, dt)
-
-
-def format_values(values, dtype: DType) -> str:
-    """PyTorch-like text for (nested) values, padded to one width: ``[[ 1.,  2.],\n        [10., 20.]]``.
-    Floats print as ``1.`` when all are whole, else with 4 decimals (scientific when the range is wide)."""
-    flat, depth, level = [], 0, values
-    while isinstance(level, list):
-        depth, level = depth + 1, level[0] if level else None
-    stack = [values]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, list):
-            stack.extend(v)
-        else:
-            flat.append(v)
-    fmt, shown = str, flat
-    if dtype.is_floating:
-        shown = [v for v in flat if math.isfinite(v)]
-        big = max(map(abs, shown), default=0.0)
-        small = min((abs(v) for v in shown if v), default=0.0)
-        if big < 1e8 and all(v == int(v) for v in shown):
-            fmt = lambda v: f"{v:.0f}." if math.isfinite(v) else str(v)  # noqa: E731
-        elif big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3)):
-            fmt = lambda v: f"{v:.4e}"  # noqa: E731
-        else:
-            fmt = lambda v: f"{v:.4f}"  # noqa: E731
-    width = max((len(fmt(v)) for v in shown), default=0)
-
-    def rec(v, d):
-        if not isinstance(v, list):
-            return fmt(v).rjust(width)
-        sep = "," + "\n" * (depth - d - 1) + " " * (len("tensor(") + d + 1) if depth - d > 1 else ", "
-        return "[" + sep.join(rec(x, d + 1) for x in v) + "]"
-    return rec(values, 0)
 
 
 from . import autograd as _autograd  # noqa: E402  (it imports Tensor and tensor: bound last, once they exist)

@@ -15,7 +15,6 @@ from webgrad.dtypes import bool_, int32
 from .program import WGSL_TYPES, Program, kernel_source
 
 WG = 64
-_NAMES = ("x0", "x1", "x2")
 
 _SIGN = "select(select(T0(0), T0(1), x0 > T0(0)), T0(-1), x0 < T0(0))"   # NaN -> 0, as torch.sign
 
@@ -191,7 +190,7 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
     key = ("ew", label, expr, extra, dtypes, out_dtype.name, tuple(modes), vec, rank)
 
     def build():
-        names = _NAMES[:len(views)]
+        names = [f"x{k}" for k in range(len(views))]
         uni = [("n", "u32", 1), ("p", "f32", max(2, len(params))), ("q", "i32", 4)]
         if rank:
             uni.append(("shape", "u32", rank))

@@ -156,7 +156,15 @@ class GpuBackend:
         self._sync = None                # one word read back by synchronize()
         self._check_slots: dict = {}     # (kernel, dimension size) -> flags slot, since the last readback
 
+    def __repr__(self):
+        """Names the backend and its adapter: ``<webgrad backend 'wgpu': llvmpipe (LLVM 15.0.6, 256 bits), Vulkan>``."""
+        info = self.device.info      # browsers may leave ``device`` empty and give only the vendor
+        named = next((str(info[k]) for k in ("device", "description", "vendor") if info.get(k)), "an unnamed adapter")
+        api = f", {info['backend_type']}" if info.get("backend_type") else ""
+        return f"<webgrad backend {self.name!r}: {named}{api}>"
+
     # ------------------------------------------------------------ buffers
+
     def alloc(self, shape: tuple, dtype: DType, upload: bool = False) -> GpuArray:
         """A new (uninitialised) array. A kernel's output (the default) must be written by a
         dispatch recorded after this call: it may get a buffer released earlier in the open
@@ -349,6 +357,24 @@ class GpuBackend:
         if self._timing is not None:
             self._timed_labels.extend(r[0] for r in records)
         self.submits += 1
+
+    # ------------------------------------------------------------ fusion and capture (webgrad.compile's plans)
+    def capture(self):
+        """A context logging one kernel call's allocations and dispatches (see ``capture.Capture``)."""
+        from .capture import Capture
+        return Capture(self)
+
+    fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
+
+    def fusible(self, name: str, attrs: dict, dtypes) -> bool:
+        """Whether a compiled plan may fuse kernel ``name`` into an elementwise chain (see ``fused``)."""
+        from .fused import fusible
+        return fusible(name, attrs, dtypes)
+
+    def fused_kernel(self, ops, out_shape: tuple, dtype=float32):
+        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``)."""
+        from .fused import fused_kernel
+        return fused_kernel(self.name, ops, out_shape)
 
     # ------------------------------------------------------------ device timing (webgrad.profile)
     def start_device_timing(self, report) -> None:
