@@ -9,7 +9,9 @@ holds a replica, reads its share of each batch through DistributedSampler (64 / 
 rows, so the global batch stays 64), and DDP averages the gradients during backward. Every
 rank's sampler shuffles alike, so each step's global batch holds the rows the one process's
 step holds: the ranks train as the one process does and reach its test accuracy (97.1% on 1, 2
-and 4 ranks here). Rank 0 prints the progress and the accuracy.
+and 4 ranks here). Rank 0 prints the progress and the accuracy. The default run, 30 epochs, takes
+about 3 s as one process on a 2-core CPU, about 10 s on 2 ranks and about 15 s on 4 (most of it
+starting the ranks); ``--quick`` (8 epochs) about 2 s as one process.
 """
 import argparse
 import os
@@ -59,7 +61,8 @@ def main(argv=None):
     sampler = DistributedSampler(data, num_replicas=world, rank=rank, seed=0)
     loader = DataLoader(data, batch_size=GLOBAL_BATCH // world, sampler=sampler)
     if rank == 0:
-        print(f"ranks: {world}")
+        print(f"ddp_digits: {epochs} epochs on {world} rank(s) (the default 30 take about 3 s as one process on a "
+              f"2-core CPU; --quick, 8, about 2 s)")
 
     start = time.perf_counter()
     for epoch in range(1, epochs + 1):
