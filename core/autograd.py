@@ -6,7 +6,7 @@ import functools
 import warnings
 
 from . import kernel_names as K
-from .backprop import accumulate, run_backward
+from .backprop import accumulate, run_backward, run_post_accumulate_hooks
 from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mode
 from .ops.common import scalar_tensor
 from .tensor import Tensor, tensor
@@ -54,6 +54,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for t, g in zip(inputs, grads):
         if g is not None:
             t.grad = accumulate(t.grad, g, create_graph)
+            run_post_accumulate_hooks(t)
 
 
 def _root_grads(outputs, grads, who):

@@ -6,6 +6,8 @@ the tensor's own: data access, autograd state, and movement between backends/dty
 """
 from __future__ import annotations
 
+from weakref import ref
+
 from . import engine, registry, views
 from .devices import device, device_of
 from .dtypes import DTYPES, DType, can_cast, to_dtype
@@ -337,6 +339,30 @@ class Tensor:
         hooks.append(hook)
         return _HookHandle(hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` on this leaf once a backward pass has accumulated its gradient into
+        ``.grad``: as soon as that gradient is whole, while the rest of the pass still runs (as
+        PyTorch's, which ``DistributedDataParallel`` uses to start all-reducing early). Returns a
+        handle with ``remove()``.
+
+        >>> import webgrad as wg
+        >>> w, seen = wg.ones(2, requires_grad=True), []
+        >>> h = w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+        >>> (w * 3).sum().backward(); seen
+        [[3.0, 3.0]]
+        """
+        if not self.requires_grad:
+            raise RuntimeError("register_post_accumulate_grad_hook: cannot register a hook on a tensor that "
+                               "doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                               "registered on non-leaf tensors")
+        entry = post_accumulate_hooks.get(id(self))
+        if entry is None:
+            entry = post_accumulate_hooks[id(self)] = (ref(self, _forget_hooks(id(self))), [])
+        entry[1].append(hook)
+        return _HookHandle(entry[1], hook)
+
     def _alias(self) -> "Tensor":
         t = Tensor._wrap(self._data, self._backend)
         t.requires_grad, t.grad_fn, t._out_index = self.requires_grad, self.grad_fn, self._out_index
@@ -438,6 +464,15 @@ TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "
               "bfloat16": "torch.BFloat16Tensor", "int32": "torch.IntTensor", "int64": "torch.LongTensor",
               "bool": "torch.BoolTensor"}
 _TYPE_DTYPES = {name: dtype for dtype, name in TYPE_NAMES.items()}
+
+
+# id(leaf) -> (weak reference to the leaf, [hook(leaf)]): register_post_accumulate_grad_hook's, by identity
+# (a WeakKeyDictionary would compare tensors with ==, an op); an entry goes when its leaf dies
+post_accumulate_hooks = {}
+
+
+def _forget_hooks(key, hooks=post_accumulate_hooks):
+    return lambda _: hooks.pop(key, None)   # (the dict itself: module globals may be gone at interpreter exit)
 
 
 class _HookHandle:
