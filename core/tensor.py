@@ -116,6 +116,8 @@ class Tensor:
         """Number of elements."""
         return numel(self._data.shape)
 
+    nelement = numel
+
     def element_size(self) -> int:
         """Bytes per element."""
         return self._dtype.itemsize
@@ -182,8 +184,8 @@ class Tensor:
     def item(self):
         """The value of a one-element tensor as a Python number."""
         if self.numel() != 1:
-            raise ValueError(f"item: only one-element tensors can be converted to Python scalars; "
-                             f"this one has shape {tuple(self.shape)}")
+            raise RuntimeError(f"item: a Tensor with {self.numel()} elements cannot be converted to Scalar "
+                               f"(shape {tuple(self.shape)})")
         v = self.tolist()
         while isinstance(v, list):
             v = v[0]
@@ -203,9 +205,10 @@ class Tensor:
             return self.tolist()
         return await read(self._data)
 
-    def numpy(self):
-        """A numpy array with the data (needs numpy). Fails on tensors that require grad, as in PyTorch."""
-        if self.requires_grad:
+    def numpy(self, *, force=False):
+        """A numpy array with the data (needs numpy): a snapshot, not shared with the tensor. Fails on
+        tensors that require grad, as in PyTorch, unless ``force`` (which reads ``detach()``'s data)."""
+        if self.requires_grad and not force:
             raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; use "
                                "tensor.detach().numpy()")
         return self._backend.to_numpy(self._data)
@@ -318,8 +321,8 @@ class Tensor:
         node = self.grad_fn
         return bool(node is not None and node.retained and self._out_index in node.retained)
 
-    def register_hook(self, fn):
-        """Call ``fn(grad)`` when this tensor's gradient is computed; a returned tensor replaces it.
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it.
         Returns a handle with ``remove()``.
 
         >>> import webgrad as wg
@@ -338,8 +341,8 @@ class Tensor:
             node = self.grad_fn
             node.hooks = node.hooks or {}
             hooks = node.hooks.setdefault(self._out_index, [])
-        hooks.append(fn)
-        return _HookHandle(hooks, fn)
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
 
     def _alias(self) -> "Tensor":
         t = Tensor._wrap(self._data, self._backend)
@@ -401,11 +404,44 @@ class Tensor:
         """This tensor on the ``cpu`` backend."""
         return self.to("cpu")
 
-    def type(self, dtype=None):
-        return self._dtype.name if dtype is None else self.to(dtype)
+    def type(self, dtype=None, non_blocking=False):
+        """PyTorch's tensor type name (``'torch.FloatTensor'``, as scripts compare it) without ``dtype``;
+        with one (a dtype or such a name), this tensor cast to it.
+
+        >>> import webgrad as wg
+        >>> wg.ones(1).type(), wg.ones(1).type("torch.LongTensor").dtype
+        ('torch.FloatTensor', webgrad.int64)
+        """
+        if dtype is None:
+            return TYPE_NAMES[self._dtype.name]
+        if isinstance(dtype, str) and dtype in _TYPE_DTYPES:
+            dtype = _TYPE_DTYPES[dtype]
+        return self.to(dtype)
+
+    def type_as(self, tensor) -> "Tensor":
+        """This tensor cast to ``tensor``'s dtype (its device is not changed, as in PyTorch on one device).
+
+        >>> import webgrad as wg
+        >>> wg.tensor([1, 2]).type_as(wg.zeros(1)).tolist()
+        [1.0, 2.0]
+        """
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"type_as: expected a Tensor, got {type(tensor).__name__}")
+        return self.to(tensor._dtype)
+
+    def is_complex(self) -> bool:
+        """False: webgrad has no complex dtypes."""
+        return False
 
 
 engine.Tensor, engine._wrap = Tensor, Tensor._wrap  # run_kernel wraps outputs with it, without an import per call
+
+
+# PyTorch's legacy tensor type names, which ``type()`` returns and takes
+TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+              "bfloat16": "torch.BFloat16Tensor", "int32": "torch.IntTensor", "int64": "torch.LongTensor",
+              "bool": "torch.BoolTensor"}
+_TYPE_DTYPES = {name: dtype for dtype, name in TYPE_NAMES.items()}
 
 
 class _HookHandle:
@@ -460,16 +496,18 @@ def _move(t: Tensor, dest) -> Tensor:
     return out
 
 
-def tensor(data, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+def tensor(data, dtype=None, requires_grad=False, backend=None, device=None, pin_memory=False) -> Tensor:
     """Create a tensor from a Python scalar, nested lists, ``array.array``/buffer, a numpy array,
     or another tensor (copied). Floats default to float32, ints to int64, as in PyTorch.
+    ``pin_memory`` is accepted without effect (GPU uploads need no pinned memory).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]], dtype=wg.float32).shape
     (2, 2)
     """
-    be = backend if backend is not None else device
-    be = registry.resolve(be)
+    if not isinstance(pin_memory, bool):
+        raise TypeError(f"tensor: pin_memory must be a bool, got {type(pin_memory).__name__}")
+    be = registry.resolve(backend if backend is not None else device)
     dt = None if dtype is None else to_dtype(dtype)
     if isinstance(data, Tensor):
         t = data.detach().to(be.name)

@@ -27,7 +27,7 @@ def _operands(op, a, b):
             b if b._dtype is dt else run_kernel(K.CAST, b, dtype=dt))
 
 
-def matmul(a, b):
+def matmul(input, other):
     """Matrix product with PyTorch's rules: 1-D operands act as a row (left) or column (right)
     vector and that dim is dropped; leading batch dims broadcast.
 
@@ -40,23 +40,24 @@ def matmul(a, b):
     11.0
     """
     if autocast.dtypes:
-        a, b = lower_precision(a, b)
-    if type(a) is Tensor and type(b) is Tensor and a._dtype is b._dtype and a._dtype.is_floating:
-        sa, sb = a._data.shape, b._data.shape   # the fast path: [m, k] @ [k, n], one float dtype
+        input, other = lower_precision(input, other)
+    if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype and input._dtype.is_floating:
+        sa, sb = input._data.shape, other._data.shape   # the fast path: [m, k] @ [k, n], one float dtype
         if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:
-            return run_kernel(K.MATMUL, a, b, transpose_a=False, transpose_b=False)
-    a, b = _operands("matmul", a, b)
-    if not a.ndim or not b.ndim:
-        raise ValueError(f"matmul: both arguments need to be at least 1D, but they are {a.ndim}D and "
-                         f"{b.ndim}D")
-    a2 = reshape_to(a, (1,) + a.shape) if a.ndim == 1 else a
-    b2 = reshape_to(b, b.shape + (1,)) if b.ndim == 1 else b
+            return run_kernel(K.MATMUL, input, other, transpose_a=False, transpose_b=False)
+    input, other = _operands("matmul", input, other)
+    if not input.ndim or not other.ndim:
+        raise ValueError(f"matmul: both arguments need to be at least 1D, but they are {input.ndim}D and "
+                         f"{other.ndim}D")
+    a2 = reshape_to(input, (1,) + input.shape) if input.ndim == 1 else input
+    b2 = reshape_to(other, other.shape + (1,)) if other.ndim == 1 else other
     if a2.shape[-1] != b2.shape[-2]:
-        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
+        raise ValueError(f"matmul: shapes {tuple(input.shape)} and {tuple(other.shape)} cannot be multiplied "
                          f"({a2.shape[-1]} != {b2.shape[-2]})")
     batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2], op="matmul")
     out = run_kernel(K.MATMUL, a2, b2, transpose_a=False, transpose_b=False)
-    shape = batch + ((a.shape[-2],) if a.ndim > 1 else ()) + ((b.shape[-1],) if b.ndim > 1 else ())
+    rows = (input.shape[-2],) if input.ndim > 1 else ()
+    shape = batch + rows + ((other.shape[-1],) if other.ndim > 1 else ())
     return reshape_to(out, shape)
 
 
@@ -71,52 +72,52 @@ def _check_ndim(op, want, a, b):
         raise ValueError(f"{op}: expected two {want}D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
 
 
-def dot(a, b):
+def dot(input, tensor):
     """Dot product of two 1-D tensors of one size.
 
     >>> import webgrad as wg
     >>> wg.dot(wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).item()
     11.0
     """
-    _check_ndim("dot", 1, check_tensor("dot", a), check_tensor("dot", b))
-    if a.shape != b.shape:
-        raise ValueError(f"dot: inconsistent sizes, shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    return matmul(a, b)
+    _check_ndim("dot", 1, check_tensor("dot", input), check_tensor("dot", tensor))
+    if input.shape != tensor.shape:
+        raise ValueError(f"dot: inconsistent sizes, shapes {tuple(input.shape)} and {tuple(tensor.shape)}")
+    return matmul(input, tensor)
 
 
-def mm(a, b):
+def mm(input, mat2):
     """Product of two 2-D matrices (no broadcasting).
 
     >>> import webgrad as wg
     >>> wg.mm(wg.ones(2, 3), wg.ones(3, 1)).tolist()
     [[3.0], [3.0]]
     """
-    _check_ndim("mm", 2, check_tensor("mm", a), check_tensor("mm", b))
-    return matmul(a, b)
+    _check_ndim("mm", 2, check_tensor("mm", input), check_tensor("mm", mat2))
+    return matmul(input, mat2)
 
 
-def bmm(a, b):
+def bmm(input, mat2):
     """Batched product of 3-D tensors with one batch size (no broadcasting).
 
     >>> import webgrad as wg
     >>> wg.bmm(wg.ones(4, 2, 3), wg.ones(4, 3, 5)).shape
     (4, 2, 5)
     """
-    _check_ndim("bmm", 3, check_tensor("bmm", a), check_tensor("bmm", b))
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(f"bmm: batch sizes differ, shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    return matmul(a, b)
+    _check_ndim("bmm", 3, check_tensor("bmm", input), check_tensor("bmm", mat2))
+    if input.shape[0] != mat2.shape[0]:
+        raise ValueError(f"bmm: batch sizes differ, shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
+    return matmul(input, mat2)
 
 
-def outer(a, b):
-    """Outer product of two 1-D tensors: ``out[i, j] = a[i] * b[j]``.
+def outer(input, vec2):
+    """Outer product of two 1-D tensors: ``out[i, j] = input[i] * vec2[j]``.
 
     >>> import webgrad as wg
     >>> wg.outer(wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).tolist()
     [[3.0, 4.0], [6.0, 8.0]]
     """
-    _check_ndim("outer", 1, check_tensor("outer", a), check_tensor("outer", b))
-    return matmul(reshape_to(a, a.shape + (1,)), reshape_to(b, (1,) + b.shape))
+    _check_ndim("outer", 1, check_tensor("outer", input), check_tensor("outer", vec2))
+    return matmul(reshape_to(input, input.shape + (1,)), reshape_to(vec2, (1,) + vec2.shape))
 
 
 # ---------------------------------------------------------------- einsum

@@ -18,7 +18,7 @@ from ..shapes import broadcast_shapes
 from ..tensor import Tensor, tensor
 from .binary import where
 from .common import check_tensor, is_scalar
-from .creation import _backend, _finish, _like, _shape, arange, full
+from .creation import _backend, _finish, _like, _shape, arange, full, sizes_from
 from .movement import cat, stack
 from .reduce import argmax
 
@@ -29,17 +29,6 @@ _COMPARE_BUDGET = 1 << 22            # elements per chunk of multinomial's [rows
 
 
 # ---------------------------------------------------------------- checks
-
-
-def _size(op, args, size) -> tuple:
-    """The shape from ``op(2, 3)``, ``op((2, 3))`` or ``op(size=(2, 3))``."""
-    if size is not None:
-        if args:
-            raise TypeError(f"{op}: give the size positionally or as size=, not both (got {args} and size={size})")
-        args = (size,)
-    if not args:
-        raise TypeError(f"{op}: missing the size, e.g. {op}(2, 3) or {op}((2, 3))")
-    return _shape(args, op)
 
 
 def _floating(op, dtype, error=NotImplementedError):
@@ -86,7 +75,7 @@ def rand(*args, size=None, generator=None, dtype=None, requires_grad=False, back
     >>> 0 <= wg.rand(3, generator=wg.Generator().manual_seed(0)).min().item() < 1
     True
     """
-    shape, dt = _size("rand", args, size), _floating("rand", dtype)
+    shape, dt = sizes_from("rand", args, size), _floating("rand", dtype)
     return _finish(_uniform(shape, dt, _backend(backend, device), generator, "rand"), requires_grad)
 
 
@@ -97,7 +86,7 @@ def randn(*args, size=None, generator=None, dtype=None, requires_grad=False, bac
     >>> wg.randn(2, 3).shape
     (2, 3)
     """
-    shape, dt = _size("randn", args, size), _floating("randn", dtype)
+    shape, dt = sizes_from("randn", args, size), _floating("randn", dtype)
     return _finish(_normal(shape, dt, _backend(backend, device), generator, "randn"), requires_grad)
 
 

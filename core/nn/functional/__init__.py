@@ -19,7 +19,19 @@ from .normalization import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 
-METHODS = {"softmax": _activation.softmax, "log_softmax": _activation.log_softmax}
+
+
+def _softmax_method(self, dim, dtype=None):
+    """``F.softmax(self, dim, dtype=dtype)`` (Tensor.softmax's signature: no ``_stacklevel``)."""
+    return _activation.softmax(self, dim, dtype=dtype)
+
+
+def _log_softmax_method(self, dim, dtype=None):
+    """``F.log_softmax(self, dim, dtype=dtype)``."""
+    return _activation.log_softmax(self, dim, dtype=dtype)
+
+
+METHODS = {"softmax": _softmax_method, "log_softmax": _log_softmax_method}
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -3,9 +3,73 @@ softmax and log_softmax are composed here (shifted by the max for stability, dif
 from __future__ import annotations
 
 from ...dtypes import to_dtype
+from ...ops import unary
+from ...ops.binary import inplace as _write
 from ...ops.common import check_tensor
-from ...ops.unary import elu, gelu, leaky_relu, relu, sigmoid, silu, softplus, tanh  # noqa: F401
+from ...ops.unary import gelu, sigmoid, softplus, tanh  # noqa: F401
 from ...shapes import normalize_axis
+
+
+def _maybe_inplace(op: str, fn, input, inplace: bool, *args):
+    """``fn(input, *args)``, written into ``input`` when ``inplace`` (PyTorch's ``inplace=True``)."""
+    if inplace:
+        return _write(check_tensor(op, input), op + "_", fn, *args)
+    return fn(input, *args)
+
+
+def relu(input, inplace=False):
+    """``max(input, 0)``; ``inplace=True`` writes the result into ``input``.
+
+    >>> import webgrad as wg
+    >>> relu(wg.tensor([-1.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    return _maybe_inplace("relu", unary.relu, input, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``input`` where positive, else ``negative_slope * input``; ``inplace=True`` writes into ``input``.
+
+    >>> import webgrad as wg
+    >>> leaky_relu(wg.tensor([-1.0, 2.0]), 0.5).tolist()
+    [-0.5, 2.0]
+    """
+    return _maybe_inplace("leaky_relu", unary.leaky_relu, input, inplace, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``input`` where positive, else ``alpha * (exp(input) - 1)``; ``inplace=True`` writes into ``input``.
+
+    >>> import webgrad as wg
+    >>> elu(wg.tensor([0.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    return _maybe_inplace("elu", unary.elu, input, inplace, alpha)
+
+
+def silu(input, inplace=False):
+    """``input * sigmoid(input)``; ``inplace=True`` writes into ``input``.
+
+    >>> import webgrad as wg
+    >>> silu(wg.tensor([0.0])).tolist()
+    [0.0]
+    """
+    return _maybe_inplace("silu", unary.silu, input, inplace)
+
+
+def relu_(input):
+    """In-place ``relu``."""
+    return relu(input, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place ``leaky_relu``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    """In-place ``elu``."""
+    return elu(input, alpha, inplace=True)
 
 
 def _prepare(op, input, dim, dtype):
@@ -19,7 +83,7 @@ def _prepare(op, input, dim, dtype):
     return x - x.amax(dim, keepdim=True), dim
 
 
-def softmax(input, dim=None, dtype=None):
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x) / exp(x).sum(dim), computed stably.
 
     >>> import webgrad as wg
@@ -31,7 +95,7 @@ def softmax(input, dim=None, dtype=None):
     return e / e.sum(dim, keepdim=True)
 
 
-def log_softmax(input, dim=None, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x, dim)), computed stably as z - log(exp(z).sum(dim)) with z = x - max(x).
 
     >>> import webgrad as wg
@@ -42,4 +106,5 @@ def log_softmax(input, dim=None, dtype=None):
     return z - z.exp().sum(dim, keepdim=True).log()
 
 
-__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax", "log_softmax"]
+__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax", "log_softmax",
+           "relu_", "leaky_relu_", "elu_"]
