@@ -31,6 +31,7 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
+from .tensor_types import *  # noqa: F401,F403
 from . import gradients  # noqa: F401  (registers the gradient rules)
 from . import backends  # noqa: E402  registers the built-in backends; wg.backends() lists those that start
 from . import nn
