@@ -324,12 +324,13 @@ class CharDataset(Dataset):
         return x, y
 
 
-def main(steps=10, device=None, init=None, block_size=12):
+def main(steps=10, device=None, init=None, block_size=12, n_layer=2, n_head=2, n_embd=24, batch_size=4):
     torch.manual_seed(3407)
-    train_dataset = CharDataset(TEXT, block_size)
+    train_dataset = CharDataset(TEXT * (1 + 2 * block_size // len(TEXT)), block_size)
 
     model_config = GPT.get_default_config()
-    model_config.model_type = 'gpt-nano'
+    model_config.model_type = None
+    model_config.merge_from_dict(dict(n_layer=n_layer, n_head=n_head, n_embd=n_embd))
     model_config.vocab_size = train_dataset.get_vocab_size()
     model_config.block_size = train_dataset.get_block_size()
     model = GPT(model_config)
@@ -338,7 +339,7 @@ def main(steps=10, device=None, init=None, block_size=12):
     init = {k: v.detach().clone() for k, v in model.state_dict().items()}
 
     train_config = Trainer.get_default_config()
-    train_config.merge_from_dict({"max_iters": steps, "device": device or 'auto'})
+    train_config.merge_from_dict({"max_iters": steps, "device": device or 'auto', "batch_size": batch_size})
     trainer = Trainer(train_config, model, train_dataset)
     losses = []
 
