@@ -10,6 +10,8 @@ Measures, each as the median over repeats, in one process:
   * MLP step: 784-256-10, ReLU, cross-entropy, SGD, at batch 128 and 1024;
   * CNN step: a digits-sized conv net (8x8 input, conv 3x3 to 8 channels, ReLU, 2x2 max-pool,
             linear to 10, cross-entropy, SGD) at batch 64 (webgrad and PyTorch);
+  * masks:  ``g[mask] = 0``, ``g[mask]`` and ``g[mask] = values`` on a 256x256 float32 ``g`` with
+            ``mask = g > 0`` (half True, at random places), without grad (webgrad, PyTorch, numpy);
 and, each in a fresh process, the peak RSS of 200 MLP steps (batch 128) for webgrad and PyTorch.
 Contenders: webgrad (cpu backend), PyTorch (when importable; its thread count set to numpy's
 BLAS thread count), hand-written numpy (forward and backward by hand), and for the tiny-tensor
@@ -361,6 +363,55 @@ def check_cnn():
         assert np.allclose(losses["webgrad"], losses["torch"], rtol=1e-3), f"CNN losses differ: {losses}"
 
 
+# ---------------------------------------------------------------- boolean masks (issue 17)
+
+MASK_SIDE = 256
+MASK_OPS = {   # label -> the op on (g, mask, values), written once for every contender
+    "g[mask] = 0": lambda g, m, v: g.__setitem__(m, 0),
+    "g[mask]": lambda g, m, v: g[m],
+    "g[mask] = values": lambda g, m, v: g.__setitem__(m, v),
+}
+
+
+def mask_data(seed=0):
+    """A 256x256 float32 ``g``, ``mask = g > 0`` (half True, at random places: no run of True for a
+    branch predictor to learn) and one value per True element."""
+    rng = np.random.default_rng(seed)
+    g = rng.standard_normal((MASK_SIDE, MASK_SIDE), dtype=np.float32)
+    m = g > 0
+    return g, m, rng.standard_normal(int(m.sum()), dtype=np.float32)
+
+
+def mask_contenders(op):
+    g, m, v = mask_data()
+    out = {}
+    if wg is not None:
+        args = wg.tensor(g), wg.tensor(m), wg.tensor(v)
+        out["webgrad"] = lambda: op(*args)
+    if torch is not None:
+        targs = torch.from_numpy(g.copy()), torch.from_numpy(m), torch.from_numpy(v)
+        out["torch"] = lambda: op(*targs)
+    nargs = g.copy(), m, v
+    out["numpy"] = lambda: op(*nargs)
+    return out
+
+
+def check_masks():
+    """webgrad's and PyTorch's results (the selection, or ``g`` after the assignment) are numpy's."""
+    g, m, v = mask_data()
+    for label, op in MASK_OPS.items():
+        ref = g.copy()
+        want = op(ref, m, v)
+        want = ref if want is None else want
+        contenders = [("webgrad", wg.tensor(g), wg.tensor(m), wg.tensor(v), lambda t: t.numpy())]
+        if torch is not None:
+            contenders.append(("torch", torch.from_numpy(g.copy()), torch.from_numpy(m), torch.from_numpy(v),
+                               lambda t: t.numpy()))
+        for name, tg, tm, tv, as_numpy in contenders:
+            got = op(tg, tm, tv)
+            assert np.array_equal(as_numpy(tg if got is None else got), want), f"{name}: {label} differs from numpy's"
+
+
 # ---------------------------------------------------------------- peak memory (fresh processes)
 
 RSS_STEPS = 200
@@ -509,6 +560,8 @@ def targets(rows, rss):
                     (f"MLP step b{b} ≤ 1.1× numpy", r(label, "numpy"), 1.1, blas(label, "numpy"))]
         elif label.startswith("CNN"):
             out.append((f"CNN step b{CNN_BATCH} ≤ 1.0× torch", r(label, "torch"), 1.0, None))
+        elif label.startswith("g[mask]"):   # issue 17: masks as fast as numpy
+            out.append((f"{label.split(',')[0]} ≤ 1.0× numpy", r(label, "numpy"), 1.0, None))
     if rss:
         peak = {name: p for name, (_, p) in rss.items()}
         out.append(("MLP loop peak RSS ≤ torch's", ratio(peak, "webgrad", "torch"), 1.0, None))
@@ -552,6 +605,7 @@ def main(argv=None):
     for b in batches:
         check_mlp(b)
     check_cnn()
+    check_masks()
 
     print(f"# {environment(pinned)}; BLAS/torch threads {threads}", file=sys.stderr)
     rows = [run_row(f"{CHAIN_OPS}-op chain + backward, {CHAIN_N} elems", "µs/op", 1e6 / CHAIN_OPS,
@@ -564,6 +618,9 @@ def main(argv=None):
                             repeats, min_time * 3, pause))
     rows.append(run_row(f"CNN step (8x8, conv3x3x8, pool, linear), batch {CNN_BATCH}", "ms/step", 1e3,
                         {n: make() for n, make in cnn_makers().items()}, repeats, min_time * 3, pause))
+    for label, op in MASK_OPS.items():
+        rows.append(run_row(f"{label}, {MASK_SIDE}x{MASK_SIDE}, mask = g > 0", "µs/op", 1e6, mask_contenders(op),
+                            repeats, min_time, pause))
     rss = peak_rss(128)
     print(f"\n{environment(pinned)}; BLAS/torch threads {threads}; webgrad MLP loss: {loss_name}\n")
     print(report(rows))

@@ -30,6 +30,7 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
+from .ops.masking import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .tensor_types import *  # noqa: F401,F403
 from . import gradients  # noqa: F401  (registers the gradient rules)

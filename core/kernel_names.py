@@ -49,6 +49,8 @@ ADD = "Add"
 SUB = "Sub"
 MUL = "Mul"
 DIV = "Div"                   # float inputs (ops promote ints to float first)
+FLOOR_DIVIDE = "FloorDivide"  # a // b as PyTorch: ints exact (by zero: an error on cpu), floats from fmod
+REMAINDER = "Remainder"       # a % b with the sign of b, as PyTorch (floats from fmod)
 POW = "Pow"
 MAXIMUM = "Maximum"
 MINIMUM = "Minimum"
@@ -64,7 +66,7 @@ LOGICAL_OR = "LogicalOr"      # -> bool
 LOGICAL_XOR = "LogicalXor"    # -> bool
 WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
 
-BINARY = (ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
+BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
           GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
 
 # --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------
@@ -103,6 +105,11 @@ AS_STRIDED_SCATTER = "AsStridedScatter"  # (x, src) shape, strides, offset: a co
 # --- indexing -------------------------------------------------------------------
 GATHER = "Gather"             # (x, index: int32) axis: int  -- torch.gather semantics
 SCATTER_ADD = "ScatterAdd"    # (x, index: int32, src) axis: int -- torch.scatter_add semantics
+INDEX_COPY = "IndexCopy"      # (x, index: int [M], source) axis: int -- torch.index_copy: x with slice
+                              # index[j] along axis replaced by source's slice j; the last j wins where
+                              # index repeats (numpy's rule); an index outside [0, x.shape[axis]) is refused
+NONZERO = "NonZero"           # x (any dtype) -> int64 [count, x.ndim]: the coordinates of x's nonzero elements,
+                              # row-major (torch.nonzero); count depends on the data (the GPU reads it back)
 
 # --- creation (no tensor inputs; run on the given backend) -----------------------
 FILL = "Fill"                 # shape, value, dtype

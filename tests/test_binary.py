@@ -42,6 +42,8 @@ ARITH = {
     "div": (lambda a, b: a / b, np.divide, nonzero, True),
     "pow": (lambda a, b: a ** b, np.power, positive, True),
     "atan2": (wg.atan2, np.arctan2, nonzero, False),
+    "floor_divide": (lambda a, b: a // b, np.floor_divide, nonzero, False),   # numpy's is Python's, as torch's
+    "remainder": (lambda a, b: a % b, np.remainder, nonzero, False),
 }
 
 SHAPES = [((3, 4), (3, 4)), ((3, 1), (4,)), ((), (3,)), ((2, 1, 3), (4, 1)), ((), ())]
@@ -123,7 +125,8 @@ def test_second_order_with_scalars():
 
 def test_every_kernel_has_cpu_impl_and_gradient():
     K = wg.kernel_names
-    differentiable = {K.ADD, K.SUB, K.MUL, K.DIV, K.POW, K.MAXIMUM, K.MINIMUM, K.ATAN2, K.WHERE}
+    differentiable = {K.ADD, K.SUB, K.MUL, K.DIV, K.FLOOR_DIVIDE, K.REMAINDER, K.POW, K.MAXIMUM, K.MINIMUM,
+                      K.ATAN2, K.WHERE}
     for name in K.BINARY + (K.WHERE,):
         assert name in wg.kernels_for_backend("cpu"), name
         assert (wg.get_gradient(name) is not None) == (name in differentiable), name
@@ -412,3 +415,24 @@ def test_against_torch():
 def torch_or_wg(x):
     import torch
     return torch if isinstance(x, torch.Tensor) else wg
+
+
+def test_floor_divide_is_exact_near_integers_and_integers_divide_exactly(backend):
+    t = torch_available()
+    assert (wg.tensor([1.0]) // wg.tensor([0.1])).tolist() == [9.0] == (t.tensor([1.0]) // t.tensor([0.1])).tolist()
+    big = wg.tensor([2 ** 24 + 1, -(2 ** 24) - 1], dtype=wg.int32)
+    assert (big // 2).tolist() == [2 ** 23, -(2 ** 23) - 1] and (big % 3).tolist() == [(2 ** 24 + 1) % 3,
+                                                                                      (-(2 ** 24) - 1) % 3]
+
+
+def test_integer_division_by_zero_raises_on_cpu_as_torch():
+    t = torch_available()
+    for op in (lambda a, b: a // b, lambda a, b: a % b):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            op(t.tensor([5]), t.tensor([0]))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            op(wg.tensor([5], device="cpu"), wg.tensor([0], device="cpu"))
+
+
+def torch_available():
+    return pytest.importorskip("torch")

@@ -5,9 +5,8 @@
 // mlp_repeat=<the same for the big MLP>, steps=<big-MLP steps per timed run>, mlp=small (skip the big MLP).
 // On SwiftShader the big MLP step takes a few hundred ms, hence its small defaults.
 import { startWebgrad } from "./webgrad.js";
+import { $, keepQuery, params, pyodideUrl } from "./page.js";
 
-const CDN = "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/";
-const params = new URLSearchParams(location.search);
 const REPEAT = parseInt(params.get("repeat") || "5", 10);
 const MLP_REPEAT = parseInt(params.get("mlp_repeat") || "2", 10);
 const STEPS = parseInt(params.get("steps") || "3", 10);
@@ -17,7 +16,6 @@ const MLPS = [  // the MLP step of bench/bench_cpu.py, and a small one where per
   { b: 128, d_in: 784, d_h: 256, d_out: D_OUT, steps: STEPS, repeat: MLP_REPEAT },
   { b: 32, d_in: 32, d_h: 64, d_out: D_OUT, steps: 20, repeat: REPEAT },
 ].slice(params.get("mlp") === "small" ? 1 : 0);
-const $ = (id) => document.getElementById(id);
 const bench = (window.__bench = { done: false, rows: [], startup: null, backend: null, error: null });
 
 // ------------------------------------------------------------------ the same data on both sides
@@ -339,8 +337,9 @@ function check(what, got, want) {
 }
 
 async function main() {
+  keepQuery();
   const t0 = performance.now();
-  const wg = await startWebgrad({ pyodideUrl: params.get("pyodide") || CDN, onStatus: (t) => ($("status").textContent = t) });
+  const wg = await startWebgrad({ pyodideUrl: pyodideUrl(), onStatus: (t) => ($("status").textContent = t) });
   const tReady = performance.now();
   const first = await wg.run("import webgrad as wg\nprint(await (wg.ones(4) * 2).sum().read())");
   if (first.error) throw new Error(first.error);

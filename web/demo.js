@@ -1,10 +1,9 @@
 // The demo page: start webgrad in a worker, run demo.py's train(), draw what it posts.
 // State for tests and the curious: window.__demo = {state, losses, accuracy, backend, error}.
 import { startWebgrad } from "./webgrad.js";
+import { $, keepQuery, params, pyodideUrl } from "./page.js";
+import { drawLines } from "./plot.js";
 
-const CDN = "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/";
-const params = new URLSearchParams(location.search);
-const $ = (id) => document.getElementById(id);
 const demo = (window.__demo = { state: "loading", losses: [], accuracy: null, backend: null, error: null });
 
 const COLORS = [[232, 89, 79], [47, 125, 225]];  // class 0, class 1 (style.css --class0/--class1)
@@ -45,28 +44,7 @@ function drawBoundary(probs) {
 }
 
 function drawLoss(losses, steps) {
-  const cv = $("loss"), g = cv.getContext("2d"), W = cv.width, H = cv.height, pad = 36;
-  g.clearRect(0, 0, W, H);
-  g.strokeStyle = "#d9dde6";
-  g.strokeRect(pad, 8, W - pad - 8, H - pad - 8);
-  if (!losses.length) return;
-  const logs = losses.map((l) => Math.log10(Math.max(l, 1e-6)));
-  const top = Math.ceil(Math.max(...logs)), bottom = Math.min(Math.floor(Math.min(...logs)), top - 1);
-  const toX = (i) => pad + (i / Math.max(steps - 1, 1)) * (W - pad - 8);
-  const toY = (v) => 8 + ((top - v) / (top - bottom)) * (H - pad - 16);
-  g.fillStyle = "#5b6475";
-  g.font = "11px system-ui, sans-serif";
-  for (let e = bottom; e <= top; e++) {
-    g.fillText(`1e${e}`, 2, toY(e) + 4);
-    g.beginPath(); g.moveTo(pad, toY(e)); g.lineTo(W - 8, toY(e)); g.stroke();
-  }
-  g.fillText(`step ${losses.length} / ${steps}`, W - 110, H - 10);
-  g.strokeStyle = "#3563e9";
-  g.lineWidth = 1.6;
-  g.beginPath();
-  logs.forEach((v, i) => (i ? g.lineTo(toX(i), toY(v)) : g.moveTo(toX(i), toY(v))));
-  g.stroke();
-  g.lineWidth = 1;
+  drawLines($("loss"), {loss: losses}, {log: true, xMax: steps, caption: losses.length ? `step ${losses.length} / ${steps}` : ""});
 }
 
 function onPost(msg) {
@@ -111,8 +89,9 @@ function applyParams() {
 
 async function main() {
   applyParams();
+  keepQuery();
   const wg = await startWebgrad({
-    pyodideUrl: params.get("pyodide") || CDN,
+    pyodideUrl: pyodideUrl(),
     onStatus: (text) => ($("status").textContent = text),
   });
   demo.backend = wg.backend;

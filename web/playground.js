@@ -1,24 +1,15 @@
-// The playground: run the textarea's Python in webgrad's worker and show stdout, stderr and errors.
-// State for tests: window.__playground = {state: "loading"|"ready"|"running"|"error", output, error}.
+// The playground: run the textarea's Python in webgrad's worker, show its stdout, stderr and errors as
+// they come, plot the numbers it posts (webgrad.web.post), stop it on request.
+// State for tests: window.__playground = {state: "loading"|"ready"|"running"|"stopping"|"error", output,
+// error, series: {name: [numbers]} (the plot), stopped: null|"interrupted"|"restarted" (the last Stop)}.
 import { startWebgrad } from "./webgrad.js";
+import { EXAMPLES } from "./examples.js";
+import { $, keepQuery, params, pyodideUrl } from "./page.js";
+import { drawLines } from "./plot.js";
 
-const CDN = "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/";
-const EXAMPLE = `import webgrad as wg
-
-x = wg.tensor([1.0, 2.0, 3.0], requires_grad=True)
-w = wg.tensor([0.5, -1.0, 2.0], requires_grad=True)
-loss = ((x * w).sum() - 1) ** 2        # (x.w - 1)^2
-loss.backward()
-
-print("device:", x.device)
-print("loss:", loss.item())            # sync readback (JSPI)
-print("x.grad:", x.grad.tolist())      # 2 (x.w - 1) w
-print("w.grad:", await w.grad.read())  # async readback: works everywhere
-`;
-
-const params = new URLSearchParams(location.search);
-const $ = (id) => document.getElementById(id);
-const pg = (window.__playground = { state: "loading", output: "", error: null });
+const FILENAME = "playground.py";      // the file name tracebacks give the code (with its source lines)
+const pg = (window.__playground = { state: "loading", output: "", error: null, series: {}, stopped: null });
+const busy = () => pg.state === "running" || pg.state === "stopping";
 
 function setState(state, text) {
   pg.state = state;
@@ -26,40 +17,61 @@ function setState(state, text) {
   if (text !== undefined) $("status").textContent = text;
 }
 
-function show(parts) {
-  const out = $("output");
-  out.replaceChildren(...parts.filter(([, text]) => text).map(([cls, text]) => {
-    const span = document.createElement("span");
-    span.className = cls;
-    span.textContent = text.endsWith("\n") ? text : text + "\n";
-    return span;
-  }));
-  pg.output = out.textContent;
+function append(cls, text) {
+  if (!text) return;
+  const span = document.createElement("span");
+  span.className = cls;
+  span.textContent = text.endsWith("\n") ? text : text + "\n";
+  $("output").append(span);
+  pg.output = $("output").textContent;
 }
 
-// output printed while a run is in progress (the run's result replaces it when it ends)
-function showLive(msg) {
-  if (pg.state !== "running") return;
-  const span = document.createElement("span");
-  span.className = msg.type;
-  span.textContent = msg.text.endsWith("\n") ? msg.text : msg.text + "\n";
-  $("output").append(span);
+function clear() {
+  $("output").replaceChildren();
+  Object.assign(pg, { output: "", error: null, series: {}, stopped: null });
+  $("plot").hidden = true;
+}
+
+// a dict whose values are numbers or lists of numbers
+const plottable = (data) => data !== null && typeof data === "object" && !Array.isArray(data) &&
+  Object.keys(data).length > 0 &&
+  Object.values(data).every((v) => [v].flat().every((x) => typeof x === "number"));
+
+function onPost(data) {
+  if (!plottable(data)) return append("post", `post: ${JSON.stringify(data)}`);
+  for (const [name, values] of Object.entries(data)) (pg.series[name] ??= []).push(...[values].flat());
+  $("plot").hidden = false;
+  drawLines($("plot"), pg.series);
 }
 
 async function run(wg) {
   $("run").disabled = true;
+  $("stop").disabled = false;
+  clear();
   setState("running", "running…");
-  show([]);
   const t0 = performance.now();
-  const r = await wg.run($("code").value);
+  const r = await wg.run($("code").value, { filename: FILENAME });
   $("timing").textContent = `${(performance.now() - t0).toFixed(0)} ms`;
   pg.error = r.error;
-  show([["stdout", r.stdout], ["stderr", r.stderr], ["error", r.error]]);
+  append("error", r.error);
+  $("stop").disabled = true;
+  if (pg.state === "stopping") return;          // stop() says when Python is back
   setState("ready", r.error ? "finished with an error" : "finished");
   $("run").disabled = false;
 }
 
-async function listBackends(wg) {
+async function stop(wg) {
+  $("stop").disabled = true;
+  setState("stopping", "stopping…");
+  pg.stopped = await wg.stop();
+  if (pg.stopped === "restarted") await showBackend(wg);
+  setState("ready", pg.stopped === "restarted" ? "stopped: Python was restarted" : "stopped");
+  $("run").disabled = false;
+}
+
+async function showBackend(wg) {
+  $("backend").textContent = wg.backend.name;
+  $("adapter").textContent = wg.backend.adapter || "(none)";
   const r = await wg.run("import json, webgrad\nprint(json.dumps([webgrad.backends(), webgrad.get_backend().name]))");
   if (r.error) return;
   const [names, current] = JSON.parse(r.stdout);
@@ -69,17 +81,32 @@ async function listBackends(wg) {
   sel.onchange = () => wg.run(`import webgrad\nwebgrad.set_backend(${JSON.stringify(sel.value)})`);
 }
 
+// the example selector; ?example=ID opens one, ?code=... opens that code
+function showExamples() {
+  const sel = $("example");
+  sel.replaceChildren(...EXAMPLES.map((e) => new Option(e.title, e.id)));
+  const code = params.get("code");
+  if (code !== null) sel.add(new Option("(from the link)", ""), 0);
+  sel.value = code !== null ? "" : (EXAMPLES.find((e) => e.id === params.get("example")) || EXAMPLES[0]).id;
+  $("code").value = code ?? EXAMPLES.find((e) => e.id === sel.value).code;
+  sel.onchange = () => {
+    const example = EXAMPLES.find((e) => e.id === sel.value);
+    if (example) $("code").value = example.code;
+  };
+}
+
 async function main() {
-  $("code").value = params.get("code") || EXAMPLE;
-  const wg = await startWebgrad({
-    pyodideUrl: params.get("pyodide") || CDN,
-    onStatus: (text) => ($("status").textContent = text),
+  keepQuery();
+  showExamples();
+  const wg = await startWebgrad({ pyodideUrl: pyodideUrl(), onStatus: (text) => ($("status").textContent = text) });
+  await showBackend(wg);
+  wg.onMessage((msg) => {
+    if (!busy()) return;
+    if (msg.type === "stdout" || msg.type === "stderr") append(msg.type, msg.text);
+    else if (msg.type === "post") onPost(msg.data);
   });
-  $("backend").textContent = wg.backend.name;
-  $("adapter").textContent = wg.backend.adapter || "(none)";
-  await listBackends(wg);
-  wg.onMessage((msg) => (msg.type === "stdout" || msg.type === "stderr") && showLive(msg));
   $("run").onclick = () => run(wg);
+  $("stop").onclick = () => stop(wg).catch(fail);
   $("code").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !$("run").disabled) { e.preventDefault(); run(wg); }
   });
@@ -87,8 +114,10 @@ async function main() {
   setState("ready", "ready");
 }
 
-main().catch((err) => {
+function fail(err) {
   pg.error = String(err && err.message || err);
-  setState("error", "failed to start");
-  show([["error", pg.error]]);
-});
+  setState("error", pg.state === "loading" ? "failed to start" : "failed");
+  append("error", pg.error);
+}
+
+main().catch(fail);

@@ -11,19 +11,31 @@
 //   });
 //   wg.backend                    // {name: "webgpu" | "cpu" | "none", adapter: "description string"}
 //   await wg.run(code)            // -> {stdout, stderr, error: string | null}; runs through runPythonAsync
-//                                 //    (top-level await works; sync readback such as t.tolist() uses JSPI)
+//                                 //    (top-level await works; sync readback such as t.tolist() uses JSPI).
+//                                 //    error is the traceback from the user's code on (the runner's frames
+//                                 //    before it are dropped)
 //   await wg.run(code, {async: false})  // through runPython instead: no JSPI, so only `await`-free code
 //                                 //    and no sync readback (t.tolist() raises, naming `await t.read()`)
-//   await wg.runFile(url)         // fetch a .py file and run it
+//   await wg.run(code, {filename: "main.py"})  // the file name tracebacks show (with source lines
+//                                 //    unless it is <like-this>); default "<exec>"
+//   await wg.runFile(url)         // fetch a .py file and run it (tracebacks name the file)
 //   wg.onMessage((msg) => {})     // msg: {type: "stdout" | "stderr" | "status", text} or {type: "post", data};
 //                                 //    Python's webgrad.web.post(obj) arrives as {type: "post", data: obj}.
 //                                 //    Returns a function that removes the listener.
+//   await wg.stop({graceMs: 3000}) // stop the running code: KeyboardInterrupt through Pyodide's interrupt
+//                                 //    buffer; where the page is not cross-origin isolated (no
+//                                 //    SharedArrayBuffer) or Python does not stop within graceMs, the
+//                                 //    worker is terminated and started again (a fresh namespace).
+//                                 //    -> "idle" | "interrupted" | "restarted"
+//   wg.interruptible              // whether stop() can interrupt (the page is cross-origin isolated)
+//   await wg.restart()            // a new worker and namespace; runs in progress end with an error
 //   wg.terminate()                // stop the worker
 //
 // Runs execute one at a time, in order, in one persistent Python namespace.
 // Relative URLs are resolved against the page.
 
 export const PYODIDE_CDN = "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/";
+const SIGINT = 2;
 
 export async function startWebgrad({pyodideUrl = PYODIDE_CDN, wheelUrl = "./webgrad.whl", packages = [],
                                     onStatus = () => {}} = {}) {
@@ -31,43 +43,52 @@ export async function startWebgrad({pyodideUrl = PYODIDE_CDN, wheelUrl = "./webg
   const absolute = (url) => new URL(url, base).href;
   let pyodideBase = absolute(pyodideUrl);
   if (!pyodideBase.endsWith("/")) pyodideBase += "/";
+  // Pyodide's interrupt buffer needs a SharedArrayBuffer, which needs cross-origin isolation
+  const interrupt = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+  const init = {type: "init", pyodideUrl: pyodideBase, wheelUrl: absolute(wheelUrl), packages, interrupt};
 
-  const worker = new Worker(new URL("./worker.js", import.meta.url), {type: "module"});
   const listeners = new Set();
-  const pending = new Map();
+  const runs = new Map();           // id -> {resolve, result}, oldest first: the first is running
+  let worker = null;
   let nextId = 0;
-  let ready, failed;
-  const started = new Promise((res, rej) => { ready = res; failed = rej; });
 
-  worker.onmessage = (event) => {
-    const msg = event.data;
-    if (msg.type === "ready") ready(msg.backend);
-    else if (msg.type === "failed") failed(new Error(`webgrad failed to start: ${msg.error}`));
-    else if (msg.type === "result") {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    } else {
-      if (msg.type === "status") onStatus(msg.text);
-      for (const fn of listeners) fn(msg);
-    }
-  };
-  worker.onerror = (event) => failed(new Error(`webgrad's worker failed: ${event.message || event}`));
-  worker.postMessage({type: "init", pyodideUrl: pyodideBase, wheelUrl: absolute(wheelUrl), packages});
-  const backend = await started;
-  onStatus("ready");
-
-  function run(code, {async = true} = {}) {
-    const id = nextId++;
-    return new Promise((resolve) => {
-      pending.set(id, ({stdout, stderr, error}) => resolve({stdout, stderr, error}));
-      worker.postMessage({type: "run", id, code, async});
+  // a new worker, started: resolves to its backend
+  function connect() {
+    worker = new Worker(new URL("./worker.js", import.meta.url), {type: "module"});
+    return new Promise((ready, failed) => {
+      worker.onmessage = (event) => {
+        const msg = event.data;
+        if (msg.type === "ready") ready(msg.backend);
+        else if (msg.type === "failed") failed(new Error(`webgrad failed to start: ${msg.error}`));
+        else if (msg.type === "result") finish(msg.id, msg);
+        else {
+          if (msg.type === "status") onStatus(msg.text);
+          for (const fn of listeners) fn(msg);
+        }
+      };
+      worker.onerror = (event) => failed(new Error(`webgrad's worker failed: ${event.message || event}`));
+      worker.postMessage(init);
     });
+  }
+
+  function finish(id, {stdout, stderr, error}) {
+    runs.get(id).resolve({stdout, stderr, error});
+    runs.delete(id);
+  }
+
+  function run(code, {async = true, filename = "<exec>"} = {}) {
+    const id = nextId++;
+    let resolve;
+    const result = new Promise((res) => (resolve = res));
+    runs.set(id, {resolve, result});
+    worker.postMessage({type: "run", id, code, async, filename});
+    return result;
   }
 
   async function runFile(url) {
     const response = await fetch(absolute(url), {cache: "no-store"});
     if (!response.ok) return {stdout: "", stderr: "", error: `fetching ${url}: HTTP ${response.status}`};
-    return run(await response.text());
+    return run(await response.text(), {filename: new URL(absolute(url)).pathname.split("/").pop()});
   }
 
   function onMessage(fn) {
@@ -75,5 +96,31 @@ export async function startWebgrad({pyodideUrl = PYODIDE_CDN, wheelUrl = "./webg
     return () => listeners.delete(fn);
   }
 
-  return {backend, run, runFile, onMessage, terminate: () => worker.terminate()};
+  async function restart(error = "Python was restarted: variables and imports are gone") {
+    worker.terminate();
+    for (const id of [...runs.keys()]) finish(id, {stdout: "", stderr: "", error});
+    onStatus("restarting Python");
+    api.backend = await connect();
+    onStatus("ready");
+  }
+
+  async function stop({graceMs = 3000} = {}) {
+    const running = runs.values().next().value;
+    if (!running) return "idle";
+    if (interrupt) {
+      Atomics.store(interrupt, 0, SIGINT);
+      const timer = new Promise((res) => setTimeout(() => res(false), graceMs));
+      if (await Promise.race([running.result.then(() => true), timer])) return "interrupted";
+    }
+    await restart(interrupt
+      ? `Stopped: Python did not stop within ${graceMs / 1000} s, so it was restarted (variables and imports are gone)`
+      : "Stopped: Python was restarted, as this page cannot interrupt it (it is not cross-origin isolated); " +
+        "variables and imports are gone");
+    return "restarted";
+  }
+
+  const api = {backend: await connect(), run, runFile, onMessage, stop, restart, interruptible: interrupt !== null,
+               terminate: () => worker.terminate()};
+  onStatus("ready");
+  return api;
 }

@@ -75,9 +75,39 @@ UNARY = {
 
 UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.GELU, K.SOFTPLUS, K.CLAMP}
 
+def _no_integer_zero(name, b):
+    if b.dtype.kind in "iu" and not np.all(b):
+        raise RuntimeError(f"{name}: ZeroDivisionError (an integer divided by zero)")
+
+
+def _floor_divide(a, b):
+    """PyTorch's ``a // b``: numpy's for integers; for floats from fmod, so that it is exact near
+    integers (``1.0 // 0.1`` is 9.0, as Python's), ``a / b`` when b is 0."""
+    _no_integer_zero(K.FLOOR_DIVIDE, b)
+    if a.dtype.kind != "f":
+        return np.floor_divide(a, b)
+    mod = np.fmod(a, b)
+    div = (a - mod) / b
+    div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    down = np.floor(div)
+    down = np.where(div - down > 0.5, down + 1, down)
+    out = np.where(div != 0, down, np.copysign(np.zeros((), a.dtype), a / b))
+    return np.where(b == 0, a / b, out)
+
+
+def _remainder(a, b):
+    """PyTorch's ``a % b`` (the sign of b): numpy's for integers, from fmod for floats."""
+    _no_integer_zero(K.REMAINDER, b)
+    if a.dtype.kind != "f":
+        return np.remainder(a, b)
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+
+
 BINARY = {
     K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: _pow,
-    K.MAXIMUM: np.maximum, K.MINIMUM: np.minimum, K.ATAN2: np.arctan2,
+    K.MAXIMUM: np.maximum, K.MINIMUM: np.minimum, K.ATAN2: np.arctan2, K.FLOOR_DIVIDE: _floor_divide,
+    K.REMAINDER: _remainder,
 }
 
 PREDICATES = {

@@ -17,8 +17,8 @@ def register_kernels(backend_name: str) -> None:
     """Register every WGSL kernel for the GPU backend called ``backend_name``."""
     from webgrad import registry
 
-    from . import elementwise, indexing, linalg, losses, movement, reduce, sort, views, windows
-    for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort):
+    from . import elementwise, index_copy, indexing, linalg, losses, movement, nonzero, reduce, sort, views, windows
+    for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy):
         for name, fn in module.KERNELS.items():
             register_kernel(name, backend_name, _bind(fn, backend_name, registry, name))
 

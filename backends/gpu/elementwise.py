@@ -40,9 +40,11 @@ INT_UNARY = {
     K.CLAMP: "min(max(x0, T0(p0)), T0(p1))",
 }
 FLOAT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.DIV: "x0 / x1", K.POW: "pow_(x0, x1)",
-                K.MAXIMUM: "max_(x0, x1)", K.MINIMUM: "min_(x0, x1)", K.ATAN2: "atan2_(x0, x1)"}
+                K.MAXIMUM: "max_(x0, x1)", K.MINIMUM: "min_(x0, x1)", K.ATAN2: "atan2_(x0, x1)",
+                K.FLOOR_DIVIDE: "floordiv_(x0, x1)", K.REMAINDER: "remainder_(x0, x1)"}
 INT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)",
-              K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "ipow_(x0, x1)"}
+              K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "ipow_(x0, x1)",
+              K.FLOOR_DIVIDE: "ifloordiv_(x0, x1)", K.REMAINDER: "iremainder_(x0, x1)"}
 BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)"}
 # "!(a == b)", not "a != b": a compiler that assumes no NaN may answer false for NaN != x (lavapipe does)
 PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1", K.LESS_EQUAL: "x0 <= x1",
@@ -51,7 +53,7 @@ PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1"
               K.LOGICAL_XOR: "!(x0 == T0(0)) != !(x1 == T1(0))"}
 # the functions of kernels/nan.wgsl and kernels/helpers.wgsl: an expression naming one gets both
 _HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "sigmoid_", "erf_",
-            "softplus_", "pow_", "atan2_", "log_")
+            "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_")
 _TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
 _INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
 

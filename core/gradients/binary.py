@@ -35,6 +35,20 @@ def _div(dy, saved, attrs):
     return da, -da * a / b
 
 
+@register_gradient(K.FLOOR_DIVIDE)
+def _floor_divide(dy, saved, attrs):
+    """Zero almost everywhere (PyTorch's rule): the gradients are zeros."""
+    wg = _ops()
+    return wg.zeros_like(dy), wg.zeros_like(dy)
+
+
+@register_gradient(K.REMAINDER, inputs_to_save=True)
+def _remainder(dy, saved, attrs):
+    """a % b = a - b * (a // b): dy for a, -dy * (a // b) for b."""
+    a, b = saved
+    return dy, (-dy * run_kernel(K.FLOOR_DIVIDE, a, b) if saved.edges[1] is not None else None)
+
+
 @register_gradient(K.POW, inputs_to_save=[0, 1], outputs_to_save=[0])
 def _pow(dy, saved, attrs):
     wg = _ops()
@@ -65,7 +79,8 @@ def _minimum(dy, saved, attrs):
 @register_gradient(K.ATAN2, inputs_to_save=True)
 def _atan2(dy, saved, attrs):
     a, b = saved
-    scale = dy / (a * a + b * b)
+    r2 = a * a + b * b
+    scale = run_kernel(K.WHERE, r2 == 0, r2, dy / r2)   # 0 at (0, 0), as PyTorch's
     return scale * b, -scale * a
 
 

@@ -11,6 +11,7 @@ from ..engine import _mode, run_kernel
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .common import binary_operands, check_tensor, is_scalar, scalar_tensor
+from .indexing import nonzero
 
 
 _NUMBERS = (int, float)
@@ -117,6 +118,8 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode not in _ROUNDING:
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
     a, b = _operands("div", input, other)
+    if rounding_mode == "floor":
+        return run_kernel(K.FLOOR_DIVIDE, a, b)
     q = run_kernel(K.DIV, *_operands("div", a, b, floating=True))
     if rounding_mode is None:
         return q
@@ -129,12 +132,7 @@ def _trunc(q):
     return where(q < 0, ceil(q), floor(q))
 
 
-def _floor(q):
-    from .unary import floor
-    return floor(q)
-
-
-_ROUNDING = {None: None, "trunc": _trunc, "floor": _floor}
+_ROUNDING = {None: None, "trunc": _trunc, "floor": None}
 
 
 def floor_divide(input, other):
@@ -154,8 +152,7 @@ def remainder(input, other):
     >>> (wg.tensor([7, -7]) % 3).tolist()
     [1, 2]
     """
-    a, b = _operands("remainder", input, other)
-    return sub(a, mul(div(a, b, rounding_mode="floor"), b))
+    return run_kernel(K.REMAINDER, *_operands("remainder", input, other))
 
 
 def pow(input, exponent):
@@ -264,14 +261,22 @@ logical_xor = _predicate(K.LOGICAL_XOR, "logical_xor", """Elementwise logical XO
     """)
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
     """Pick ``input`` where ``condition`` is true, else ``other`` (either may be a Python number), broadcasting.
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``, as in PyTorch.
 
     >>> import webgrad as wg
     >>> x = wg.tensor([-1.0, 2.0])
     >>> wg.where(x > 0, x, 0.0).tolist()
     [0.0, 2.0]
+    >>> [t.tolist() for t in wg.where(x > 0)]
+    [[1]]
     """
+    if input is None and other is None:
+        return nonzero(check_tensor("where", condition, "condition"), as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where: expected both input and other, or neither (where(condition) is "
+                        "nonzero(condition, as_tuple=True))")
     check_tensor("where", condition, "condition")
     if condition._dtype is not bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {condition._dtype.name}")

@@ -1,9 +1,12 @@
-"""Indexing ops: ``t[...]`` and ``t[...] = v``, gather/scatter and their relatives.
+"""Indexing ops: ``t[...]`` and ``t[...] = v``, gather/scatter, index_copy/index_fill/index_put, nonzero.
 
-Two kernels do the work: Gather and ScatterAdd (torch semantics, one axis). Basic indexing
-(ints, slices, None, Ellipsis) is one Slice and one Reshape; advanced indexing (integer
-tensors or lists, boolean masks) linearises the indexed dims and gathers along one of them.
-A boolean mask's positions are read back to the host, as PyTorch synchronises there too.
+Four kernels do the work: Gather, ScatterAdd and IndexCopy (torch semantics, one axis) and NonZero.
+Basic indexing (ints, slices, None, Ellipsis) is one Slice and one Reshape; advanced indexing
+(integer tensors or lists, boolean masks) linearises the indexed dims and gathers along one of them,
+or for an assignment copies into them with IndexCopy (the last of repeated indices wins) or adds
+with ScatterAdd (``accumulate=True``). A boolean mask becomes the positions of its True elements
+(NonZero); their count sizes the result, so a GPU backend reads it back, as PyTorch synchronises
+there too. Nothing reads positions back element by element.
 """
 from __future__ import annotations
 
@@ -11,13 +14,13 @@ import operator
 
 from .. import kernel_names as K
 from ..dtypes import bool_, int64
-from ..engine import run_kernel
+from ..engine import no_grad, record_function, run_kernel
 from ..host import flatten as host_flatten
 from ..host import is_array_like
 from ..shapes import broadcast_shapes, normalize_axis, numel
 from ..tensor import Tensor, tensor
 from . import movement as M
-from .common import check_tensor, is_scalar, scalar_tensor
+from .common import check_tensor, is_scalar, reshape_to, scalar_tensor
 from .creation import arange, zeros
 
 
@@ -172,12 +175,172 @@ def masked_fill_(x, mask, value) -> Tensor:
     return x._assign(masked_fill(x, mask, value), "masked_fill_")
 
 
+def index_copy(x, dim, index, source) -> Tensor:
+    """A copy of ``x`` whose slices ``index[i]`` along ``dim`` are ``source``'s slices ``i``
+    (``torch.index_copy``); where ``index`` repeats, the last one wins (numpy's rule; PyTorch leaves
+    it unspecified), and its gradient goes to that one alone.
+
+    >>> import webgrad as wg
+    >>> wg.zeros(3, 2).index_copy(0, wg.tensor([2, 0]), wg.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [[3.0, 4.0], [0.0, 0.0], [1.0, 2.0]]
+    """
+    op = "index_copy"
+    check_tensor(op, x)
+    check_tensor(op, source, "source")
+    index = _int_index(op, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}: index should have dimension 1 or 0, got shape {tuple(index.shape)}")
+    if source._dtype is not x._dtype:
+        raise TypeError(f"{op}: source dtype {source.dtype.name} differs from the input's {x.dtype.name}")
+    if min(x.ndim, source.ndim) == 0 and max(x.ndim, source.ndim) <= 1:   # a scalar for one element
+        return M.reshape(index_copy(M.reshape(x, -1), 0, index, M.reshape(source, -1)), x.shape)
+    d = normalize_axis(dim, x.ndim, op)
+    if source.ndim != x.ndim or source.shape[:d] + source.shape[d + 1:] != x.shape[:d] + x.shape[d + 1:] \
+            or source.shape[d] != index.numel():
+        raise IndexError(f"{op}: source of shape {tuple(source.shape)} must have the input's shape "
+                         f"{tuple(x.shape)} with dim {d} of size {index.numel()} (one slice per index)")
+    return run_kernel(K.INDEX_COPY, x, M.reshape(index, -1), source, axis=d)
+
+
+def index_copy_(x, dim, index, source) -> Tensor:
+    """In-place ``index_copy``.
+
+    >>> import webgrad as wg
+    >>> t = wg.zeros(3); _ = t.index_copy_(0, wg.tensor([1]), wg.tensor([5.0])); t.tolist()
+    [0.0, 5.0, 0.0]
+    """
+    return x._assign(index_copy(x, dim, index, source), "index_copy_")
+
+
+def index_fill(x, dim, index, value) -> Tensor:
+    """A copy of ``x`` with ``value`` (a number or a 0-d tensor) in the slices ``index`` along ``dim``
+    (negative indices count from the end), as ``torch.index_fill``.
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 3).index_fill(1, wg.tensor([0, -1]), 7.0).tolist()
+    [[7.0, 0.0, 7.0], [7.0, 0.0, 7.0]]
+    """
+    op = "index_fill"
+    check_tensor(op, x)
+    index = _int_index(op, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}: index should have dimension 1 or 0, got shape {tuple(index.shape)}")
+    if not (is_scalar(value) or isinstance(value, Tensor) and value.ndim == 0):
+        raise TypeError(f"{op}: value must be a number or a 0-d tensor, got "
+                        f"{f'shape {tuple(value.shape)}' if isinstance(value, Tensor) else type(value).__name__}")
+    y = M.reshape(x, -1) if x.ndim == 0 else x
+    d = normalize_axis(dim, y.ndim, op)
+    index = _wrap_negative(M.reshape(index, -1), y.shape[d])
+    fill = _broadcast_value(value, y.shape[:d] + (index.numel(),) + y.shape[d + 1:], x._dtype, x._backend, op)
+    return M.reshape(run_kernel(K.INDEX_COPY, y, index, fill, axis=d), x.shape)
+
+
+def index_fill_(x, dim, index, value) -> Tensor:
+    """In-place ``index_fill``.
+
+    >>> import webgrad as wg
+    >>> t = wg.zeros(3); _ = t.index_fill_(0, wg.tensor([2]), 1.0); t.tolist()
+    [0.0, 0.0, 1.0]
+    """
+    return x._assign(index_fill(x, dim, index, value), "index_fill_")
+
+
+def index_put(x, indices, values, accumulate=False) -> Tensor:
+    """A copy of ``x`` with ``x[indices] = values`` (``+=`` with ``accumulate=True``, where repeated
+    indices add up), as ``torch.index_put``: ``indices`` is a tuple of integer or bool tensors, one
+    per leading dim, and ``values`` a tensor of ``x``'s dtype broadcast to ``x[indices]``. Without
+    ``accumulate`` the last of repeated indices wins (numpy's rule; PyTorch leaves it unspecified).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(3).index_put((wg.tensor([0, 0, 2]),), wg.tensor([1.0, 2.0, 3.0]), accumulate=True).tolist()
+    [3.0, 0.0, 3.0]
+    """
+    op = "index_put"
+    check_tensor(op, x)
+    if not isinstance(indices, (tuple, list)) or not all(isinstance(t, Tensor) for t in indices):
+        raise TypeError(f"{op}: indices must be a tuple of tensors, got {indices!r}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{op}: values must be a Tensor, got {type(values).__name__}")
+    if values._dtype is not x._dtype:
+        raise TypeError(f"{op}: values dtype {values.dtype.name} differs from the input's {x.dtype.name}")
+    return _put_at(x, _plan(x, tuple(indices), op), values, op, bool(accumulate))
+
+
+def index_put_(x, indices, values, accumulate=False) -> Tensor:
+    """In-place ``index_put``.
+
+    >>> import webgrad as wg
+    >>> t = wg.zeros(2, 2); _ = t.index_put_((wg.tensor([1]), wg.tensor([0])), wg.tensor(5.0)); t.tolist()
+    [[0.0, 0.0], [5.0, 0.0]]
+    """
+    return x._assign(index_put(x, indices, values, accumulate), "index_put_")
+
+
+def nonzero(input, *, as_tuple=False):
+    """The coordinates of ``input``'s nonzero elements, in row-major order: an int64 tensor of shape
+    ``(count, input.ndim)``, or with ``as_tuple=True`` a tuple of ``input.ndim`` 1-d tensors (one for
+    a 0-d input), as ``torch.nonzero``. The count depends on the data: a GPU backend reads it back.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([[0, 1], [2, 0]]).nonzero().tolist()
+    [[0, 1], [1, 0]]
+    >>> [t.tolist() for t in wg.nonzero(wg.tensor([[0, 1], [2, 0]]), as_tuple=True)]
+    [[0, 1], [1, 0]]
+    """
+    check_tensor("nonzero", input)
+    if not as_tuple:
+        return run_kernel(K.NONZERO, input)
+    coords = run_kernel(K.NONZERO, M.reshape(input, -1) if input.ndim == 0 else input)
+    return tuple(M.reshape(M._slice_dim(coords, 1, d, d + 1), -1) for d in range(coords.shape[1]))
+
+
+def select_unique(x, dim, index) -> Tensor:
+    """``index_select(x, dim, index)`` for a 1-d ``index`` that never repeats (a mask's positions).
+    Its gradient copies ``dy`` into zeros with IndexCopy, one pass over ``x``, where index_select's
+    adds with ScatterAdd (which on a GPU walks every index entry for each element of ``x``).
+
+    >>> import webgrad as wg
+    >>> x = wg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> select_unique(x, 0, wg.tensor([2, 0])).sum().backward(); x.grad.tolist()
+    [1.0, 0.0, 1.0]
+    """
+    with no_grad():
+        out = index_select(x, dim, index)
+    shape, axis = x.shape, normalize_axis(dim, max(1, x.ndim), "select_unique")
+
+    def backward(dy, saved, attrs):
+        zero = zeros(*shape, dtype=dy.dtype, backend=dy._backend)
+        return run_kernel(K.INDEX_COPY, zero, index, dy, axis=axis), None
+    record_function("SelectUnique", backward, [x, index], [out])
+    return out
+
+
+def mask_positions(mask) -> Tensor:
+    """The row-major positions (int64, 1-d) of ``mask``'s True elements, counted over all its dims.
+
+    >>> import webgrad as wg
+    >>> mask_positions(wg.tensor([[False, True], [True, True]])).tolist()
+    [1, 2, 3]
+    """
+    return M.reshape(run_kernel(K.NONZERO, M.reshape(mask, -1)), -1)
+
+
 # ---------------------------------------------------------------- t[index]
 
 
-def _classify(item, op):
-    """One index item as a tagged tuple: ('new',), ('...',), ('slice', s), ('int', i),
-    ('host', flat values, shape, is_mask) for Python/numpy data and bool tensors, ('tensor', t)."""
+def _as_index(item, be):
+    """A numpy integer or bool array of one or more dims as a tensor on ``be``; other items unchanged."""
+    kind = getattr(getattr(item, "dtype", None), "kind", None)
+    if kind in ("b", "i", "u") and getattr(item, "ndim", 0) and not isinstance(item, Tensor) and is_array_like(item):
+        return tensor(item, backend=be)
+    return item
+
+
+def _classify(item, op, be):
+    """One index item as a tagged tuple: ('new',), ('...',), ('slice', s), ('int', i), ('mask', bool
+    tensor), ('tensor', integer tensor), or ('host', flat values, shape, is_mask) for Python data.
+    Index tensors on another backend are moved to ``be`` (PyTorch takes cpu indices for a GPU tensor)."""
+    item = _as_index(item, be)
     if item is None:
         return ("new",)
     if item is Ellipsis:
@@ -185,12 +348,10 @@ def _classify(item, op):
     if isinstance(item, slice):
         return ("slice", item)
     if isinstance(item, Tensor):
-        if item._dtype is bool_:
-            flat, shape, _ = host_flatten(item.tolist())
-            return ("host", flat, shape, True)
-        if item._dtype.kind != "i":
+        if item._dtype is not bool_ and item._dtype.kind != "i":
             raise IndexError(f"{op}: tensors used as indices must be long, int or bool tensors, got {item.dtype.name}")
-        return ("tensor", item)
+        item = item if item._backend is be else item.to(be.name)
+        return ("mask" if item._dtype is bool_ else "tensor", item)
     if isinstance(item, bool):
         return ("host", [item], (), True)
     if isinstance(item, (list, tuple)) or is_array_like(item):
@@ -207,10 +368,18 @@ def _classify(item, op):
                          f"indices, got {type(item).__name__}") from None
 
 
+def _mask_shape(item):
+    """The shape of a mask item (a bool tensor or bool host data), or None for other items."""
+    if item[0] == "mask":
+        return item[1].shape
+    return item[2] if item[0] == "host" and item[3] else None
+
+
 def _consumed(item) -> int:
     if item[0] in ("new", "..."):
         return 0
-    return len(item[2]) if item[0] == "host" and item[3] else 1
+    shape = _mask_shape(item)
+    return 1 if shape is None else len(shape)
 
 
 def _expand_ellipsis(items, ndim, op):
@@ -224,15 +393,11 @@ def _expand_ellipsis(items, ndim, op):
     return items[:at] + [("slice", slice(None))] * fill + items[at + 1:]
 
 
-def _mask_coords(flat, shape):
-    """The coordinates of the True entries of a row-major mask, one list per dim."""
-    coords = [[] for _ in shape]
-    for j, v in enumerate(flat):
-        if v:
-            for k in reversed(range(len(shape))):
-                j, c = divmod(j, shape[k])
-                coords[k].append(c)
-    return coords
+def _mask_index(item, be) -> Tensor:
+    """The positions of a mask item's True elements (int64, 1-d, row-major over the mask's dims)."""
+    if item[0] == "mask":
+        return mask_positions(item[1])
+    return tensor([j for j, v in enumerate(item[1]) if v], dtype=int64, backend=be)
 
 
 def _host_index(values, shape, n, d, be, op):
@@ -243,51 +408,80 @@ def _host_index(values, shape, n, d, be, op):
     return tensor([v + n if v < 0 else v for v in values], dtype=int64, backend=be).reshape(shape)
 
 
-def _plan(x, idx, op):
-    """Turn an index into (begin, end, step) for one Slice, the shape after it, the advanced
-    indices as (position in that shape, integer tensor, checked on the host), and the basic
-    items in order as ``strides.indexed`` reads them (("new",), ("int", i), ("slice", b, e, s))."""
-    items = _expand_ellipsis([_classify(it, op) for it in (idx if isinstance(idx, tuple) else (idx,))],
+MASK, HOST, DEVICE = "mask", "host", "device"   # where an advanced index's values come from (see _Plan)
+
+
+class _Plan:
+    """An index worked out against a tensor: (begin, end, step) for one Slice, the shape after it
+    (dims taken by ints dropped, dims of None added), the basic items in order as ``strides.indexed``
+    reads them (("new",), ("int", i), ("slice", b, e, s)), and the advanced indices as
+    (position in that shape, dims spanned, integer tensor, source): an integer index spans one dim,
+    a mask all of its dims, with the positions of its True elements over them. The source says
+    what is known of the values: MASK (a mask's positions: in range, none repeated), HOST (checked
+    on the host), DEVICE (a tensor's: wrapped, and refused by the kernel when out of range)."""
+
+    __slots__ = ("begin", "end", "step", "shape", "recipe", "adv")
+
+    def __init__(self):
+        self.begin, self.end, self.step, self.shape, self.recipe, self.adv = [], [], [], [], [], []
+
+    def take(self, n, b=0, e=None, s=1):
+        """A dim of size ``n`` sliced as ``range(b, e, s)`` (the whole dim by default), kept in the shape."""
+        e = n if e is None else e
+        self.begin.append(b), self.end.append(e), self.step.append(s), self.shape.append(len(range(b, e, s)))
+
+    def whole(self, x) -> bool:
+        """Whether the Slice takes all of ``x`` (the advanced indices alone pick elements)."""
+        return all(b == 0 and e == n and s == 1 for b, e, s, n in zip(self.begin, self.end, self.step, x.shape))
+
+
+def _plan(x, idx, op) -> _Plan:
+    be = x._backend
+    items = _expand_ellipsis([_classify(it, op, be) for it in (idx if isinstance(idx, tuple) else (idx,))],
                              x.ndim, op)
-    begin, end, step, shape, adv, recipe, d, be = [], [], [], [], [], [], 0, x._backend
+    plan, d = _Plan(), 0
     for it in items:
-        kind = it[0]
-        if kind == "new" or (kind == "host" and it[3] and not it[2]):   # None, or x[True] / x[False]
-            if kind == "host":
-                adv.append((len(shape), tensor([0] if it[1][0] else [], dtype=int64, backend=be), True))
-            shape.append(1)
-            recipe.append(("new",))
-            continue
-        if kind == "host" and it[3]:
-            k = len(it[2])
-            if tuple(x.shape[d:d + k]) != it[2]:
-                raise IndexError(f"{op}: the shape of the mask {it[2]} at index {d} does not match the shape "
+        kind, mask = it[0], _mask_shape(it)
+        if kind == "new" or mask == ():                  # None, or a 0-d mask: x[True], x[wg.tensor(False)]
+            if kind != "new":
+                plan.adv.append((len(plan.shape), 1, _mask_index(it, be), MASK))
+            plan.shape.append(1)
+            plan.recipe.append(("new",))
+        elif mask is not None:
+            k = len(mask)
+            if tuple(x.shape[d:d + k]) != tuple(mask):
+                raise IndexError(f"{op}: the shape of the mask {tuple(mask)} at index {d} does not match the shape "
                                  f"{tuple(x.shape[d:d + k])} of the indexed tensor")
-            for c in _mask_coords(it[1], it[2]):
-                adv.append((len(shape), tensor(c, dtype=int64, backend=be), True))
-                begin.append(0), end.append(x.shape[d]), step.append(1), shape.append(x.shape[d])
-                d += 1
-            continue
-        n = x.shape[d]
-        if kind == "int":
-            i = it[1]
-            if not -n <= i < n:
-                raise IndexError(f"{op}: index {i} is out of range for dim {d} with size {n}")
-            i = i + n if i < 0 else i
-            begin.append(i), end.append(i + 1), step.append(1), recipe.append(("int", i))
-        elif kind == "slice":
-            if it[1].step == 0:
-                raise ValueError(f"{op}: slice step cannot be zero")
-            b, e, s = it[1].indices(n)
-            b, e, s = (b, e, s) if len(range(b, e, s)) else (0, 0, 1)
-            begin.append(b), end.append(e), step.append(s), shape.append(len(range(b, e, s)))
-            recipe.append(("slice", b, e, s))
+            plan.adv.append((len(plan.shape), k, _mask_index(it, be), MASK))
+            for n in x.shape[d:d + k]:
+                plan.take(n)
+            d += k
         else:
-            t = _host_index(it[1], it[2], n, d, be, op) if kind == "host" else it[1]
-            adv.append((len(shape), t, kind == "host"))
-            begin.append(0), end.append(n), step.append(1), shape.append(n)
-        d += 1
-    return begin, end, step, tuple(shape), adv, recipe
+            _plan_dim(plan, it, x.shape[d], d, be, op)
+            d += 1
+    return plan
+
+
+def _plan_dim(plan, it, n, d, be, op):
+    """Add index item ``it`` (an int, a slice or an integer index) for dim ``d`` of size ``n``."""
+    kind = it[0]
+    if kind == "int":
+        i = it[1]
+        if not -n <= i < n:
+            raise IndexError(f"{op}: index {i} is out of range for dim {d} with size {n}")
+        i = i + n if i < 0 else i
+        plan.begin.append(i), plan.end.append(i + 1), plan.step.append(1), plan.recipe.append(("int", i))
+    elif kind == "slice":
+        if it[1].step == 0:
+            raise ValueError(f"{op}: slice step cannot be zero")
+        b, e, s = it[1].indices(n)
+        b, e, s = (b, e, s) if len(range(b, e, s)) else (0, 0, 1)
+        plan.take(n, b, e, s)
+        plan.recipe.append(("slice", b, e, s))
+    else:
+        t = _host_index(it[1], it[2], n, d, be, op) if kind == "host" else it[1]
+        plan.adv.append((len(plan.shape), 1, t, HOST if kind == "host" else DEVICE))
+        plan.take(n)
 
 
 def _wrap_negative(t, n):
@@ -297,14 +491,14 @@ def _wrap_negative(t, n):
 
 
 def _linear_index(y, adv, op):
-    """The advanced indices combined into one row-major index over their dims (out-of-range
-    device indices are sent past the end, so the Gather refuses them instead of wrapping)."""
-    broadcast_shapes(*(t.shape for _, t, _ in adv), op=op)
+    """The advanced indices combined into one row-major index over the dims they span (out-of-range
+    device indices are sent past the end, so the kernel refuses them instead of wrapping)."""
+    broadcast_shapes(*(t.shape for _, _, t, _ in adv), op=op)
     be = y._backend
     lin, bad = None, None
-    for p, t, checked in adv:
-        n = y.shape[p]
-        if not checked:
+    for p, k, t, source in adv:
+        n = numel(y.shape[p:p + k])
+        if source is DEVICE:
             t = _wrap_negative(t, n)
             if len(adv) > 1:
                 out = run_kernel(K.LOGICAL_OR, run_kernel(K.LESS, t, _int(0, be)),
@@ -312,79 +506,100 @@ def _linear_index(y, adv, op):
                 bad = out if bad is None else run_kernel(K.LOGICAL_OR, bad, out)
         lin = t if lin is None else run_kernel(K.ADD, run_kernel(K.MUL, lin, _int(n, be)), t)
     if bad is not None:
-        lin = run_kernel(K.WHERE, bad, _int(numel(y.shape[p] for p, _, _ in adv), be), lin)
+        lin = run_kernel(K.WHERE, bad, _int(numel(y.shape[p + i] for p, k, _, _ in adv for i in range(k)), be), lin)
     return lin
 
 
+def _merged(y, adv):
+    """(flat, p0, back): ``y`` with the dims its advanced indices span merged into dim ``p0`` -- where
+    they were when adjacent, else first (numpy's and PyTorch's rule) -- and ``back``, which takes a
+    tensor of ``flat``'s shape back to ``y``'s layout."""
+    dims = [p + i for p, k, _, _ in adv for i in range(k)]
+    p0, size = dims[0], numel(y.shape[d] for d in dims)
+    if dims == list(range(p0, p0 + len(dims))):
+        flat = M.reshape(y, y.shape[:p0] + (size,) + y.shape[p0 + len(dims):])
+        return flat, p0, lambda t: M.reshape(t, y.shape)
+    perm = dims + [i for i in range(y.ndim) if i not in dims]
+    moved = M.permute(y, perm)
+    inverse = [perm.index(i) for i in range(y.ndim)]
+    flat = M.reshape(moved, (size,) + moved.shape[len(dims):])
+    return flat, 0, lambda t: M.permute(M.reshape(t, moved.shape), inverse)
+
+
 def _advanced(y, adv, op):
-    positions = [p for p, _, _ in adv]
     lin = _linear_index(y, adv, op)
-    k, p0 = len(positions), positions[0]
-    sizes = numel(y.shape[p] for p in positions)
-    if positions == list(range(p0, p0 + k)):      # adjacent: the result's new dims go where they were
-        lead, rest = y.shape[:p0], y.shape[p0 + k:]
-    else:                                         # apart: they go first (numpy's and PyTorch's rule)
-        rest = tuple(n for i, n in enumerate(y.shape) if i not in positions)
-        y, lead, p0 = M.permute(y, positions + [i for i in range(y.ndim) if i not in positions]), (), 0
-    flat = M.reshape(y, lead + (sizes,) + rest)
-    return M.reshape(index_select(flat, p0, M.reshape(lin, -1)), lead + lin.shape + rest)
+    flat, p0, _ = _merged(y, adv)
+    select = select_unique if all(source is MASK for *_, source in adv) else index_select
+    return M.reshape(select(flat, p0, M.reshape(lin, -1)), flat.shape[:p0] + lin.shape + flat.shape[p0 + 1:])
 
 
-def _index(x, idx, op):
-    begin, end, step, shape, adv, recipe = _plan(x, idx, op)
-    if not adv:
-        return M.basic_index(x, begin, end, step, shape, recipe), False
-    return _advanced(M.reshape(M._slice(x, begin, end, step), shape), adv, op), True
+def _index(x, plan, op):
+    if not plan.adv:
+        return M.basic_index(x, plan.begin, plan.end, plan.step, plan.shape, plan.recipe)
+    return _advanced(M.reshape(M._slice(x, plan.begin, plan.end, plan.step), plan.shape), plan.adv, op)
 
 
 def getitem(x, idx) -> Tensor:
     """``x[idx]`` with PyTorch's (numpy's) indexing: ints, slices (any step, negative too), None,
-    Ellipsis, integer tensors or lists (several broadcast together), and bool masks.
+    Ellipsis, integer tensors or lists (several broadcast together), and bool masks (their True
+    positions found by the NonZero kernel; a GPU backend reads their count back, as PyTorch does).
 
     >>> import webgrad as wg
     >>> x = wg.arange(6).reshape(2, 3)
     >>> x[1, ::-1].tolist(), x[:, [0, 2]].tolist(), x[x > 3].tolist()
     ([5, 4, 3], [[0, 2], [3, 5]], [4, 5])
     """
-    return _index(x, idx, "__getitem__")[0]
-
-
-def _last_writes(positions):
-    """For each flat position written to, whether it is the last write there (numpy's 'last one wins')."""
-    seen, keep = set(), []
-    for p in reversed(positions):
-        keep.append(p not in seen)
-        seen.add(p)
-    return keep[::-1]
+    op = "__getitem__"
+    return _index(x, _plan(x, idx, op), op)
 
 
 def setitem(x, idx, value) -> None:
     """``x[idx] = value`` (a number or a tensor broadcast to ``x[idx]``, cast to ``x``'s dtype): through
-    the view ``x[idx]`` for basic indices, as one ``where`` for a bool mask and a number, and for other
-    advanced indices computed out of place and assigned (repeated indices keep the last write). Autograd
-    sees it and the version counter moves.
+    the view ``x[idx]`` for basic indices; as one ``where`` for a bool mask on leading dims whose value
+    does not depend on how many elements it picks (a number, or a tensor over the dims after the
+    mask's); else out of place with the IndexCopy kernel and assigned (where indices repeat, the last
+    write wins, as in numpy). Autograd sees it and the version counter moves.
 
     >>> import webgrad as wg
-    >>> x = wg.zeros(4); x[1:3] = 5; x[x > 4] += 1; x.tolist()
-    [0.0, 6.0, 6.0, 0.0]
+    >>> x = wg.zeros(4); x[1:3] = 5; x[x > 4] += 1; x[wg.tensor([0, 0])] = wg.tensor([7.0, 8.0]); x.tolist()
+    [8.0, 6.0, 6.0, 0.0]
     """
     op = "__setitem__"
     mask = _lone_mask(x, idx)
-    if mask is not None and (is_scalar(value) or isinstance(value, Tensor) and value.ndim == 0):
-        x._assign(masked_fill(x, mask, value), op)
+    filled = None if mask is None else _fill_where(x, mask, value, op)
+    if filled is not None:
+        x._assign(filled, op)
         return
-    begin, end, step, shape, adv, recipe = _plan(x, idx, op)
-    if adv or any(s <= 0 for s in step):
-        return _put_advanced(x, idx, value, op)
-    target = M.basic_index(x, begin, end, step, shape, recipe)
-    target._assign(_broadcast_value(value, target.shape, x._dtype, x._backend, op), op)
+    plan = _plan(x, idx, op)
+    if not plan.adv and all(s > 0 for s in plan.step):
+        target = M.basic_index(x, plan.begin, plan.end, plan.step, plan.shape, plan.recipe)
+        target._assign(_broadcast_value(value, target.shape, x._dtype, x._backend, op), op)
+        return
+    x._assign(_put_at(x, plan, value, op, False), op)
 
 
 def _lone_mask(x, idx):
-    """``idx`` as a bool mask broadcast over ``x`` when it is one bool tensor on ``x``'s leading dims, else None."""
-    if not (isinstance(idx, Tensor) and idx._dtype is bool_ and idx.ndim and idx.shape == x.shape[:idx.ndim]):
-        return None
-    return M.reshape(idx, idx.shape + (1,) * (x.ndim - idx.ndim)) if idx.ndim < x.ndim else idx
+    """``idx`` when it is one bool tensor on ``x``'s leading dims (its backend's), else None."""
+    ok = isinstance(idx, Tensor) and idx._dtype is bool_ and idx.ndim and idx._backend is x._backend
+    return idx if ok and idx.shape == x.shape[:idx.ndim] else None
+
+
+def _fill_where(x, mask, value, op):
+    """``x`` with ``x[mask] = value`` as one ``where``, when ``value`` does not depend on how many
+    elements ``mask`` picks: a number, or a tensor broadcast over the dims after the mask's.
+    None for a value with a dim per picked element."""
+    rest = x.shape[mask.ndim:]
+    if isinstance(value, (list, tuple)):
+        value = tensor(value, dtype=x._dtype, backend=x._backend)
+    if not is_scalar(value):
+        shape = check_tensor(op, value, "value").shape
+        while len(shape) > len(rest) and shape[0] == 1:
+            shape = shape[1:]
+        if len(shape) > len(rest):
+            return None
+        value = reshape_to(value, shape)
+    value = _broadcast_value(value, rest, x._dtype, x._backend, op)
+    return run_kernel(K.WHERE, reshape_to(mask, mask.shape + (1,) * len(rest)), value, x)
 
 
 def _broadcast_value(value, shape, dtype, be, op) -> Tensor:
@@ -403,26 +618,39 @@ def _broadcast_value(value, shape, dtype, be, op) -> Tensor:
                          f"the indexing result of shape {tuple(shape)}") from None
 
 
-def _put_advanced(x, idx, value, op) -> None:
-    be = x._backend
-    sel, _ = _index(M.reshape(arange(x.numel(), backend=be), x.shape), idx, op)
-    work = int64 if x._dtype is bool_ else x._dtype
-    sel, value = M.reshape(sel, -1), M.reshape(_broadcast_value(value, sel.shape, work, be, op), -1)
-    keep = _last_writes(host_flatten(sel.tolist())[0])
-    if not all(keep):
-        value = run_kernel(K.WHERE, tensor(keep, backend=be), value, scalar_tensor(0, work, be))
-    written = scatter_add(zeros(x.numel(), dtype=work, backend=be), 0, sel, value)
-    hits = scatter_add(zeros(x.numel(), dtype=int64, backend=be), 0, sel, M.expand(_int(1, be), sel.shape))
-    if work is not x._dtype:
-        written = run_kernel(K.CAST, written, dtype=x._dtype)
-    new = run_kernel(K.WHERE, run_kernel(K.GREATER, hits, _int(0, be)), written, M.reshape(x, -1))
-    x._assign(M.reshape(new, x.shape), op)
+def _put_at(x, plan, value, op, accumulate) -> Tensor:
+    """``x`` with ``x[plan] = value`` (``+=`` when accumulating), out of place. When the advanced
+    indices alone pick elements, along the dims they span; else at the flat positions that indexing
+    ``arange(x.numel())`` the same way picks."""
+    if plan.adv and plan.whole(x):
+        return M.reshape(_put(M.reshape(x, plan.shape), plan.adv, value, op, accumulate), x.shape)
+    at = _index(M.reshape(arange(x.numel(), backend=x._backend), x.shape), plan, op)
+    return M.reshape(_put(M.reshape(x, -1), [(0, 1, at, HOST)], value, op, accumulate), x.shape)
+
+
+def _put(y, adv, value, op, accumulate) -> Tensor:
+    """``y`` with ``y[adv] = value`` (``+=`` when accumulating) for advanced indices ``adv`` (y's
+    other dims taken whole), out of place: one IndexCopy (the last of repeated indices wins) or,
+    accumulating, one ScatterAdd, along the merged dims the indices span."""
+    lin = _linear_index(y, adv, op)
+    flat, p0, back = _merged(y, adv)
+    lead, rest = flat.shape[:p0], flat.shape[p0 + 1:]
+    work = int64 if accumulate and y._dtype is bool_ else y._dtype
+    values = _broadcast_value(value, lead + lin.shape + rest, work, y._backend, op)
+    values, lin = M.reshape(values, lead + (lin.numel(),) + rest), M.reshape(lin, -1)
+    if not accumulate:
+        return back(run_kernel(K.INDEX_COPY, flat, lin, values, axis=p0))
+    new = index_add(flat if work is y._dtype else run_kernel(K.CAST, flat, dtype=work), p0, lin, values)
+    return back(new if work is y._dtype else run_kernel(K.CAST, new, dtype=y._dtype))
 
 
 METHODS = {
     "__getitem__": getitem, "__setitem__": setitem, "gather": gather, "scatter_add": scatter_add,
     "index_select": index_select, "take_along_dim": take_along_dim, "index_add": index_add,
-    "masked_fill": masked_fill, "masked_fill_": masked_fill_,
+    "masked_fill": masked_fill, "masked_fill_": masked_fill_, "index_copy": index_copy, "index_copy_": index_copy_,
+    "index_fill": index_fill, "index_fill_": index_fill_, "index_put": index_put, "index_put_": index_put_,
+    "nonzero": nonzero,
 }
 
-__all__ = ["gather", "scatter_add", "index_select", "take_along_dim", "index_add", "masked_fill"]
+__all__ = ["gather", "scatter_add", "index_select", "take_along_dim", "index_add", "masked_fill", "index_copy",
+           "index_fill", "index_put", "index_put_", "nonzero"]

@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from .. import kernel_names as K
 from ..dtypes import default_int, get_default_dtype, to_dtype
-from ..engine import run_kernel
+from ..engine import no_grad, record_function, run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
 from . import binary
@@ -203,7 +203,11 @@ def _extreme(op, x, dim, keepdim, reduce_fn, arg_fn, result, pairwise):
         return reduce_fn(x)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{op}(): dim must be an int (use a{op} for several dims), got {dim!r}")
-    return result(reduce_fn(x, dim, keepdim), arg_fn(x, dim, keepdim))
+    index = arg_fn(x, dim, True)
+    if not x._dtype.is_floating:
+        return result(reduce_fn(x, dim, keepdim), index if keepdim else index.squeeze(dim))
+    values = x.gather(dim if x.ndim else 0, index)   # the gradient goes to the returned index, as PyTorch's
+    return result(values if keepdim else values.squeeze(dim), index if keepdim else index.squeeze(dim))
 
 
 def max(input, dim=None, keepdim=False):  # noqa: A001  (torch.max)
@@ -287,7 +291,22 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> wg.tensor([1.0, 3.0]).std(correction=0).item()
     1.0
     """
-    return run_kernel(K.SQRT, _var(input, dim, unbiased, keepdim, correction, "std"))
+    return _root(_var(input, dim, unbiased, keepdim, correction, "std"), 2)
+
+
+def _root(s, p):
+    """``s ** (1 / p)``, the last step of ``std`` and the p-norms, with PyTorch's gradient there: 0 where
+    the result is 0 (the chain rule alone gives 0 * inf = NaN for a constant input or a zero vector)."""
+    with no_grad():
+        y = run_kernel(K.SQRT, s) if p == 2 else run_kernel(K.POW, s, _scalar(1.0 / p, s))
+    record_function("Root", _root_gradient, [s], (y,), saved=(s, y), attrs={"p": p})
+    return y
+
+
+def _root_gradient(dy, saved, attrs):
+    s, y = saved
+    zero = _scalar(0, y)
+    return (binary.where(run_kernel(K.EQUAL, y, zero), zero, dy * y / (s * attrs["p"])),)
 
 
 def logsumexp(input, dim, keepdim=False):
@@ -312,13 +331,11 @@ def logsumexp(input, dim, keepdim=False):
 
 def _abs_power_sum(x, p, axes, keepdim):
     a = run_kernel(K.ABS, x)
-    s = run_kernel(K.SUM, run_kernel(K.POW, a, _scalar(float(p), a)), axes=axes, keepdim=keepdim)
-    return run_kernel(K.POW, s, _scalar(1.0 / p, s))
+    return _root(run_kernel(K.SUM, run_kernel(K.POW, a, _scalar(float(p), a)), axes=axes, keepdim=keepdim), p)
 
 
 _NORMS = {
-    2: lambda x, axes, keepdim: run_kernel(K.SQRT, run_kernel(K.SUM, run_kernel(K.MUL, x, x), axes=axes,
-                                                              keepdim=keepdim)),
+    2: lambda x, axes, keepdim: _root(run_kernel(K.SUM, run_kernel(K.MUL, x, x), axes=axes, keepdim=keepdim), 2),
     1: lambda x, axes, keepdim: run_kernel(K.SUM, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
     math.inf: lambda x, axes, keepdim: run_kernel(K.MAX, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
     -math.inf: lambda x, axes, keepdim: run_kernel(K.MIN, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),

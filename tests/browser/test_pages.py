@@ -137,3 +137,35 @@ def test_bench_page_agrees_with_direct_webgpu(browser_page, server_url):
     assert len(bench["rows"]) == 4 and all(row["webgrad"] > 0 for row in bench["rows"])
     assert bench["startup"]["first_result_ms"] >= bench["startup"]["ready_ms"] > 0
     assert errors == []
+
+
+def test_links_keep_the_shared_query(browser_page, server_url):
+    """A page opened with a local Pyodide links to the others with it (the page's own settings,
+    such as the demo's steps, stay behind); the playground reached from the demo starts."""
+    for path in ("bench.html?repeat=1&mlp=small", "index.html?steps=1&data=moons"):
+        browser_page.goto(f"{server_url}{path}&{PYODIDE}")
+        browser_page.wait_for_function("[...document.querySelectorAll('nav a')].every(a => a.search)")
+        links = browser_page.eval_on_selector_all("nav a", "as => as.map(a => [a.pathname, a.search])")
+        assert [p for p, _ in links] == ["/index.html", "/playground.html", "/bench.html"], links
+        assert all(q == "?pyodide=.%2Fpyodide%2F" for _, q in links), links
+    browser_page.click("nav a[href*='playground.html']")
+    browser_page.wait_for_url("**/playground.html?pyodide=*")
+    browser_page.wait_for_function("['ready', 'error'].includes(window.__playground.state)", timeout=START_MS)
+    assert browser_page.evaluate("window.__playground.error") is None
+
+
+def test_the_served_pages_are_cross_origin_isolated(browser_page, server_url):
+    """COOP/COEP on the page, its scripts, the worker, Pyodide's files and the wheel, which all
+    still load; the page gets SharedArrayBuffer (the playground's Stop)."""
+    seen = {}
+    browser_page.on("response", lambda r: seen.setdefault(r.url.split("?")[0].rsplit("/", 1)[-1], r.all_headers()))
+    browser_page.goto(f"{server_url}playground.html?{PYODIDE}")
+    browser_page.wait_for_function("['ready', 'error'].includes(window.__playground.state)", timeout=START_MS)
+    assert browser_page.evaluate("window.__playground.error") is None
+    assert browser_page.evaluate("crossOriginIsolated && typeof SharedArrayBuffer === 'function'")
+    for name in ("playground.html", "playground.js", "webgrad.js", "worker.js", "pyodide.mjs", "pyodide.asm.wasm",
+                 "webgrad.whl"):
+        assert name in seen, sorted(seen)
+        headers = seen[name]
+        assert headers.get("cross-origin-opener-policy") == "same-origin", (name, headers)
+        assert headers.get("cross-origin-embedder-policy") == "require-corp", (name, headers)

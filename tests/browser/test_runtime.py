@@ -110,6 +110,18 @@ def test_python_errors_come_back_as_run_errors(webgrad_page):
     assert r["error"] and "matmul" in r["error"] and "ValueError" in r["error"], r
 
 
+def test_run_errors_show_the_users_frames_only(webgrad_page):
+    """wg.run's traceback starts at the user's code (Pyodide's runner frames dropped); a file name
+    given to run() names the frames and brings the source lines."""
+    r = webgrad_page.run("def f():\n    raise KeyError('k')\n\nf()")
+    stack = [line for line in r["error"].splitlines() if line.startswith("  File ")]
+    assert stack == ['  File "<exec>", line 4, in <module>', '  File "<exec>", line 2, in f'], r["error"]
+    assert r["error"].startswith("Traceback") and r["error"].endswith("KeyError: 'k'\n"), r["error"]
+    r = webgrad_page.evaluate("async () => await window.wg.run('x = 1\\nx.nope', {filename: 'main.py'})")
+    assert r["error"].splitlines()[1:3] == ['  File "main.py", line 2, in <module>', "    x.nope"], r["error"]
+    assert "_pyodide" not in r["error"] and "AttributeError" in r["error"], r["error"]
+
+
 def test_the_page_logged_no_errors(webgrad_page):
     assert webgrad_page.errors == [], webgrad_page.errors
 

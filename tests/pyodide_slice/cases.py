@@ -60,6 +60,11 @@ def binary(op, sa=(3, 4), sb=(3, 4), lo=None):
     return case
 
 
+def _put(y, index, value):
+    y[index] = value
+    return y
+
+
 def F(wg):
     import webgrad.nn.functional as functional
     return functional
@@ -181,6 +186,15 @@ CASES = {
     "masked_fill": unary(lambda wg, x: wg.masked_fill(x, x > 0.5, -1.0) * x),
     "take_along_dim": unary(lambda wg, x: wg.take_along_dim(x, x.argmax(1, keepdim=True), 1)),
     "tensor_index": unary(lambda wg, x: x[wg.tensor([2, 0, 0])] * 3),
+    "mask_getitem": unary(lambda wg, x: x[x > 0.2] * 2 + x[:, wg.tensor([True, False, True, True])].sum()),
+    "mask_setitem": binary(lambda wg, a, b: _put(a * 1, a > 0, b[a > 0] * 3)),
+    "index_put_last_wins": binary(lambda wg, a, b: a.index_put((wg.tensor([2, 0, 2]),), b * 2) +
+                                  a.index_put((wg.tensor([1, 1]), wg.tensor([3, 0])), b[0, :2], accumulate=True)),
+    "masked_select_scatter": binary(lambda wg, a, b: wg.masked_select(a, b > 0).sum() +
+                                    a.masked_scatter(a < 0, b.reshape(-1))),
+    "nonzero_where": lambda wg: (wg.cat([wg.nonzero(const(wg, (3, 4), 5) > 0).reshape(-1),
+                                         wg.stack(wg.where(const(wg, (70,), 6) > 0.3)).reshape(-1),
+                                         wg.count_nonzero(const(wg, (2, 5), 7) > 0, dim=1)]), []),
     # ---------------------------------------------------------------- creation
     "creation": lambda wg: (wg.cat([wg.zeros(3), wg.ones(2), wg.full((2,), 2.5), wg.arange(0.0, 3.0, 0.5),
                                     wg.linspace(-1.0, 1.0, 5), wg.eye(3).reshape(-1)]), []),

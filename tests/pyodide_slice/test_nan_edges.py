@@ -46,3 +46,12 @@ def test_long_runs_past_65535_iterations():
     assert (wg.ones(1, n) @ wg.ones(n, 2)).tolist() == [[float(n), float(n)]]
     loss = wg.nn.functional.cross_entropy(wg.zeros(2, n), wg.tensor([0, n - 1])).item()
     assert abs(loss - math.log(n)) < 1e-4
+
+
+def test_floor_divide_and_remainder_compile_and_match_python():
+    a = wg.tensor([1.0, -7.5, 7.5, 3e38, -0.0, 5.0])
+    b = wg.tensor([0.1, 2.0, -2.0, 1e-30, 3.0, float("inf")])
+    got_div, got_rem = (a // b).tolist(), (a % b).tolist()
+    assert got_div[:3] == [9.0, -4.0, -4.0] and got_div[5] == 0.0
+    assert got_rem[1:3] == [0.5, -0.5] and got_rem[5] == 5.0 and str(got_rem[4]) == "-0.0"
+    assert abs(got_rem[0] - 0.09999999) < 1e-6

@@ -101,3 +101,55 @@ fn ipow_(a: I, b: I) -> I {
     let negative = select(select(I(0), I(1), a == I(1)), select(I(1), I(-1), (b & I(1)) == I(1)), a == I(-1));
     return select(r, negative, b < I(0));
 }
+fn fmod_(a: F, b: F) -> F {
+    // C's fmod, exactly (a - b * trunc(a / b) is not: 1.0 / 0.1 rounds up to 10 in float32): |b| * 2^k
+    // is taken off |a| for k from the exponents' difference down to 0, each subtraction exact
+    // (Sterbenz), at most 280 trips (float32's exponent range), usually a few. The result has a's
+    // sign (zeros too); NaN for b == 0, an infinite a or a NaN; a itself for an infinite b.
+    let y = abs(b);
+    var r = abs(a);
+    let k0 = frexp(r).exp - frexp(y).exp;
+    for (var i = 0; i < 280; i++) {
+        let k = k0 - I(i);
+        if (all(k < I(0))) { break; }
+        let yk = ldexp(y, max(k, I(0)));
+        r = select(r, r - yk, (k >= I(0)) & (r >= yk));
+    }
+    let exact = bitcast<F>(bitcast<U>(r) | (bitcast<U>(a) & U(0x80000000u)));
+    let inf = U(0x7f800000u);
+    let a_finite = (bitcast<U>(a) & U(0x7fffffffu)) < inf;
+    let b_inf = (bitcast<U>(b) & U(0x7fffffffu)) == inf;
+    return select(nan_(a + b), select(exact, a, b_inf), a_finite & !isnan_(b) & (b != F(0.0)));
+}
+fn flush_(x: F) -> F {
+    // subnormals as the signed zeros a GPU may flush them to (WGSL allows it), so that every test
+    // below sees one value
+    return select(x, bitcast<F>(bitcast<U>(x) & U(0x80000000u)), abs(x) < F(1.1754943508222875e-38));
+}
+fn floordiv_(a0: F, b0: F) -> F {
+    // PyTorch's float a // b (c10's div_floor_floating): from fmod, so exact near integers; a / b for b == 0
+    let a = flush_(a0);
+    let b = flush_(b0);
+    let m = fmod_(a, b);
+    let d = select((a - m) / b, (a - m) / b - F(1.0), (m != F(0.0)) & ((b < F(0.0)) != (m < F(0.0))));
+    let fl = floor(d);
+    let r = select(select(fl, fl + F(1.0), d - fl > F(0.5)), bitcast<F>(bitcast<U>(a / b) & U(0x80000000u)),
+                   d == F(0.0));                                  // a zero with the sign of a / b
+    return select(select(r, nan_(m), isnan_(m)), a / b, b == F(0.0));
+}
+fn remainder_(a0: F, b0: F) -> F {
+    // PyTorch's float a % b: fmod, moved into b's sign
+    let a = flush_(a0);
+    let b = flush_(b0);
+    let m = fmod_(a, b);
+    return select(m, m + b, (m != F(0.0)) & ((b < F(0.0)) != (m < F(0.0))));
+}
+fn ifloordiv_(a: I, b: I) -> I {
+    // integer a // b, rounded down (WGSL's / truncates; by zero it gives a, where PyTorch's CUDA is undefined)
+    let q = a / b;
+    return select(q, q - I(1), (a % b != I(0)) & ((a < I(0)) != (b < I(0))));
+}
+fn iremainder_(a: I, b: I) -> I {
+    let r = a % b;
+    return select(r, r + b, (r != I(0)) & ((r < I(0)) != (b < I(0))));
+}

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ... import kernel_names as K
 from ...amp import full_precision
 from ...amp import state as autocast
-from ...engine import run_kernel
+from ...engine import no_grad, record_function, run_kernel
 from ...ops.common import check_tensor
 from ._utils import check_reduction, reduce_loss
 from .activation import log_softmax
@@ -185,8 +185,18 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     input, target = _pair(op, input, target)
     check_reduction(reduction, op)
     _same_shape(op, input, target)
-    loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
+    with no_grad():
+        loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
+    record_function("BinaryCrossEntropy", _bce_gradient, [input, target], (loss,), saved=(input, target))
     return reduce_loss(loss if weight is None else loss * weight, reduction, op)
+
+
+def _bce_gradient(dy, saved, attrs):
+    """PyTorch's: (x - t) / max((1 - x) x, 1e-12) for the input (finite at 0 and 1, where the loss's logs
+    are clamped), log(1 - x) - log(x) for the target."""
+    x, t = saved
+    dx = dy * (x - t) / ((1 - x) * x).clamp(min=1e-12)
+    return dx, dy * ((1 - x).log() - x.log())
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
