@@ -15,7 +15,8 @@ Rounds are interleaved (each contender once per round, with a pause so that the 
 BLAS threads stop spinning, and with the objects alive before timing frozen out of the cyclic
 GC, as in ``bench_cpu.py``); the table gives each contender's median over rounds and webgrad's
 ratio to PyTorch as the median over rounds of the round's ratio. Before timing, each program's
-losses under both libraries, from the same initial weights, are checked to agree (1e-4 relative).
+first 10 losses under both libraries, from the same initial weights, are checked to agree (1e-4
+relative), as in tests/compat.
 
 The GPT rows include issue 17's target configuration (nanoGPT-style GPT, 2 layers, 4 heads, 128
 wide, block 64, batch 16). ``--profile`` runs that step under webgrad with ``webgrad.profile()``
@@ -66,6 +67,7 @@ PROGRAMS = [
     ("poly_module, DynamicNet + SGD momentum", "poly_module", {"net": "DynamicNet"}, 100),
 ]
 SKIP_STEPS = 2
+CHECKED_STEPS = 10   # as tests/compat: later, last-bit differences grow under some optimizers (Adadelta at lr 1)
 PROFILED = [("gpt", dict(GPT_TARGET), "webgrad's GPT step at the target size (sdpa)"),
             ("gpt", dict(GPT_TARGET, flash=False), "webgrad's GPT step at the target size (masked softmax)"),
             ("mingpt", dict(GPT_TARGET), "webgrad's minGPT step at the target size (tanh GELU written out)")]
@@ -128,7 +130,7 @@ def contenders(program, kwargs, steps):
     ours, theirs = harness.load(program, "webgrad"), harness.load(program, "torch")
     want, _ = run_program(theirs, steps, kwargs)
     got, _ = run_program(ours, steps, kwargs, init=harness.as_init(ours, harness.to_numpy(want["init"])), device="cpu")
-    diff = harness.max_rel_diff(got["losses"], want["losses"])
+    diff = harness.max_rel_diff(got["losses"][:CHECKED_STEPS], want["losses"][:CHECKED_STEPS])
     assert diff <= 1e-4, f"{program}: webgrad's losses differ from PyTorch's by {diff:.2e} (relative)"
     return {"webgrad": lambda: run_program(ours, steps, kwargs, device="cpu")[1],
             "torch": lambda: run_program(theirs, steps, kwargs)[1]}
@@ -221,9 +223,9 @@ def profile_program(program, kwargs, title, steps):
            f"Python around the kernels: ops, autograd recording and the backward pass, modules, the optimizer, "
            f"the program's batch fetching ({(prof_step_s - kernel_s) / calls * 1e6:.1f} µs per kernel call)",
            "", "| kernel | calls/step | ms/step | µs/call | share of step |", "|---|---:|---:|---:|---:|"]
-    for name, (c, t) in sorted(kernels.items(), key=lambda kv: -kv[1][1])[:15]:
-        out.append(f"| {name} | {c:.0f} | {t * 1e3:.3f} | {t / max(c, 1e-9) * 1e6:.1f} | "
-                   f"{100 * t / prof_step_s:.1f}% |")
+    steady = [(name, c, t) for name, (c, t) in kernels.items() if c >= 0.5]   # (setup-only kernels cancel)
+    for name, c, t in sorted(steady, key=lambda r: -r[2])[:15]:
+        out.append(f"| {name} | {c:.0f} | {t * 1e3:.3f} | {t / c * 1e6:.1f} | {100 * t / prof_step_s:.1f}% |")
     python = _per_step(_python_run(module, kwargs, short), _python_run(module, kwargs, long), long - short)
     out += ["", _python_report(python), "", _torch_report(program, kwargs, short, long)]
     return "\n".join(out)
