@@ -115,7 +115,7 @@ def run_program(module, steps, kwargs, init=None, device=None):
     if device is not None:
         extra["device"] = device
     with BackwardClock(module.torch.Tensor) as clock, contextlib.redirect_stdout(io.StringIO()):
-        result = module.main(steps=steps, **kwargs, **extra)
+        result = harness.run(module, steps=steps, **kwargs, **extra)
     return result, clock.step_seconds()
 
 
@@ -262,7 +262,8 @@ def _python_report(per_step):
              "| where | ms/step | share |", "|---|---:|---:|"]
     lines += [f"| {place} | {t * 1e3:.2f} | {100 * t / total:.1f}% |"
               for place, t in sorted(by_place.items(), key=lambda kv: -kv[1]) if t > 0.001 * total]
-    lines += ["", "| function (top 20 by self time) | calls/step | self ms/step | cum ms/step |", "|---|---:|---:|---:|"]
+    lines += ["", "| function (top 20 by self time) | calls/step | self ms/step | cum ms/step |",
+              "|---|---:|---:|---:|"]
     for (path, line, func), (nc, tt, ct) in sorted(per_step.items(), key=lambda kv: -kv[1][1])[:20]:
         lines.append(f"| {_short(path)}:{line} {func} | {nc:.0f} | {tt * 1e3:.3f} | {ct * 1e3:.3f} |")
     return "\n".join(lines)

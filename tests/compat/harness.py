@@ -108,6 +108,18 @@ def load(program, library):
     return module
 
 
+def run(module, **kwargs):
+    """``module.main(**kwargs)``, leaving no default-device mode of PyTorch's behind: a program that
+    calls ``torch.set_default_device(d)``, even to restore the device it found, leaves a
+    TorchFunctionMode on (only ``set_default_device(None)`` removes it), and with one on, later
+    code in the process runs differently (``TransformerEncoder`` skips its fast path)."""
+    try:
+        return module.main(**kwargs)
+    finally:
+        if module.torch.__name__ == "torch":
+            module.torch.set_default_device(None)
+
+
 def to_numpy(tree):
     """Tensors (of either library) in a nest of dicts/lists/tuples as numpy arrays."""
     if isinstance(tree, dict):

@@ -58,7 +58,7 @@ def reference(case, tmp_path_factory):
         program, kwargs, _, _ = CASES[case]
         module = harness.load(program, "torch")
         extra = {"out_dir": str(tmp_path_factory.mktemp(f"{case}_torch"))} if "out_dir" in _params(module) else {}
-        result = module.main(steps=STEPS, **kwargs, **extra)
+        result = harness.run(module, steps=STEPS, **kwargs, **extra)
         _reference[case] = {**result, "init": harness.to_numpy(result["init"])}
     return _reference[case]
 
@@ -74,7 +74,8 @@ def test_program_matches_torch(case, backend_name, tmp_path_factory):
     want = reference(case, tmp_path_factory)
     module = harness.load(program, "webgrad")
     extra = {"out_dir": str(tmp_path_factory.mktemp(f"{case}_webgrad"))} if "out_dir" in _params(module) else {}
-    got = module.main(steps=STEPS, device=backend_name, init=harness.as_init(module, want["init"]), **kwargs, **extra)
+    init = harness.as_init(module, want["init"])
+    got = harness.run(module, steps=STEPS, device=backend_name, init=init, **kwargs, **extra)
     assert len(want["losses"]) >= STEPS
     assert harness.max_rel_diff(got["losses"], want["losses"]) <= RTOL, (got["losses"], want["losses"])
     assert harness.to_numpy(got["init"]).keys() == want["init"].keys()
@@ -104,6 +105,16 @@ def test_import_check_catches_other_changes():
         harness.check_imports_only(source, source)
     with pytest.raises(ValueError, match="one line"):
         harness.port_source("from torch.nn import (Linear,\n    ReLU)\n")
+
+
+def test_run_leaves_torch_without_a_default_device_mode():
+    """poly_autograd sets and restores torch's default device; the mode that leaves on would change
+    later tests' PyTorch numbers (TransformerEncoder's fast path), so harness.run removes it."""
+    module = harness.load("poly_autograd", "torch")
+    module.main(steps=2, device="cpu")
+    assert torch.overrides._is_torch_function_mode_enabled()      # what the program alone leaves
+    harness.run(module, steps=2, device="cpu")
+    assert not torch.overrides._is_torch_function_mode_enabled()
 
 
 @pytest.mark.parametrize("program", sorted({c[0] for c in CASES.values()}))
