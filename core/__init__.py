@@ -45,6 +45,7 @@ from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size
 from .layouts import *  # noqa: F401,F403
+from .tensor_types import *  # noqa: F401,F403
 from . import gradients  # noqa: F401  (registers the gradient rules)
 from . import backends  # noqa: E402  registers the built-in backends; wg.backends() lists those that start
 from . import nn

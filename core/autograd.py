@@ -10,6 +10,7 @@ from .backprop import accumulate, run_backward, run_post_accumulate_hooks
 from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mode
 from .ops.common import scalar_tensor
 from .tensor import Tensor, tensor
+from .variable import Variable  # noqa: F401  (torch.autograd.Variable)
 
 
 def _implicit_grad(t, who):

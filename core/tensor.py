@@ -378,6 +378,9 @@ class Tensor:
         if _mode.enabled and self.requires_grad and self.grad_fn is None:
             raise RuntimeError(f"{op}: a leaf Variable that requires grad is being used in an in-place operation; "
                                f"wrap it in `with webgrad.no_grad():` (e.g. for a parameter update)")
+        if new._backend is not self._backend:
+            raise RuntimeError(f"{op}: the new value is on {new._backend.name} but the tensor is on "
+                               f"{self._backend.name}; move it first, e.g. value.to({self._backend.name!r})")
         if new._data.shape != self._data.shape:
             if new.ndim > self.ndim or any(n not in (1, s) for n, s in zip(new.shape[::-1], self.shape[::-1])):
                 raise RuntimeError(f"{op}: the result of shape {tuple(new.shape)} cannot be written into a "

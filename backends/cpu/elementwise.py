@@ -9,6 +9,25 @@ from .erf import erf
 from .registry import register_table
 
 
+# PyTorch's CPU pow takes these float exponents by arithmetic (its pow_tensor_scalar_optimized_kernel);
+# so do we, for its numbers, and because numpy's power loop takes ~100 ns an element for a negative base
+# to an integral power (x ** 3 on 0.5 M elements: 60 ms, against 1 ms multiplied out).
+_POW_BY_ARITHMETIC = {
+    2.0: lambda x, out: np.multiply(x, x, out=out),
+    3.0: lambda x, out: np.multiply(x * x, x, out=out),
+    0.5: lambda x, out: np.sqrt(x, out=out),
+    -0.5: lambda x, out: np.divide(1, np.sqrt(x), out=out),
+    -1.0: lambda x, out: np.divide(1, x, out=out),
+    -2.0: lambda x, out: np.divide(1, x * x, out=out),
+}
+
+
+def _pow(x, y, out=None):
+    """np.power, with a float base to one of PyTorch's special scalar exponents computed as PyTorch does."""
+    by_arithmetic = _POW_BY_ARITHMETIC.get(float(y)) if y.ndim == 0 and x.dtype.kind == "f" else None
+    return np.power(x, y, out=out) if by_arithmetic is None else by_arithmetic(x, out)
+
+
 def _softplus(x, *, beta, threshold):
     bx = beta * x
     return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
@@ -87,7 +106,7 @@ def _fmod(a, b):
 
 
 BINARY = {
-    K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: np.power,
+    K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: _pow,
     K.MAXIMUM: np.maximum, K.MINIMUM: np.minimum, K.ATAN2: np.arctan2, K.FLOOR_DIVIDE: _floor_divide,
     K.REMAINDER: _remainder, K.FMOD: _fmod,
 }

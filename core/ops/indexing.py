@@ -310,7 +310,7 @@ def select_unique(x, dim, index) -> Tensor:
     shape, axis = x.shape, normalize_axis(dim, max(1, x.ndim), "select_unique")
 
     def backward(dy, saved, attrs):
-        zero = zeros(*shape, dtype=dy.dtype, backend=dy._backend)
+        zero = zeros(shape, dtype=dy.dtype, backend=dy._backend)
         return run_kernel(K.INDEX_COPY, zero, index, dy, axis=axis), None
     record_function("SelectUnique", backward, [x, index], [out])
     return out

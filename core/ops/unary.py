@@ -239,7 +239,8 @@ def clamp_(self, min=None, max=None):
 
 
 def fill_(self, value):
-    """Set every element to ``value`` (a number or a one-element tensor, which stays differentiable).
+    """Set every element to ``value`` (a number or a one-element tensor, on any backend as PyTorch
+    allows a CPU scalar for a CUDA tensor, which stays differentiable).
 
     >>> import webgrad as wg
     >>> wg.zeros(2).fill_(3).tolist()
@@ -252,7 +253,7 @@ def _fill(self, value, op):
     if isinstance(value, Tensor):
         if value.numel() != 1:
             raise ValueError(f"{op}: value must be a number or a one-element tensor, got shape {tuple(value.shape)}")
-        new = run_kernel(K.RESHAPE, value.to(self._dtype), shape=())
+        new = run_kernel(K.RESHAPE, value.to(self._backend.name, self._dtype), shape=())   # a scalar: moved
     elif is_scalar(value):
         new = run_kernel(K.FILL, backend=self._backend, shape=tuple(self.shape), value=value, dtype=self._dtype)
     else:

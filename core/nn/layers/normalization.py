@@ -87,8 +87,8 @@ class LayerNorm(Module):
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
-        self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
-        self.bias = Parameter(zeros(*shape, dtype=dtype, device=device)) if elementwise_affine and bias else None
+        self.weight = Parameter(ones(shape, dtype=dtype, device=device)) if elementwise_affine else None
+        self.bias = Parameter(zeros(shape, dtype=dtype, device=device)) if elementwise_affine and bias else None
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
