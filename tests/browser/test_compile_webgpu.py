@@ -1,0 +1,71 @@
+"""``wg.compile`` in headless Chromium on ``webgpu``: a compiled MLP training step with Adam gives
+eager's losses, parameters, gradients and optimizer state on the same backend (within float32
+rounding), and its later steps are replays of the captured plan (issue 19 item 2)."""
+import json
+
+TRAIN = """
+import json
+import webgrad as wg
+import webgrad.nn as nn
+import webgrad.nn.functional as F
+
+def train(compiled, steps=STEPS):
+    wg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 16), nn.Tanh(), nn.Linear(16, 4))
+    opt = wg.optim.Adam(model.parameters(), lr=0.01, weight_decay=0.001)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    fn = wg.compile(step) if compiled else step
+    losses = []
+    for i in range(steps):
+        g = wg.Generator().manual_seed(i)
+        x, y = wg.randn(16, 8, generator=g), wg.randint(0, 4, (16,), generator=g)
+        losses.append(fn(x, y).item())
+    params = [p.tolist() for p in model.parameters()]
+    grads = [p.grad.tolist() for p in model.parameters()]
+    state = [{k: (v.tolist() if isinstance(v, wg.Tensor) else v) for k, v in sorted(opt.state[p].items())}
+             for p in model.parameters()]
+    return fn, dict(losses=losses, params=params, grads=grads, state=state)
+
+_, eager = train(False)
+fn, compiled = train(True)
+print(json.dumps(dict(backend=wg.get_backend().name, eager=eager, compiled=compiled,
+                      traces=fn.traces, replays=fn.replays, explain=fn.explain())))
+"""
+STEPS = 6
+
+
+def _flat(v):
+    if isinstance(v, dict):
+        return [x for k in sorted(v) for x in _flat(v[k])]
+    if isinstance(v, list):
+        return [x for e in v for x in _flat(e)]
+    return [v]
+
+
+def _close(a, b, what):
+    a, b = _flat(a), _flat(b)
+    assert len(a) == len(b), what
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert abs(x - y) <= 1e-6 + 1e-5 * abs(y), f"{what}[{i}]: compiled {x} vs eager {y}"
+
+
+def _run(page, code=TRAIN, steps=STEPS):
+    out = page.ok(f"STEPS = {steps}\n" + code, timeout_s=240)
+    return json.loads(out)
+
+
+def test_a_compiled_adam_step_matches_eager_on_webgpu(webgrad_page):
+    r = _run(webgrad_page)
+    assert r["backend"] == "webgpu"
+    assert (r["traces"], r["replays"]) == (2, STEPS - 2), r["explain"]   # the first step makes Adam's state
+    assert "backend webgpu" in r["explain"] and "runs eagerly" not in r["explain"], r["explain"]
+    for key in ("losses", "params", "grads", "state"):
+        _close(r["compiled"][key], r["eager"][key], key)
+    assert r["compiled"]["losses"][-1] < r["compiled"]["losses"][0]
