@@ -9,13 +9,13 @@
 //                                          limits by WebGPU's names, e.g. "max-buffer-size")
 //   runner(device)                      -> the per-device functions below (closures, no `this`)
 //     buffer(size, kind)                  -> a buffer id; kind 0 storage, 1 uniform, 2 staging (MAP_READ)
-//     write(id, offset, data)             queue.writeBuffer from a Python buffer (no extra copy) or a typed array
 //     destroy(id)
 //     layout(nRead, nWrite)               -> bind group layout: nRead read-only, nWrite read-write storage,
 //                                            then one uniform buffer with a dynamic offset
 //     pipeline(code, entry, layout, label) -> [pipeline id, Promise<null | "wgsl:LINE:COL: error: ...">]
-//     run(ops, uniformId, uniformData)    one batch: makes its bind groups, encodes every dispatch in one
-//                                            compute pass, appends its copies, writes the uniforms, submits.
+//     run(ops, uniformId, uniformData, data)  one batch: makes its bind groups, writes its buffers (from
+//                                            data), encodes every dispatch in one compute pass, appends its
+//                                            copies, writes the uniforms, submits, destroys what it was told.
 //                                            ops: a Python buffer of uint32 words (see OP below), so a
 //                                            batch of any length is one call from Python
 //     drain()                             -> Promise<null | string>: the validation errors of every batch
@@ -64,6 +64,8 @@
     DISPATCH: 1,    // pipeline, bind group, uniform offset, x, y, z
     COPY: 2,        // src, srcOffset, dst, dstOffset, size (after the compute pass)
     UNBIND: 3,      // id: forget a bind group
+    WRITE: 4,       // buffer, offset, start, length: queue.writeBuffer of data[start:start + length]
+    DESTROY: 5,     // buffer: destroyed once the batch is submitted
   };
 
   function runner(device) {
@@ -97,13 +99,6 @@
       } finally {
         release();
       }
-    }
-
-    function write(id, offset, data) {
-      count++;
-      device.pushErrorScope("validation");
-      writeBytes(id, offset, data);
-      checks.push(device.popErrorScope());
     }
 
     function destroy(id) {
@@ -150,9 +145,11 @@
       return i + 5 + 2 * n;
     }
 
-    function run(ops, uniformId, uniformData) {
+    function run(ops, uniformId, uniformData, data) {
       count++;
       const [opBytes, releaseOps] = bytes(ops);
+      const [dataBytes, releaseData] = data === null || data === undefined ? [null, () => {}] : bytes(data);
+      const doomed = [];
       const w = new Uint32Array(opBytes.buffer, opBytes.byteOffset, opBytes.byteLength >> 2);
       const uniform = buffers.get(uniformId);
       device.pushErrorScope("validation");
@@ -176,14 +173,21 @@
               i += 6;
               break;
             case OP.UNBIND: groups.delete(w[i + 1]); i += 2; break;
+            case OP.WRITE:
+              queue.writeBuffer(buffers.get(w[i + 1]), w[i + 2], dataBytes, w[i + 3], w[i + 4]);
+              i += 5;
+              break;
+            case OP.DESTROY: doomed.push(w[i + 1]); i += 2; break;
             default: throw new Error(`webgrad gpu.js: unknown op ${w[i]} at word ${i}`);
           }
         }
         if (pass !== null) pass.end();
         if (uniformData !== null && uniformData !== undefined) writeBytes(uniformId, 0, uniformData);
         queue.submit([encoder.finish()]);
+        for (const id of doomed) { buffers.get(id).destroy(); buffers.delete(id); }
       } finally {
         releaseOps();
+        releaseData();
         checks.push(device.popErrorScope());
       }
     }
@@ -207,7 +211,7 @@
     }
 
     const calls = () => count;
-    return {buffer, write, destroy, layout, pipeline, run, drain, read, calls};
+    return {buffer, destroy, layout, pipeline, run, drain, read, calls};
   }
 
   return {requestDevice, runner};

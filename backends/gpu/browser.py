@@ -83,15 +83,16 @@ class BindGroup:
 
 
 # the op words of gpu.js's run(): a batch is one array of them, sent in one call at submit
-_BIND, _DISPATCH, _COPY, _UNBIND = 0, 1, 2, 3
+_BIND, _DISPATCH, _COPY, _UNBIND, _WRITE, _DESTROY = 0, 1, 2, 3, 4, 5
 
 
 class BrowserDevice:
     """``navigator.gpu``'s device behind the interface the GPU backend needs (see device.py).
 
-    Bind groups, dispatches and copies are appended to one array of words and handed to gpu.js
-    at ``submit``, with the uniform data: a batch of any length is one call from Python into
-    JavaScript (a compiled step's replay included).
+    Bind groups, dispatches, copies, buffer writes (their bytes copied at once) and buffer
+    destructions are appended to one array of words and handed to gpu.js at ``submit``, with the
+    written bytes and the uniform data: a batch of any length is one call from Python into
+    JavaScript (a compiled step's replay included). Only a new buffer or pipeline is a call of its own.
 
     >>> dev = BrowserDevice()      # doctest: +SKIP
     >>> dev.info["architecture"]   # doctest: +SKIP
@@ -117,12 +118,13 @@ class BrowserDevice:
         self.limits = gpu.limits.to_py()
         r = self.js = helpers().runner(self.device)
         # bound once: each is one FFI call with positional arguments
-        self._buffer, self._write, self._destroy = r.buffer, r.write, r.destroy
+        self._buffer, self._destroy = r.buffer, r.destroy
         self._layout_js, self._pipeline, self._run = r.layout, r.pipeline, r.run
         self._drain, self._read = r.drain, r.read
         self._layouts: dict = {}
         self._unchecked: list = []   # (code, label, check promise) of pipelines made without JSPI
         self._ops = array("I")       # the open batch's words (see gpu.js's OP)
+        self._data = bytearray()     # the bytes its writes copy
         self._uniform = None         # (buffer, data) written by the next submit
         self._dead: list = []        # ids of bind groups that died (forgotten by the next batch)
         self._next_group = 0
@@ -146,14 +148,21 @@ class BrowserDevice:
         return Buffer(self._buffer(size, 2))
 
     def write_buffer(self, buf: Buffer, offset: int, data) -> None:
-        """Write ``data`` at once; the uniform buffer's whole contents wait for the batch's submit."""
+        """Write ``data`` (copied now) before the next batch runs; the uniform buffer's contents are
+        the runtime's, written whole just before the batch's submit."""
         if buf is self._uniform[0] and offset == 0:
             self._uniform = (buf, data)
-        else:
-            self._write(buf.id, offset, data)
+            return
+        start = len(self._data)
+        self._data += data
+        self._ops.extend((_WRITE, buf.id, offset, start, len(self._data) - start))
 
     def destroy_buffer(self, buf: Buffer) -> None:
-        self._destroy(buf.id)
+        """Destroy ``buf`` once the open batch (which may write it) is submitted."""
+        if self._ops:
+            self._ops.extend((_DESTROY, buf.id))
+        else:
+            self._destroy(buf.id)
 
     # ------------------------------------------------------------ pipelines and bind groups
     def create_pipeline(self, code: str, entry: str, n_read: int, n_write: int, label: str):
@@ -196,13 +205,14 @@ class BrowserDevice:
         while self._dead:
             ops.extend((_UNBIND, self._dead.pop()))
         buf, data = self._uniform
-        self._ops, self._uniform = array("I"), (buf, None)
-        self._run(ops, buf.id, data)
+        written = self._data or None
+        self._ops, self._uniform, self._data = array("I"), (buf, None), bytearray()
+        self._run(ops, buf.id, data, written)
 
     def discard(self) -> None:
         """Drop the open batch after an error, keeping its bind groups (the runtime caches them)."""
         self._ops = _bind_groups_of(self._ops)
-        self._uniform = (self._uniform[0], None)
+        self._uniform, self._data = (self._uniform[0], None), bytearray()
 
     def validate(self, records) -> None:
         """Nothing to do: the browser reports a batch's validation errors at the next readback."""
@@ -237,15 +247,15 @@ class BrowserDevice:
         return (self._js_error,)
 
 
-_WORDS = {_DISPATCH: 7, _COPY: 6, _UNBIND: 2}
+_WORDS = {_DISPATCH: 7, _COPY: 6, _UNBIND: 2, _WRITE: 5, _DESTROY: 2}
 
 
 def _bind_groups_of(ops):
-    """The BIND and UNBIND ops of a batch's words (what must still reach gpu.js if it is dropped)."""
+    """The BIND, UNBIND and DESTROY ops of a batch's words (what must still reach gpu.js if it is dropped)."""
     kept, i = array("I"), 0
     while i < len(ops):
         n = 5 + 2 * ops[i + 4] if ops[i] == _BIND else _WORDS[ops[i]]
-        if ops[i] in (_BIND, _UNBIND):
+        if ops[i] in (_BIND, _UNBIND, _DESTROY):
             kept.extend(ops[i:i + n])
         i += n
     return kept

@@ -69,3 +69,44 @@ def test_a_compiled_adam_step_matches_eager_on_webgpu(webgrad_page):
     for key in ("losses", "params", "grads", "state"):
         _close(r["compiled"][key], r["eager"][key], key)
     assert r["compiled"]["losses"][-1] < r["compiled"]["losses"][0]
+
+
+CALLS = """
+import json
+import webgrad as wg
+import webgrad.nn as nn
+import webgrad.nn.functional as F
+
+wg.manual_seed(0)
+be = wg.backend("webgpu")
+model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = wg.optim.Adam(model.parameters(), lr=0.01)
+
+@wg.compile
+def step(x, y):
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+x, y = wg.randn(16, 8), wg.randint(0, 4, (16,))
+for _ in range(3):                         # two traces (Adam makes its state), one replay
+    step(x, y).item()
+calls = be.device.js.calls
+before = calls()
+loss = step(x, y)                          # a replay: recorded in Python, nothing sent yet
+recorded = len(be._records)
+during = calls() - before
+be.flush()
+print(json.dumps(dict(during=during, flush=calls() - before - during, recorded=recorded,
+                      replays=step.replays, loss=loss.item())))
+"""
+
+
+def test_a_replay_is_one_call_into_javascript(webgrad_page):
+    r = json.loads(webgrad_page.ok(CALLS, timeout_s=240))
+    assert r["replays"] == 2, r
+    assert r["recorded"] >= 10, r             # every kernel of forward, backward and Adam's update
+    assert (r["during"], r["flush"]) == (0, 1), r
+    assert r["loss"] == r["loss"] and r["loss"] > 0, r
