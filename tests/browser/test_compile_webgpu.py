@@ -1,17 +1,18 @@
 """``wg.compile`` in headless Chromium on ``webgpu``: a compiled MLP training step with Adam gives
 eager's losses, parameters, gradients and optimizer state on the same backend (within float32
-rounding), and its later steps are replays of the captured plan (issue 19 item 2)."""
+rounding), its later steps are replays of the captured plan, and a replay reaches JavaScript as one
+call into gpu.js (issue 19 item 2)."""
 import json
 
-TRAIN = """
+SETUP = """
 import json
 import webgrad as wg
 import webgrad.nn as nn
 import webgrad.nn.functional as F
 
-def train(compiled, steps=STEPS):
+def setup(compiled, layers):
     wg.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 16), nn.Tanh(), nn.Linear(16, 4))
+    model = nn.Sequential(*layers())     # made after the seed
     opt = wg.optim.Adam(model.parameters(), lr=0.01, weight_decay=0.001)
 
     def step(x, y):
@@ -20,8 +21,12 @@ def train(compiled, steps=STEPS):
         loss.backward()
         opt.step()
         return loss
+    return model, opt, (wg.compile(step) if compiled else step)
+"""
 
-    fn = wg.compile(step) if compiled else step
+TRAIN = SETUP + """
+def train(compiled, steps=STEPS):
+    model, opt, fn = setup(compiled, lambda: [nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 16), nn.Tanh(), nn.Linear(16, 4)])
     losses = []
     for i in range(steps):
         g = wg.Generator().manual_seed(i)
@@ -71,25 +76,9 @@ def test_a_compiled_adam_step_matches_eager_on_webgpu(webgrad_page):
     assert r["compiled"]["losses"][-1] < r["compiled"]["losses"][0]
 
 
-CALLS = """
-import json
-import webgrad as wg
-import webgrad.nn as nn
-import webgrad.nn.functional as F
-
-wg.manual_seed(0)
+CALLS = SETUP + """
 be = wg.backend("webgpu")
-model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4))
-opt = wg.optim.Adam(model.parameters(), lr=0.01)
-
-@wg.compile
-def step(x, y):
-    opt.zero_grad()
-    loss = F.cross_entropy(model(x), y)
-    loss.backward()
-    opt.step()
-    return loss
-
+model, opt, step = setup(True, lambda: [nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4)])
 x, y = wg.randn(16, 8), wg.randint(0, 4, (16,))
 for _ in range(3):                         # two traces (Adam makes its state), one replay
     step(x, y).item()
