@@ -7,7 +7,8 @@
 # .venv (made with python3 -m venv unless one is active; the system interpreter is never touched):
 #   - what .ci/main.sh installs: webgrad (editable), numpy, wgpu, ml_dtypes, scikit-learn,
 #     matplotlib, tqdm
-#   - webgrad's test extras (pyproject.toml's [test]: pytest, build, playwright, ...)
+#   - webgrad's test and distributed extras (pyproject.toml's [test]: pytest, build, playwright, ...;
+#     [distributed]: mpi4py)
 #   - PyTorch 2.13.0, pinned (an optional test oracle; the pin takes the CPU wheel here --
 #     an unpinned `pip install torch` would pull the multi-GB CUDA build)
 #   - Debian packages mesa-vulkan-drivers (Vulkan on the CPU, for the wgpu backend), chromium
@@ -28,7 +29,7 @@ APT_PACKAGES=(mesa-vulkan-drivers chromium openmpi-bin libopenmpi-dev)
 TORCH_PIN="torch==2.13.0"
 # every extra of pyproject.toml's [project.optional-dependencies] (a test keeps them in step),
 # checked before pip is asked
-TEST_PACKAGES=("pytest>=7" build "setuptools>=68" wheel scikit-learn safetensors playwright hypothesis)
+TEST_PACKAGES=("pytest>=7" build "setuptools>=68" wheel scikit-learn safetensors playwright hypothesis "mpi4py>=3.1")
 
 install_debian() {
     command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers, chromium and Open MPI yourself"; return; }

@@ -125,7 +125,7 @@ def test_second_order_with_scalars():
 
 def test_every_kernel_has_cpu_impl_and_gradient():
     K = wg.kernel_names
-    differentiable = {K.ADD, K.SUB, K.MUL, K.DIV, K.FLOOR_DIVIDE, K.REMAINDER, K.POW, K.MAXIMUM, K.MINIMUM,
+    differentiable = {K.ADD, K.SUB, K.MUL, K.DIV, K.FLOOR_DIVIDE, K.REMAINDER, K.FMOD, K.POW, K.MAXIMUM, K.MINIMUM,
                       K.ATAN2, K.WHERE}
     for name in K.BINARY + (K.WHERE,):
         assert name in wg.kernels_for_backend("cpu"), name

@@ -205,3 +205,17 @@ def test_against_torch():
 def test_bad_input(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_select_gradient_with_repeats_at_scale(backend, dim):
+    """Past cpu's copy threshold the expanded index is a broadcast view, and ScatterAdd sums the rows by
+    a sort and one reduceat (an embedding's gradient): every repeat counted, as np.add.at does."""
+    x = r(40, 300) if dim == 0 else r(300, 40)
+    index = ints(40, 2000)
+    t = wg.tensor(x.astype(np.float32), requires_grad=True)
+    dy = r(*((2000, 300) if dim == 0 else (300, 2000))).astype(np.float32)
+    t.index_select(dim, wg.tensor(index)).backward(wg.tensor(dy))
+    want = np.zeros_like(x)
+    np.add.at(want, index if dim == 0 else (slice(None), index), dy.astype(np.float64))
+    assert_close(t.grad.numpy(), want, rtol=1e-4, atol=1e-4)

@@ -73,7 +73,7 @@ def test_fill_and_copy_checks():
         x.fill_(wg.ones(2))
     with pytest.raises(TypeError, match="fill_"):
         x.fill_("a")
-    with pytest.raises(TypeError, match="copy_: src must be a Tensor"):
+    with pytest.raises(TypeError, match="copy_: other must be a Tensor"):   # torch: argument 'other'
         x.copy_([1, 2, 3])
     with pytest.raises(RuntimeError, match="copy_"):
         x.copy_(wg.ones(4))

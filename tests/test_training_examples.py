@@ -75,6 +75,7 @@ def custom_kernel_trains(out):
 QUICK_RESULTS = {    # what a --quick run must reach, beyond running cleanly
     "digits_mlp.py": lambda out: metric(out, "test accuracy") >= 0.9,
     "digits_cnn.py": lambda out: metric(out, "test accuracy") >= 0.85,
+    "ddp_digits.py": lambda out: metric(out, "test accuracy") >= 0.9,
     "regression_sgd.py": lambda out: metric(out, "final mse") < 1e-3,
     "char_transformer.py": char_transformer_learns,
     "torch_port.py": lambda out: metric(out, "test accuracy") >= 0.9,

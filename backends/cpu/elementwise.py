@@ -1,25 +1,12 @@
-"""cpu elementwise kernels: one numpy expression per kernel, registered from tables."""
-import math
-
+"""cpu elementwise kernels: one numpy expression per kernel, registered from tables
+(Gelu and its gradient are in gelu.py)."""
 import numpy as np
 
 from webgrad import kernel_names as K
 
 from .backend_dtypes import NP_DTYPES, np_dtype
+from .erf import erf
 from .registry import register_table
-
-_erf_object = np.frompyfunc(math.erf, 1, 1)
-
-
-def _erf(x):
-    """math.erf elementwise (exact to float64; numpy has no erf), keeping the input's float dtype."""
-    return np.asarray(_erf_object(x), dtype=np.result_type(x))
-
-
-def _gelu(x, *, approximate):
-    if approximate == "tanh":
-        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
 def _softplus(x, *, beta, threshold):
@@ -42,19 +29,27 @@ def _clamp(x, *, min, max):
 
 _ZERO = {t: np.zeros((), t) for t in NP_DTYPES.values()}   # 0-d, per dtype
 
+
+def _in_float64(fn, x):
+    """``fn`` computed in float64 and rounded to ``x``'s dtype: numpy's float32 log10 is off by an ulp
+    at exact powers (log10(1000) = 3.0000002), PyTorch's is not."""
+    return fn(x) if x.dtype == np.float64 else fn(x.astype(np.float64)).astype(x.dtype)
+
+
 UNARY = {
     K.NEG: np.negative, K.ABS: np.abs, K.EXP: np.exp, K.LOG: np.log, K.LOG1P: np.log1p, K.EXPM1: np.expm1,
+    K.LOG2: np.log2, K.LOG10: lambda x: _in_float64(np.log10, x),
     K.SQRT: np.sqrt, K.RSQRT: lambda x: 1 / np.sqrt(x), K.SQUARE: np.square, K.RECIPROCAL: lambda x: 1 / x,
     K.SIN: np.sin, K.COS: np.cos, K.TAN: np.tan, K.TANH: np.tanh, K.SIGMOID: _sigmoid,
     K.RELU: lambda x: np.maximum(x, _ZERO[x.dtype]),
     K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
     K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-    K.GELU: _gelu, K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
-    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: _erf,
+    K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
+    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: erf,
     K.CLAMP: _clamp, K.IDENTITY: np.copy,
 }
 
-UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.GELU, K.SOFTPLUS, K.CLAMP}
+UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.SOFTPLUS, K.CLAMP}
 
 def _no_integer_zero(name, b):
     if b.dtype.kind in "iu" and not np.all(b):
@@ -85,10 +80,16 @@ def _remainder(a, b):
     return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
+def _fmod(a, b):
+    """C's ``fmod`` (the sign of a), as ``torch.fmod``."""
+    _no_integer_zero(K.FMOD, b)
+    return np.fmod(a, b)
+
+
 BINARY = {
     K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: np.power,
     K.MAXIMUM: np.maximum, K.MINIMUM: np.minimum, K.ATAN2: np.arctan2, K.FLOOR_DIVIDE: _floor_divide,
-    K.REMAINDER: _remainder,
+    K.REMAINDER: _remainder, K.FMOD: _fmod,
 }
 
 PREDICATES = {

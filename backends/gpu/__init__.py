@@ -19,8 +19,10 @@ def register_kernels(backend_name: str) -> None:
     """Register every WGSL kernel for the GPU backend called ``backend_name``."""
     from webgrad import registry
 
-    from . import elementwise, index_copy, indexing, linalg, losses, movement, nonzero, reduce, sort, views, windows
-    for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy):
+    from . import (activations, attention, elementwise, index_copy, indexing, linalg, losses, movement, nonzero,
+                   normalization, reduce, sort, views, windows)
+    for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy,
+                   activations, normalization, attention):
         for name, fn in module.KERNELS.items():
             register_kernel(name, backend_name, _bind(fn, backend_name, registry, name))
 

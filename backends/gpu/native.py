@@ -59,6 +59,7 @@ class NativeDevice:
         for k in _RAISED:
             limits[k] = adapter.limits[k]
         self.adapter, self.info = adapter, dict(adapter.info)
+        self.adapter_features = frozenset(adapter.features)   # what it could grant (shader-f16, ...)
         features = [f for f in _OPTIONAL_FEATURES if f in adapter.features]
         self.device = adapter.request_device_sync(required_features=features, required_limits=limits)
         self.limits = {k: self.device.limits[k] for k in list(LIMITS) + list(_RAISED)}

@@ -404,10 +404,20 @@ class GpuBackend:
     # ------------------------------------------------------------ host transfer
     def _check_dtype(self, dtype: DType) -> DType:
         if dtype not in self.dtypes:
-            hint = "WebGPU has no 64-bit floats" if dtype.itemsize == 8 else "half precision needs shader-f16"
             raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
-                            f"({hint}); use float32, e.g. t.to(webgrad.float32)")
+                            f"({self._missing(dtype)}); use float32, e.g. t.to(webgrad.float32)")
         return dtype
+
+    def _missing(self, dtype: DType) -> str:
+        """Why this GPU cannot hold ``dtype``: what WebGPU lacks, or what this adapter does."""
+        if dtype.itemsize == 8:
+            return "WebGPU has no 64-bit floats"
+        if dtype.name == "bfloat16":
+            return "WGSL has no bfloat16 type"
+        adapter = self.device.info.get("description") or self.device.info.get("device") or "this adapter"
+        if "shader-f16" in getattr(self.device, "adapter_features", ()):
+            return f"{adapter} offers WebGPU's shader-f16 feature, but webgrad's WGSL kernels have no float16 forms yet"
+        return f"float16 needs WebGPU's shader-f16 feature, which {adapter} does not offer"
 
     def dtype_of(self, a: GpuArray) -> DType:
         return a.dtype

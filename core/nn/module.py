@@ -49,7 +49,7 @@ class Module:
         d["_non_persistent"] = set()
         d["_forward_hooks"], d["_forward_pre_hooks"] = OrderedDict(), OrderedDict()
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *input):
         raise NotImplementedError(f"{type(self).__name__} is missing the required forward() method")
 
     def __call__(self, *args, **kwargs):
