@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import traceback
 
 from .. import kernel_names as K
@@ -103,7 +104,7 @@ class _NeverHit(dict):
         return default
 
     def __len__(self):
-        return 1 << 62
+        return sys.maxsize   # 2**31 - 1 under Pyodide (wasm32): len() must fit a Py_ssize_t
 
 
 class Tracer:
