@@ -44,17 +44,10 @@ REFUSED = {
     **{f"torch.cuda.{n}": f"{_NO_CUDA}; the call raises RuntimeError" for n in
        ("synchronize", "current_device", "set_device", "get_device_name", "get_device_capability",
         "get_device_properties", "Event", "Stream")},
-    "torch.FloatTensor": "legacy typed constructors: use webgrad.tensor(data, dtype=webgrad.float32)",
-    "torch.DoubleTensor": "legacy typed constructor: use webgrad.tensor(data, dtype=webgrad.float64)",
-    "torch.HalfTensor": "legacy typed constructor: use webgrad.tensor(data, dtype=webgrad.float16)",
-    "torch.BFloat16Tensor": "legacy typed constructor: use webgrad.tensor(data, dtype=webgrad.bfloat16)",
-    "torch.IntTensor": "legacy typed constructor: use webgrad.tensor(data, dtype=webgrad.int32)",
-    "torch.LongTensor": "legacy typed constructor: use webgrad.tensor(data, dtype=webgrad.long)",
-    "torch.BoolTensor": "legacy typed constructor: use webgrad.tensor(data, dtype=webgrad.bool)",
     "torch.ops": "PyTorch's registry of custom operators (torch.ops.aten.add ...) does not exist; webgrad.ops "
                  "holds webgrad's own op modules, and webgrad.register_kernel adds kernels",
     "torch.compiler": "torch.compiler's controls (disable, is_compiling ...) do not exist; webgrad.compiler holds "
-                      "webgrad.compile, which returns its argument unchanged",
+                      "webgrad.compile's tracer, plans and replay",
     "torch.backends.cpu": "torch.backends.cpu.get_cpu_capability() does not exist; webgrad.backends.cpu is webgrad's "
                           "numpy backend",
     "torch.backends.flags": "PyTorch's global backend-flags context does not exist (set the flag modules' attributes "
@@ -97,7 +90,7 @@ FAMILIES = [
      r"OperatorInfo|Future|Tag|DispatchKey\w*|ExcludeDispatchKeyGuard|DisableTorchFunction\w*|Sym\w+|sym_\w+|"
      r"AggregationType|AVG|SUM|\w*Logger\w*|Capsule|Use|Type)$",
      "TorchScript, FX, export and dispatcher machinery: webgrad runs Python eagerly; call the module or function "
-     "directly (webgrad.compile returns it unchanged)"),
+     "directly, or webgrad.compile it"),
 ]
 _FAMILIES = [(re.compile(p), why) for p, why in FAMILIES]
 
