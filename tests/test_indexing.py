@@ -219,3 +219,14 @@ def test_index_select_gradient_with_repeats_at_scale(backend, dim):
     want = np.zeros_like(x)
     np.add.at(want, index if dim == 0 else (slice(None), index), dy.astype(np.float64))
     assert_close(t.grad.numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+def test_scatter_add_with_a_broadcast_index_narrower_than_the_input(backend):
+    """A row index broadcast over fewer rows than the input has (on cpu a stride-0 view, the fast
+    path) adds into those rows only, as torch.scatter_add."""
+    torch = pytest.importorskip("torch")
+    x, src = r(3, 5000).astype(np.float32), r(2, 5000).astype(np.float32)
+    index = ints(5000, 1, 5000)
+    got = wg.tensor(x).scatter_add(1, wg.tensor(index).expand(2, 5000), wg.tensor(src))
+    want = torch.tensor(x).scatter_add(1, torch.tensor(index).expand(2, 5000), torch.tensor(src))
+    assert_close(got, want.numpy(), rtol=1e-5, atol=1e-5)

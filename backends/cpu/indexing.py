@@ -33,7 +33,8 @@ def scatter_add(x, index, src, *, axis):
     rows = _row_index(index, axis)
     if rows is not None:
         _check_range(K.SCATTER_ADD, rows, axis, x.shape[axis])
-        _add_rows(np.moveaxis(out, axis, 0), rows, np.moveaxis(src, axis, 0))
+        region = out[tuple(slice(None) if d == axis else slice(0, n) for d, n in enumerate(index.shape))]
+        _add_rows(np.moveaxis(region, axis, 0), rows, np.moveaxis(src, axis, 0))
         return out
     np.add.at(out, _coords(K.SCATTER_ADD, index, axis, x.shape[axis]), src)
     return out
