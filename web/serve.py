@@ -174,7 +174,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.send_error(404, "folders are not listed")
 
     def end_headers(self):
-        self.send_header("Cache-Control", cache_control(self.path.split("?", 1)[0]))
+        path = getattr(self, "path", "/")                  # unset when the request line was refused
+        self.send_header("Cache-Control", cache_control(path.split("?", 1)[0]))
         for name, value in ISOLATION.items():
             self.send_header(name, value)
         super().end_headers()
