@@ -10,8 +10,8 @@ content: a second build of the same files costs a copy.
 >>> import tempfile
 >>> folder = Path(tempfile.mkdtemp())
 >>> _ = (folder / "app.js").write_text("console.log('webgrad');\\n" * 200)
->>> sorted(p.name for p in compress_tree(folder, cache=folder / ".cache"))[:1]
-['app.js.gz']
+>>> "app.js.gz" in [p.name for p in compress_tree(folder, cache=folder / ".cache")]
+True
 >>> gzip.decompress((folder / "app.js.gz").read_bytes()) == (folder / "app.js").read_bytes()
 True
 """
