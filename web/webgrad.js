@@ -15,9 +15,10 @@
 //   });
 //   wg.backend                    // {name: "webgpu" | "cpu" | "none", adapter: "description string"}
 //   wg.startup                    // when each start-up step ended, ms since this page's navigation:
-//                                 //    {worker, wheel_requested, pyodide, wheel, installed, imported, ready}
+//                                 //    {worker, wheel_requested, pyodide_module, snapshot_read, wheel,
+//                                 //    pyodide, installed, imported, ready} (worker.js says what each is)
 //                                 //    (the wheel is fetched while Pyodide loads: wheel_requested < pyodide),
-//                                 //    and snapshot: "made" | "restored" | "off" (below)
+//                                 //    and snapshot: "made" | "restored" | "off" (the snapshot option above)
 //   await wg.run(code)            // -> {stdout, stderr, error: string | null}; runs through runPythonAsync
 //                                 //    (top-level await works; sync readback such as t.tolist() uses JSPI).
 //                                 //    error is the traceback from the user's code on (the runner's frames

@@ -10,8 +10,9 @@
 //
 // Start-up overlaps what it can: the wheel is requested as the worker starts, while Pyodide loads.
 // `startup` holds when each step ended, in ms since the Unix epoch (performance.timeOrigin + now):
-// worker (this script running), wheel_requested, pyodide (loadPyodide resolved), wheel (its bytes
-// in), installed (unpacked into site-packages), imported (import webgrad), ready (WebGPU started).
+// worker (this script running), wheel_requested, pyodide_module (pyodide.mjs imported),
+// snapshot_read (Cache Storage looked up), wheel (its bytes in), pyodide (loadPyodide resolved),
+// installed (unpacked into site-packages), imported (import webgrad), ready (WebGPU started).
 // `snapshot` says how the interpreter started: "restored" from the snapshot a first visit kept in
 // Cache Storage (see loadInterpreter), "made" (a first visit: it keeps one), or "off" (init's
 // snapshot: false, packages to load, or no Cache Storage).
@@ -109,10 +110,11 @@ function stdlibStamp(py) {
   return `${name}:${data.length}:${h}`;
 }
 
-async function loadInterpreter(loadPyodide, version, {pyodideUrl, packages, snapshot}, wheel) {
+async function loadInterpreter(loadPyodide, version, {pyodideUrl, wheelUrl, packages, snapshot}, wheel) {
   const useSnapshot = snapshot !== false && !(packages && packages.length) && "caches" in self;
   if (!useSnapshot) return {py: await loadPyodide({indexURL: pyodideUrl, packages: packages || []}), how: "off"};
-  const key = `${pyodideUrl}webgrad-snapshot?pyodide=${version}&wheel=${encodeURIComponent(await wheel.tag)}`;
+  const key = `${pyodideUrl}webgrad-snapshot?pyodide=${version}&wheel=${encodeURIComponent(wheelUrl)}` +
+              `&tag=${encodeURIComponent(await wheel.tag)}`;
   const found = await findSnapshot(key).catch(() => null);
   mark("snapshot_read");
   if (found) {
