@@ -56,10 +56,11 @@ def cache_control(path: str) -> str:
 
     >>> cache_control("/assets/webgrad-0123456789ab/webgrad-0.1.0-py3-none-any.whl")
     'public, max-age=31536000, immutable'
-    >>> cache_control("/index.html")
-    'no-cache'
+    >>> cache_control("/index.html"), cache_control("./assets/pyodide-314.0.7-0123456789ab/pyodide.mjs")
+    ('no-cache', 'public, max-age=31536000, immutable')
     """
-    return CACHE_FOREVER if path.lstrip("/").startswith(ASSETS + "/") else REVALIDATE
+    relative = path[2:] if path.startswith("./") else path.lstrip("/")     # a URL path or a site.js address
+    return CACHE_FOREVER if relative.startswith(ASSETS + "/") else REVALIDATE
 
 
 def hashed_folder(kind: str, files: dict[str, bytes]) -> str:
