@@ -219,3 +219,18 @@ def test_index_select_gradient_with_repeats_at_scale(backend, dim):
     want = np.zeros_like(x)
     np.add.at(want, index if dim == 0 else (slice(None), index), dy.astype(np.float64))
     assert_close(t.grad.numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+def test_scatter_add_index_covering_some_rows(backend):
+    """An index narrower than the output outside ``dim`` touches only the rows it covers (the cpu's
+    broadcast-row fast path once applied a one-row index to every row)."""
+    import torch
+    base = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    src = np.array([[1.0, 2.0, 3.0]], np.float32)
+    for index in ([[0, 0, 2]], [[1, 1, 1]]):
+        ours = wg.tensor(base, device=backend).scatter_add(1, wg.tensor(index, device=backend), wg.tensor(src, device=backend))
+        theirs = torch.tensor(base).scatter_add(1, torch.tensor(index), torch.tensor(src))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    expanded = wg.tensor([2, 0], device=backend)[:, None].expand(2, 3)       # the embedding gradient's form
+    ours = wg.zeros(3, 3, device=backend).scatter_add(0, expanded, wg.ones(2, 3, device=backend))
+    np.testing.assert_array_equal(ours.numpy(), [[1.0] * 3, [0.0] * 3, [1.0] * 3])
