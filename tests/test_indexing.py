@@ -230,3 +230,18 @@ def test_scatter_add_with_a_broadcast_index_narrower_than_the_input(backend):
     got = wg.tensor(x).scatter_add(1, wg.tensor(index).expand(2, 5000), wg.tensor(src))
     want = torch.tensor(x).scatter_add(1, torch.tensor(index).expand(2, 5000), torch.tensor(src))
     assert_close(got, want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_scatter_add_index_covering_some_rows(backend):
+    """An index narrower than the output outside ``dim`` touches only the rows it covers (the cpu's
+    broadcast-row fast path once applied a one-row index to every row)."""
+    import torch
+    base = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    src = np.array([[1.0, 2.0, 3.0]], np.float32)
+    for index in ([[0, 0, 2]], [[1, 1, 1]]):
+        ours = wg.tensor(base, device=backend).scatter_add(1, wg.tensor(index, device=backend), wg.tensor(src, device=backend))
+        theirs = torch.tensor(base).scatter_add(1, torch.tensor(index), torch.tensor(src))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    expanded = wg.tensor([2, 0], device=backend)[:, None].expand(2, 3)       # the embedding gradient's form
+    ours = wg.zeros(3, 3, device=backend).scatter_add(0, expanded, wg.ones(2, 3, device=backend))
+    np.testing.assert_array_equal(ours.numpy(), [[1.0] * 3, [0.0] * 3, [1.0] * 3])

@@ -30,20 +30,20 @@ def gather(x, index, *, axis):
 def scatter_add(x, index, src, *, axis):
     out = x.copy()
     src = src[tuple(slice(0, n) for n in index.shape)]
-    rows = _row_index(index, axis)
+    rows = _row_index(index, axis, x.shape)
     if rows is not None:
         _check_range(K.SCATTER_ADD, rows, axis, x.shape[axis])
-        region = out[tuple(slice(None) if d == axis else slice(0, n) for d, n in enumerate(index.shape))]
-        _add_rows(np.moveaxis(region, axis, 0), rows, np.moveaxis(src, axis, 0))
+        _add_rows(np.moveaxis(out, axis, 0), rows, np.moveaxis(src, axis, 0))
         return out
     np.add.at(out, _coords(K.SCATTER_ADD, index, axis, x.shape[axis]), src)
     return out
 
 
-def _row_index(index, axis):
-    """The 1-d index along ``axis`` when ``index`` repeats it across every other dim as a broadcast view
-    (stride 0: index_select's expanded index, whose gradient is an embedding's), else None."""
-    if index.ndim < 2 or any(st != 0 for d, st in enumerate(index.strides) if d != axis and index.shape[d] > 1):
+def _row_index(index, axis, shape):
+    """The 1-d index along ``axis`` when ``index`` spans every other dim of ``shape`` and repeats it there as a
+    broadcast view (stride 0: index_select's expanded index, whose gradient is an embedding's), else None."""
+    if index.ndim < 2 or any(index.shape[d] != shape[d] or (st != 0 and index.shape[d] > 1)
+                             for d, st in enumerate(index.strides) if d != axis):
         return None
     return index[tuple(slice(None) if d == axis else 0 for d in range(index.ndim))]
 
