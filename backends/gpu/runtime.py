@@ -332,21 +332,23 @@ class GpuBackend:
             self._sync = self.upload_bytes(bytes(4), (1,), int32)
         self.read_bytes(self._sync)
 
-    def flush(self, copies=()) -> None:
-        """Submit everything recorded (plus ``copies``), then recycle the buffers released meanwhile."""
+    def flush(self, copies=(), plan=None) -> None:
+        """Submit everything recorded (plus ``copies``, or a device-held plan's replay after it: ``plan`` is
+        (handle, [(buffer, size)] of its inputs and outputs, per-step bytes); see ``resident``), then recycle
+        the buffers released meanwhile."""
         records, end = self._records, self._uniform_end
-        if not records and not copies:
+        if not records and not copies and plan is None:
             return
         self._records, self._uniform_slots, self._uniform_end = [], {}, 0
         try:
             if records:
                 self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:end])
-            self.device.submit(copies)
+            self.device.submit(copies, plan)
         except self.device.errors() as e:
             self.device.discard()
             if not is_lost(e):
                 self.device.validate([r[:7] for r in records])
-            names = ", ".join(sorted({r[0] for r in records}))
+            names = ", ".join(sorted({r[0] for r in records} | ({"a compiled plan"} if plan else set())))
             raise device_failure(f"{self.name}: " + (f"a batch of kernels ({names})" if names else "a copy"), e) from None
         finally:
             for size, bufs in self._batch_free.items():
@@ -363,6 +365,11 @@ class GpuBackend:
         """A context logging one kernel call's allocations and dispatches (see ``capture.Capture``)."""
         from .capture import Capture
         return Capture(self)
+
+    def resident_plan(self, plan, needed, steps):
+        """A compiled plan's replay held by the device (see ``resident``), or ``steps`` where it cannot be."""
+        from .resident import resident_plan
+        return resident_plan(self, plan, needed, steps)
 
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
 

@@ -36,6 +36,9 @@ def describe(k: int, entry) -> str:
         counts = Counter(fused)
         chains = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items())
         lines.append(f"  fused: {len(fused)} chains: {chains}")
+    state = getattr(getattr(entry, "run_steps", None), "state", None)   # a GPU plan the device holds
+    if state:
+        lines.append(f"  {state}")
     lines.append("  kernels:")
     lines += [_step_line(s) for s in plan.steps]
     if plan.writes:

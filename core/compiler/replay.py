@@ -112,6 +112,8 @@ class Replay:
         self.source = "\n".join(src.lines)
         exec(compile(self.source, "<webgrad.compile plan>", "exec"), src.namespace)
         self.steps = src.namespace["steps"]
+        resident = getattr(plan.backend, "resident_plan", None)   # the GPU backends: the device holds the plan
+        self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps)
         self.extra = [(r, r()._data.shape, r()._dtype) for r in plan.extra.values()]
         scope = getattr(plan.backend, "gradient_scope", None)
         self.scope = scope
@@ -142,9 +144,9 @@ class Replay:
         numbers = self.numbers()
         if self.scope is not None:
             with self.scope():
-                values = self.steps(found.tensors, extra, numbers)
+                values = self.run_steps(found.tensors, extra, numbers)
         else:
-            values = self.steps(found.tensors, extra, numbers)
+            values = self.run_steps(found.tensors, extra, numbers)
         self.write(found, values)
         return self.output(self.plan.outputs, found, values)
 

@@ -1,0 +1,70 @@
+"""On the GPU backends a compiled plan is held by the device after its first replay
+(``backends/gpu/resident.py``): a replay records nothing from Python, is one submit with the open
+batch, gives eager's results: Adam's per-step bias corrections (small tensors the step uploads) and a
+dropout's seed (a per-step number inside a dispatch's uniforms) are written into the held plan at each
+replay. On ``cpu`` plans replay as generated numpy code, as before."""
+import pytest
+
+import webgrad as wg
+import webgrad.nn as nn
+import webgrad.nn.functional as F
+
+STEPS = 6
+
+
+def _train(backend, compiled, make_opt, *dropout):
+    wg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), *dropout, nn.Linear(16, 4)).to(backend)
+    opt = make_opt(model.parameters())
+    sched = wg.optim.lr_scheduler.StepLR(opt, 2, gamma=0.5)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    fn = wg.compile(step) if compiled else step
+    losses = []
+    for i in range(STEPS):
+        g = wg.Generator().manual_seed(i)
+        x, y = wg.randn(12, 8, generator=g).to(backend), wg.randint(0, 4, (12,), generator=g).to(backend)
+        losses.append(fn(x, y).item())
+        sched.step()
+    return fn, losses, [v for p in model.parameters() for v in p.flatten().tolist()], (model, opt, x, y)
+
+
+def _adam(p):
+    return wg.optim.Adam(p, lr=0.01, weight_decay=0.001)
+
+
+def test_a_replay_is_one_submit_of_a_plan_the_device_holds(backend):
+    _, eager_losses, eager_params, _ = _train(backend, False, _adam)
+    fn, losses, params, (_, _, x, y) = _train(backend, True, _adam)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert params == pytest.approx(eager_params, rel=1e-5, abs=1e-6)
+    text = fn.explain()
+    if backend == "cpu":
+        assert "held by the device" not in text and "replayed from Python" not in text, text
+        return
+    assert f"({STEPS - 3} so far)" in text, text     # two traces, then the replay that builds the plan
+    be = wg.backend(backend)
+    recorded, submits = [], be.submits
+    record = be.record
+    be.record = lambda call, arrays: (recorded.append(call.label), record(call, arrays))[1]
+    try:
+        fn(x, y)
+    finally:
+        del be.record
+    assert recorded == [] and be.submits == submits + 1, recorded
+
+
+def test_a_dropout_seed_and_a_decayed_rate_are_written_into_the_held_plan(backend):
+    def adagrad(p):
+        return wg.optim.Adagrad(p, lr=0.05, lr_decay=0.01)
+    _, eager_losses, eager_params, _ = _train(backend, False, adagrad, nn.Dropout(0.25))
+    fn, losses, params, _ = _train(backend, True, adagrad, nn.Dropout(0.25))
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert params == pytest.approx(eager_params, rel=1e-5, abs=1e-6)
+    assert "RandomUniform(, seed=<per-step" in fn.explain()
+    assert ("held by the device" in fn.explain()) == (backend != "cpu"), fn.explain()
