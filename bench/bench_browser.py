@@ -21,8 +21,15 @@ TensorFlow.js is served from ``--tfjs DIR`` (a node_modules folder; default ``bu
 ``npm install --prefix build/tfjs @tensorflow/tfjs@4.22.0 @tensorflow/tfjs-backend-webgpu@4.22.0``);
 without it that row says so.
 
-Run: ``python bench/bench_browser.py [--repeat 5] [--mlp-repeat 2] [--steps 3] [--headed]`` or
-``python bench/bench_browser.py --startup [--rounds 3]``.
+``--compile`` measures ``wg.compile`` on ``web/compile_bench.html``: the MLP 784-256-10 SGD step at
+batch 128, webgrad eager and compiled against TensorFlow.js (``webgpu`` backend, ``optimizer.minimize``)
+and jax-js (``jit`` of ``valueAndGrad`` and the update), each in its own idiom, in ``--rounds`` interleaved
+rounds of ``--steps`` steps (medians); the compiled replay's cost per kernel (the Python call, and the
+gpu.js call inside it) and the dispatches per step, eager and compiled, with issue 19's targets. The
+JS contenders are pinned in ``bench/js/package.json`` (``npm install`` in ``bench/js/``).
+
+Run: ``python bench/bench_browser.py [--repeat 5] [--mlp-repeat 2] [--steps 3] [--headed]``,
+``python bench/bench_browser.py --startup [--rounds 3]`` or ``python bench/bench_browser.py --compile``.
 SwiftShader runs WGSL on the CPU: an MLP step takes about a second, so absolute numbers mean
 little; the ratios to the floor are the point.
 """
@@ -44,6 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 TFJS = ROOT / "build" / "tfjs" / "node_modules"
 TFJS_INSTALL = "npm install --prefix build/tfjs @tensorflow/tfjs@4.22.0 @tensorflow/tfjs-backend-webgpu@4.22.0"
+CONTENDERS = ROOT / "bench" / "js" / "node_modules"
 WARM_VISITS = 2
 ARGS = ["--enable-unsafe-webgpu", "--no-sandbox", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -163,6 +171,62 @@ def main_startup(args) -> None:
           f"at end; total {time.perf_counter() - t:.0f} s")
 
 
+def compile_page(args) -> dict:
+    """Open compile_bench.html headless and return its ``window.__cbench`` when done."""
+    if not (CONTENDERS / "@jax-js" / "jax").is_dir():
+        sys.exit("bench_browser --compile: the JS contenders are not installed: npm install in bench/js/")
+    query = f"pyodide=./pyodide/&rounds={args.rounds}&steps={args.steps}"
+    with Server(port=0, mounts={"contenders": CONTENDERS}) as server, sync_playwright() as p:
+        if server.pyodide is None:
+            sys.exit("bench_browser: no local Pyodide; run `npm install` in web/ first")
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=not args.headed)
+        page = browser.new_page()
+        page.on("console", lambda m: m.type == "error" and print(f"console error: {m.text}", file=sys.stderr))
+        page.goto(f"{server.url}compile_bench.html?{query}")
+        page.wait_for_function("window.__cbench && window.__cbench.done", timeout=args.timeout * 1000)
+        result = page.evaluate("window.__cbench")
+        result["chromium"] = browser.version
+        browser.close()
+    if result["error"]:
+        sys.exit(f"bench_browser: compile_bench.html failed: {result['error']}")
+    return result
+
+
+def compile_table(r) -> str:
+    names = {"eager": "webgrad eager (webgpu)", "compiled": "webgrad wg.compile (webgpu)",
+             "tfjs": f"TensorFlow.js {r['versions']['tfjs']} (webgpu)", "jaxjs": f"jax-js {r['versions']['jaxjs']} (jit, webgpu)"}
+    lines = ["| contender | ms / step: median (min..max) | compiled / contender (median of rounds) |", "|---|---:|---:|"]
+    for k, name in names.items():
+        t = r["rows"][k]
+        lines.append(f"| {name} | {statistics.median(t):.1f} ({min(t):.1f}..{max(t):.1f}) | {r['ratios'][k]:.2f} |")
+    rep, d = r["replay"], r["dispatches"]
+    targets = [("recording cost of a compiled step ≤ 1 µs per kernel (the held plan's replay, Python)",
+                rep["recording_us_per_kernel"], 1.0),
+               ("the same, the whole compiled call's Python (guards and write-backs too)", rep["python_us_per_kernel"], 1.0),
+               ("MLP step ≤ 0.8× jax-js's jit step", r["ratios"]["jaxjs"], 0.8),
+               ("MLP step ≤ 0.5× TensorFlow.js (webgpu)", r["ratios"]["tfjs"], 0.5)]
+    lines += ["", f"dispatches per step: eager {d['eager']}, compiled {d['compiled']}",
+              f"compiled step's call (mean of {50} back to back): {rep['call_us']:.0f} µs for {rep['kernels']} kernels = "
+              f"{rep['call_us_per_kernel']:.2f} µs per kernel: gpu.js (encoding and submitting every dispatch) "
+              f"{rep['js_us']:.0f} µs, the held plan's Python (buffers, per-step numbers) {rep['recording_us']:.0f} µs = "
+              f"{rep['recording_us_per_kernel']:.2f} µs per kernel, the compiled function's guards and write-backs "
+              f"{rep['guards_us']:.0f} µs; {rep['state']}",
+              f"first three losses: " + "; ".join(f"{k} {', '.join(f'{v:.5f}' for v in vs)}" for k, vs in r["losses"].items()),
+              "", "| target | measured | |", "|---|---:|---|"]
+    lines += [f"| {what} | {got:.2f} | {'pass' if got <= want else 'short'} |" for what, got, want in targets]
+    return "\n".join(lines)
+
+
+def main_compile(args) -> None:
+    load = os.getloadavg()
+    t = time.perf_counter()
+    r = compile_page(args)
+    print(compile_table(r))
+    print(f"\nChromium {r['chromium']}; {args.rounds} rounds of {args.steps} steps; {platform.machine()}, "
+          f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start, "
+          f"{os.getloadavg()[0]:.2f} at end; total {time.perf_counter() - t:.0f} s")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="timed chain runs (best kept)")
@@ -171,11 +235,15 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=600, help="seconds to wait for the page")
     ap.add_argument("--headed", action="store_true")
     ap.add_argument("--startup", action="store_true", help="measure start-up only (cold and warm cache)")
-    ap.add_argument("--rounds", type=int, default=3, help="--startup: browser contexts (1 cold + 2 warm visits each)")
+    ap.add_argument("--rounds", type=int, default=3, help="--startup: browser contexts (1 cold + 2 warm visits "
+                                                          "each); --compile: interleaved rounds")
+    ap.add_argument("--compile", action="store_true", help="wg.compile's MLP step against TensorFlow.js and jax-js")
     ap.add_argument("--tfjs", default=str(TFJS), help="--startup: node_modules folder holding @tensorflow/tfjs")
     args = ap.parse_args(argv)
     if args.startup:
         return main_startup(args)
+    if args.compile:
+        return main_compile(args)
     t = time.perf_counter()
     result = run_page(args)
     print(table(result))

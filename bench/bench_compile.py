@@ -3,12 +3,15 @@
 
     python bench/bench_compile.py            # cpu and wgpu
     python bench/bench_compile.py --quick    # fewer repeats
+    python bench/bench_compile.py --backends wgpu --floor-only   # the per-op floor row alone
 
 Each row is the median over interleaved rounds (every contender once per round); ratios are the
 median of the per-round ratios. The chain is bench_cpu.py's (ten elementwise ops on 8 floats,
 then backward()); the MLP step is cross-entropy, backward, an SGD step and zero_grad. Also printed:
 the kernel calls (dispatches on wgpu) per MLP step, eager against compiled, and each compiled
-plan's fused chains.
+plan's fused chains. On wgpu, the per-op floor: a 1000-op chain compiled with fusion off (one dispatch
+per op, replayed from the plan the device holds) against a raw wgpu-py loop dispatching the same
+pipelines and bind groups (issue 19: within 1.05x).
 """
 from __future__ import annotations
 
@@ -141,12 +144,77 @@ def rows_for(backend, label, contenders, repeats, min_time):
     return [(f"{label} ({backend})", med, ratio)]
 
 
+N_FLOOR = 1000   # ops of the per-op chain measured against the raw wgpu-py floor
+
+
+def floor_contenders(n_ops=N_FLOOR, size=1024):
+    """The chain ``y = y * 1.0001`` (n_ops times, 1024 floats) compiled with fusion off, so that its plan
+    dispatches one kernel per op, and the floor: a raw wgpu-py loop dispatching the plan's own pipelines
+    and bind groups (one compute pass, one submit). Both end in ``synchronize()``."""
+    from webgrad.compiler import replay
+    be = wg.backend("wgpu")
+    x = wg.tensor(np.ones(size, np.float32), device="wgpu")
+
+    def chain_op(x):
+        y = x
+        for _ in range(n_ops):
+            y = y * 1.0001
+        return y
+    fuse, replay.fuse_plan = replay.fuse_plan, lambda plan: []
+    try:
+        compiled = wg.compile(chain_op)
+        for _ in range(3):                     # trace, the replay that builds the device's plan, a held replay
+            y = compiled(x)
+    finally:
+        replay.fuse_plan = fuse
+    resident = next(iter(compiled.plans.values())).run_steps
+    assert resident.handle is not None, resident.state
+    assert abs(y.tolist()[0] - 1.0001 ** n_ops) < 1e-3
+    host = resident.handle
+    ext = [(s.buffer, s.size) for s in (x._data.storage, y._data.storage)]
+    steps = [(pipe[0], group, [offset], (gx, gy, gz))
+             for (pipe, offset, gx, gy, gz, _), group in zip(host.dispatches, host.bind_groups(be.device, ext))]
+    dev = be.device.device
+
+    def raw():
+        enc = dev.create_command_encoder()
+        p = enc.begin_compute_pass()
+        for pipe, group, offsets, xyz in steps:
+            p.set_pipeline(pipe)
+            p.set_bind_group(0, group, offsets)
+            p.dispatch_workgroups(*xyz)
+        p.end()
+        dev.queue.submit([enc.finish()])
+        be.synchronize()
+
+    def ours():
+        compiled(x)
+        be.synchronize()
+    return {"compiled": ours, "floor": raw}, len(steps)
+
+
+def floor_row(repeats):
+    contenders, n = floor_contenders()
+    times = measure_rounds(contenders, repeats, 0.2, 0.05)
+    med = {k: statistics.median(t) / n * 1e6 for k, t in times.items()}
+    ratio = statistics.median(a / b for a, b in zip(times["compiled"], times["floor"]))
+    return (f"| {N_FLOOR}-op chain (y * 1.0001, 1024 floats), compiled without fusion, per op (wgpu) | "
+            f"{med['compiled']:.2f} µs | {med['floor']:.2f} µs (raw wgpu-py, the plan's pipelines) | {ratio:.3f} | "
+            f"{'pass' if ratio <= 1.05 else 'short'} (≤ 1.05×) |")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backends", default="cpu,wgpu")
+    p.add_argument("--floor-only", action="store_true", help="only the per-op floor row (wgpu)")
     args = p.parse_args(argv)
     repeats, min_time = (5, 0.05) if args.quick else (15, 0.2)
+    if args.floor_only:
+        print(f"load average {os.getloadavg()[0]:.2f}")
+        print("| per-op floor | compiled | floor | compiled / floor (median of rounds) | target |\n|---|---:|---:|---:|---|")
+        print(floor_row(repeats))
+        return
     rows, notes = [], []
     for backend in args.backends.split(","):
         try:
@@ -176,6 +244,10 @@ def main(argv=None):
             return f"{ratio[k]:.2f}" if k in ratio else "-"
         print(f"| {label} | {ms('eager')} | {ms('compiled')} | {ms('torch')} | {ms('numpy')} | {r('eager')} | "
               f"{r('torch')} | {r('numpy')} |")
+    if "wgpu" in args.backends.split(",") and any(r[0].endswith("(wgpu)") for r in rows):
+        print("\n| per-op floor | compiled | floor | compiled / floor (median of rounds) | target |")
+        print("|---|---:|---:|---:|---|")
+        print(floor_row(repeats))
     print()
     for n in notes:
         print(f"- {n}")

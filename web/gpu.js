@@ -17,7 +17,7 @@
 //                                            data), encodes every dispatch in one compute pass, appends its
 //                                            copies, writes the uniforms, submits, destroys what it was told.
 //                                            ops: a Python buffer of uint32 words (see OP below), so a
-//                                            batch of any length is one call from Python
+//                                            batch of any length is one call from Python (null: none)
 //                                          plan, ext, stepBytes (optional): a compiled plan's replay encoded after
 //                                            the batch, in the same submit: ext the [buffer, size] words of its inputs
 //                                            and outputs, stepBytes its per-step numbers (see plan())
@@ -229,7 +229,7 @@
 
     function run(ops, uniformId, uniformData, data, planId, ext, stepBytes) {
       count++;
-      const [opBytes, releaseOps] = bytes(ops);
+      const [opBytes, releaseOps] = ops === null || ops === undefined ? [new Uint8Array(0), () => {}] : bytes(ops);
       const [dataBytes, releaseData] = data === null || data === undefined ? [null, () => {}] : bytes(data);
       const doomed = [];
       const w = new Uint32Array(opBytes.buffer, opBytes.byteOffset, opBytes.byteLength >> 2);
@@ -265,7 +265,8 @@
         }
         if (planId !== undefined && planId !== null) {
           if (pass === null) pass = encoder.beginComputePass();
-          const [extBytes, releaseExt] = bytes(ext), [stepView, releaseStep] = bytes(stepBytes);
+          const [extBytes, releaseExt] = bytes(ext);
+          const [stepView, releaseStep] = stepBytes === null || stepBytes === undefined ? [null, () => {}] : bytes(stepBytes);
           try {
             encodePlan(plans[planId], pass, new Uint32Array(extBytes.buffer, extBytes.byteOffset, extBytes.byteLength >> 2),
                        stepView);

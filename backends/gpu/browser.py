@@ -230,7 +230,7 @@ class BrowserDevice:
         for b, size in plan[1]:
             ext.append(b.id)
             ext.append(size)
-        self._run(ops, buf.id, data, written, plan[0], ext, plan[2])
+        self._run(ops or None, buf.id, data, written, plan[0], ext, plan[2] or None)
 
     def discard(self) -> None:
         """Drop the open batch after an error, keeping its bind groups (the runtime caches them)."""
