@@ -205,7 +205,10 @@ def compile_table(r) -> str:
                ("the same, the whole compiled call's Python (guards and write-backs too)", rep["python_us_per_kernel"], 1.0),
                ("MLP step ≤ 0.8× jax-js's jit step", r["ratios"]["jaxjs"], 0.8),
                ("MLP step ≤ 0.5× TensorFlow.js (webgpu)", r["ratios"]["tfjs"], 0.5)]
+    mm = r["matmuls"]
     lines += ["", f"dispatches per step: eager {d['eager']}, compiled {d['compiled']}",
+              f"the step's five matrix products alone (ms, median of rounds): webgrad {statistics.median(mm['webgrad']):.1f}, "
+              f"jax-js {statistics.median(mm['jaxjs']):.1f}",
               f"compiled step's call (mean of {50} back to back): {rep['call_us']:.0f} µs for {rep['kernels']} kernels = "
               f"{rep['call_us_per_kernel']:.2f} µs per kernel: gpu.js (encoding and submitting every dispatch) "
               f"{rep['js_us']:.0f} µs, the held plan's Python (buffers, per-step numbers) {rep['recording_us']:.0f} µs = "

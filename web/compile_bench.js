@@ -7,7 +7,8 @@
 // replay's call (Python, and the JS encoding inside it) per kernel, and the dispatches per step, eager and
 // compiled. All four start from the same weights and data (an LCG): their first three losses must agree.
 // Query: pyodide=<url>, rounds=<n>, steps=<n>, contenders=<url of the node_modules folder>.
-// window.__cbench = {done, rows: {name: [ms per round]}, ratios, losses, replay, dispatches, versions, error}.
+// Also timed: the step's five matrix products alone, webgrad against jax-js (where the step's time goes).
+// window.__cbench = {done, rows: {name: [ms per round]}, ratios, losses, replay, dispatches, matmuls, versions, error}.
 import { startWebgrad } from "./webgrad.js";
 import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
 
@@ -68,6 +69,18 @@ runs, fns, first = {}, {}, {}
 for name in ("eager", "compiled"):
     runs[name], fns[name] = make(name == "compiled")
     first[name] = [await runs[name]().read() for _ in range(3)]
+
+M = {"x": wg.tensor(X).reshape(B, D_IN), "w1": wg.tensor(W1).reshape(D_IN, D_H), "h": wg.ones(B, D_H) * 0.5,
+     "w2": wg.tensor(W2).reshape(D_H, D_OUT), "dl": wg.ones(B, D_OUT) * 0.01, "dh": wg.ones(B, D_H) * 0.01}
+
+async def matmuls(steps):
+    """The step's five matrix products alone (forward x @ w1, h @ w2; backward dl @ w2.T, h.T @ dl, x.T @ dh)."""
+    m = M
+    t = time.perf_counter()
+    for _ in range(steps):
+        out = [m["x"] @ m["w1"], m["h"] @ m["w2"], m["dl"] @ m["w2"].T, m["h"].T @ m["dl"], m["x"].T @ m["dh"]]
+    await out[-1].read()
+    return (time.perf_counter() - t) / steps * 1e3
 
 def held():
     """The compiled step's plan that the device holds (the first trace's guard set may differ from later ones)."""
@@ -186,7 +199,7 @@ async function jaxjs() {
     const [loss, g] = valueAndGrad(lossFn)(tree.ref(p), x, y);   // p is used again below: a reference (move semantics)
     return [loss, tree.map((a, b) => a.sub(b.mul(LR)), p, g)];
   });
-  return async (steps) => {
+  const run = async (steps) => {
     let loss = null;
     for (let i = 0; i < steps; i++) {
       if (loss) loss.dispose();
@@ -194,6 +207,24 @@ async function jaxjs() {
     }
     return (await loss.data())[0];
   };
+  // the step's five matrix products alone, as webgrad's matmuls() (jit: one call)
+  const m = { x, w1: np.array(d.w1).reshape([D_IN, D_H]), h: np.ones([B, D_H]).mul(0.5),
+              w2: np.array(d.w2).reshape([D_H, D_OUT]), dl: np.ones([B, D_OUT]).mul(0.01), dh: np.ones([B, D_H]).mul(0.01) };
+  const products = jit((x, w1, h, w2, dl, dh) => [np.matmul(x.ref, w1), np.matmul(h.ref, w2.ref),
+    np.matmul(dl.ref, w2.transpose()), np.matmul(h.transpose(), dl), np.matmul(x.transpose(), dh)]);
+  run.matmuls = async (steps) => {
+    const t = performance.now();
+    let last = null;
+    for (let i = 0; i < steps; i++) {
+      const outs = products(m.x.ref, m.w1.ref, m.h.ref, m.w2.ref, m.dl.ref, m.dh.ref);
+      last = outs.pop();
+      for (const o of outs) o.dispose();
+      if (i < steps - 1) last.dispose();
+    }
+    await last.data();
+    return (performance.now() - t) / steps;
+  };
+  return run;
 }
 
 // ------------------------------------------------------------------ the page
@@ -243,6 +274,14 @@ async function main() {
     }
   }
   for (const n of names) out.ratios[n] = median(out.rows.compiled.map((c, i) => c / out.rows[n][i]));
+  $("status").textContent = "timing the step's matrix products alone…";
+  out.matmuls = { webgrad: [], jaxjs: [] };
+  await py("print(await matmuls(1))");          // warm-up: pipelines of the transposed products
+  await js.jaxjs.matmuls(1);
+  for (let r = 0; r < ROUNDS; r++) {
+    out.matmuls.webgrad.push(parseFloat(await py(`print(await matmuls(${STEPS}))`)));
+    out.matmuls.jaxjs.push(await js.jaxjs.matmuls(STEPS));
+  }
   out.replay = JSON.parse(await py("print(json.dumps(await replay_cost()))"));
   for (const n of names) {
     const tr = document.createElement("tr");
