@@ -155,8 +155,10 @@ class Resident:
                 where[id(a.storage)] = (EXT, len(ins) + len(self.outs))
                 first, upload = made[id(a.storage)]
                 self.outs.append((first.shape, first.dtype, upload))
+        share = _shared(log, where)
         self.keep = [a for a in [a for a, _ in log.allocs] + [a for _, arrays, _ in log.records for a in arrays]
-                     if id(a.storage) not in where]      # the fixed buffers, leased for the plan's life
+                     if id(a.storage) not in where and share.get(id(a.storage), a.storage) is a.storage]
+        # the fixed buffers, leased for the plan's life (intermediates whose uses do not overlap share one)
         self.result = [self._ref(values[s], where) for s in self.needed]
         writes, self.numbers = [], []
         for k, a, data in log.writes:
@@ -177,7 +179,7 @@ class Resident:
                 blocks.append(call.uniforms.ljust(UNIFORM_SLOT, b"\0"))
             for word, i, code in patches.get(j, ()):
                 self._number(i, 1, code, (UNIFORMS,), offset + 4 * word, writes)
-            refs = [where.get(id(a.storage)) or (FIXED, a.storage.buffer, a.storage.size) for a in arrays]
+            refs = [where.get(id(a.storage)) or _fixed(share.get(id(a.storage), a.storage)) for a in arrays]
             dispatches.append((call.pipe, offset, call.x, call.y, call.z, refs))
         self.handle = self.be.device.create_plan(b"".join(blocks) or bytes(UNIFORM_SLOT), dispatches, writes)
         self.dispatches = len(dispatches)
@@ -286,6 +288,37 @@ class HostPlan:
         dispatch = device.dispatch
         for (pipe, offset, x, y, z, _), group in zip(self.dispatches, self.bind_groups(device, ext)):
             dispatch(pipe, group, offset, x, y, z)
+
+
+def _fixed(storage) -> tuple:
+    return FIXED, storage.buffer, storage.size
+
+
+def _shared(log, where) -> dict:
+    """{id(storage): the storage whose buffer it uses} for the step's own intermediates (made by a dispatch,
+    not handed out): one whose first dispatch comes after another's last takes that one's buffer (as the
+    eager batch reuses the buffers it released), so a plan holds about what a step keeps alive at once."""
+    first, last, store = {}, {}, {}
+    uploaded = {id(a.storage) for a, upload in log.allocs if upload}
+    made = {id(a.storage) for a, _ in log.allocs} - uploaded
+    for j, (_, arrays, _) in enumerate(log.records):
+        for a in arrays:
+            key = id(a.storage)
+            if key in made and key not in where:
+                first.setdefault(key, j)
+                last[key] = j
+                store[key] = a.storage
+    free, busy, out = {}, [], {}                 # size -> [storage]; [(last use, storage)]
+    for key in sorted(first, key=first.get):
+        busy.sort(key=lambda e: e[0])
+        while busy and busy[0][0] < first[key]:
+            _, rep = busy.pop(0)
+            free.setdefault(rep.size, []).append(rep)
+        pool = free.get(store[key].size)
+        rep = pool.pop() if pool else store[key]
+        out[key] = rep
+        busy.append((last[key], rep))
+    return out
 
 
 def _other(v):
