@@ -209,11 +209,11 @@ def compile_table(r) -> str:
     lines += ["", f"dispatches per step: eager {d['eager']}, compiled {d['compiled']}",
               f"the step's five matrix products alone (ms, median of rounds): webgrad {statistics.median(mm['webgrad']):.1f}, "
               f"jax-js {statistics.median(mm['jaxjs']):.1f}",
-              f"compiled step's call (mean of {50} back to back): {rep['call_us']:.0f} µs for {rep['kernels']} kernels = "
+              f"compiled step's call (mean of 30, each on an idle queue): {rep['call_us']:.0f} µs for {rep['kernels']} kernels = "
               f"{rep['call_us_per_kernel']:.2f} µs per kernel: gpu.js (encoding and submitting every dispatch) "
               f"{rep['js_us']:.0f} µs, the held plan's Python (buffers, per-step numbers) {rep['recording_us']:.0f} µs = "
               f"{rep['recording_us_per_kernel']:.2f} µs per kernel, the compiled function's guards and write-backs "
-              f"{rep['guards_us']:.0f} µs; {rep['state']}",
+              f"{rep['guards_us']:.0f} µs; {rep['state']}; {rep['group_misses']} of {rep['replays']} replays made bind groups",
               f"first three losses: " + "; ".join(f"{k} {', '.join(f'{v:.5f}' for v in vs)}" for k, vs in r["losses"].items()),
               "", "| target | measured | |", "|---|---:|---|"]
     lines += [f"| {what} | {got:.2f} | {'pass' if got <= want else 'short'} |" for what, got, want in targets]

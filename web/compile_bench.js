@@ -108,11 +108,12 @@ def dispatches_of(run):
         del be.device.dispatch
     return count[0]
 
-async def replay_cost(n=50):
-    """The compiled step's call, n replays back to back (Chromium's clock ticks in 100 µs, so one call is not
-    timed alone), split into: the gpu.js call (encoding and submitting every dispatch), the rest of the held
-    plan's replay (Python: buffers and per-step numbers), and the compiled function's guards and write-backs."""
+async def replay_cost(n=30):
+    """The compiled step's call, each of n replays on an idle queue (the mean of n: Chromium's clock ticks in
+    100 µs), split into: the gpu.js call (encoding and submitting every dispatch), the rest of the held plan's
+    replay (Python: buffers and per-step numbers), and the compiled function's guards and write-backs."""
     plan, totals = held(), {"js": 0.0, "replay": 0.0}
+    misses = be.device.js.planMisses(plan.handle)
     run, replay = be.device._run, plan.replay
     def timed(key, fn):
         def call(*args):
@@ -124,18 +125,22 @@ async def replay_cost(n=50):
         return call
     be.device._run, plan.replay = timed("js", run), timed("replay", replay)
     try:
-        await be.read_bytes_async(be.alloc((4,), wg.float32))          # an idle queue to start from
-        t = time.perf_counter()
+        call, js, rep = 0.0, 0.0, 0.0
         for _ in range(n):
+            await be.read_bytes_async(be.alloc((4,), wg.float32))      # an idle queue
+            js0, rep0 = totals["js"], totals["replay"]
+            t = time.perf_counter()
             runs["compiled"]()
-        call = time.perf_counter() - t
+            call += time.perf_counter() - t
+            js, rep = js + totals["js"] - js0, rep + totals["replay"] - rep0
+        totals.update(js=js, replay=rep)
     finally:
         be.device._run = run          # an attribute of the device object itself: put back
         del plan.replay
     await be.read_bytes_async(be.alloc((4,), wg.float32))
     us = lambda s: s / n * 1e6
     k = plan.dispatches
-    return {"call_us": us(call), "js_us": us(totals["js"]), "recording_us": us(totals["replay"] - totals["js"]),
+    return {"group_misses": be.device.js.planMisses(plan.handle) - misses, "replays": n, "call_us": us(call), "js_us": us(totals["js"]), "recording_us": us(totals["replay"] - totals["js"]),
             "guards_us": us(call - totals["replay"]), "kernels": k, "state": plan.state,
             "recording_us_per_kernel": us(totals["replay"] - totals["js"]) / k,
             "python_us_per_kernel": us(call - totals["js"]) / k, "call_us_per_kernel": us(call) / k}

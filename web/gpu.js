@@ -32,6 +32,7 @@
 //     read(stagingId, size)               -> Promise<Uint8Array>: maps, copies, unmaps; rejects with drain()'s
 //                                            errors when there are any
 //     calls()                             -> how many times Python called these functions (a count, for tests)
+//     planMisses(plan)                    -> how many replays of a plan made bind groups (a new set of buffers)
 //
 // Objects stay here, in tables; Python holds their ids (ints), so nothing crosses the FFI per dispatch.
 //
@@ -172,7 +173,7 @@
       const [wb, releaseWords] = bytes(words);
       const w = new Uint32Array(wb.buffer, wb.byteOffset, wb.byteLength >> 2).slice();
       releaseWords();
-      const p = {uniform, dispatches: [], writes: [], sets: new Map()};
+      const p = {uniform, dispatches: [], writes: [], sets: new Map(), misses: 0};
       let i = 1;
       for (let d = 0; d < w[0]; d++) {
         const n = w[i + 5], refs = [];
@@ -206,6 +207,7 @@
       for (let k = 0; k < ext.length; k += 2) key += ext[k] + ",";
       let got = p.sets.get(key);
       if (got === undefined) {
+        p.misses++;
         if (p.sets.size >= PLAN_GROUP_SETS) p.sets.clear();
         got = p.dispatches.map((d) => d.ext ? planGroup(p, d, ext) : d.group);
         p.sets.set(key, got);
@@ -305,7 +307,8 @@
     }
 
     const calls = () => count;
-    return {buffer, destroy, layout, pipeline, run, plan, drain, read, calls};
+    const planMisses = (id) => plans[id].misses;
+    return {buffer, destroy, layout, pipeline, run, plan, drain, read, calls, planMisses};
   }
 
   return {requestDevice, runner};
