@@ -57,23 +57,28 @@ ARGS = ["--enable-unsafe-webgpu", "--no-sandbox", "--disable-background-networki
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def run_page(args) -> dict:
-    """Open bench.html headless and return its ``window.__bench`` when done."""
-    query = f"pyodide=./pyodide/&repeat={args.repeat}&mlp_repeat={args.mlp_repeat}&steps={args.steps}"
-    with Server(port=0) as server, sync_playwright() as p:
+def open_page(args, path: str, name: str, mounts=None) -> dict:
+    """Open ``path`` (with the local Pyodide) headless and return its ``window[name]`` once it is done."""
+    with Server(port=0, mounts=mounts) as server, sync_playwright() as p:
         if server.pyodide is None:
             sys.exit("bench_browser: no local Pyodide; run `npm install` in web/ first")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=not args.headed)
         page = browser.new_page()
         page.on("console", lambda m: m.type == "error" and print(f"console error: {m.text}", file=sys.stderr))
-        page.goto(f"{server.url}bench.html?{query}")
-        page.wait_for_function("window.__bench && window.__bench.done", timeout=args.timeout * 1000)
-        result = page.evaluate("window.__bench")
+        page.goto(f"{server.url}{path}&pyodide=./pyodide/")
+        page.wait_for_function(f"window.{name} && window.{name}.done", timeout=args.timeout * 1000)
+        result = page.evaluate(f"window.{name}")
         result["chromium"] = browser.version
         browser.close()
     if result["error"]:
-        sys.exit(f"bench_browser: the page failed: {result['error']}")
+        sys.exit(f"bench_browser: {path.split('?')[0]} failed: {result['error']}")
     return result
+
+
+def run_page(args) -> dict:
+    """Open bench.html headless and return its ``window.__bench`` when done."""
+    return open_page(args, f"bench.html?repeat={args.repeat}&mlp_repeat={args.mlp_repeat}&steps={args.steps}",
+                     "__bench")
 
 
 def table(result) -> str:
@@ -175,21 +180,8 @@ def compile_page(args) -> dict:
     """Open compile_bench.html headless and return its ``window.__cbench`` when done."""
     if not (CONTENDERS / "@jax-js" / "jax").is_dir():
         sys.exit("bench_browser --compile: the JS contenders are not installed: npm install in bench/js/")
-    query = f"pyodide=./pyodide/&rounds={args.rounds}&steps={args.steps}"
-    with Server(port=0, mounts={"contenders": CONTENDERS}) as server, sync_playwright() as p:
-        if server.pyodide is None:
-            sys.exit("bench_browser: no local Pyodide; run `npm install` in web/ first")
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=not args.headed)
-        page = browser.new_page()
-        page.on("console", lambda m: m.type == "error" and print(f"console error: {m.text}", file=sys.stderr))
-        page.goto(f"{server.url}compile_bench.html?{query}")
-        page.wait_for_function("window.__cbench && window.__cbench.done", timeout=args.timeout * 1000)
-        result = page.evaluate("window.__cbench")
-        result["chromium"] = browser.version
-        browser.close()
-    if result["error"]:
-        sys.exit(f"bench_browser: compile_bench.html failed: {result['error']}")
-    return result
+    return open_page(args, f"compile_bench.html?rounds={args.rounds}&steps={args.steps}", "__cbench",
+                     {"contenders": CONTENDERS})
 
 
 def compile_table(r) -> str:

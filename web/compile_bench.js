@@ -10,7 +10,7 @@
 // Also timed: the step's five matrix products alone, webgrad against jax-js (where the step's time goes).
 // window.__cbench = {done, rows: {name: [ms per round]}, ratios, losses, replay, dispatches, matmuls, versions, error}.
 import { startWebgrad } from "./webgrad.js";
-import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
+import { $, keepQuery, loadScript, params, pyodideUrl, wheelUrl } from "./page.js";
 
 const ROUNDS = parseInt(params.get("rounds") || "5", 10);
 const STEPS = parseInt(params.get("steps") || "3", 10);
@@ -148,22 +148,14 @@ async def replay_cost(n=30):
 
 // ------------------------------------------------------------------ the JS contenders
 
-function script(src) {
-  return new Promise((resolve, reject) => {
-    const s = Object.assign(document.createElement("script"), { src, onload: resolve });
-    s.onerror = () => reject(new Error(`loading ${src} failed (npm install in bench/js/)`));
-    document.head.append(s);
-  });
-}
-
 async function version(pkg) {
   const r = await fetch(`${BASE}${pkg}/package.json`);
   return r.ok ? (await r.json()).version : null;
 }
 
 async function tfjs() {
-  await script(`${BASE}@tensorflow/tfjs/dist/tf.min.js`);
-  await script(`${BASE}@tensorflow/tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js`);
+  await loadScript(`${BASE}@tensorflow/tfjs/dist/tf.min.js`);         // npm install in bench/js/
+  await loadScript(`${BASE}@tensorflow/tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js`);
   const tf = globalThis.tf;
   if (!(await tf.setBackend("webgpu"))) throw new Error("TensorFlow.js: the webgpu backend did not start");
   await tf.ready();
@@ -217,17 +209,14 @@ async function jaxjs() {
               w2: np.array(d.w2).reshape([D_H, D_OUT]), dl: np.ones([B, D_OUT]).mul(0.01), dh: np.ones([B, D_H]).mul(0.01) };
   const products = jit((x, w1, h, w2, dl, dh) => [np.matmul(x.ref, w1), np.matmul(h.ref, w2.ref),
     np.matmul(dl.ref, w2.transpose()), np.matmul(h.transpose(), dl), np.matmul(x.transpose(), dh)]);
-  run.matmuls = async (steps) => {
+  run.matmuls = async (steps) => {     // every product kept until all are computed (jax-js may be lazy)
     const t = performance.now();
-    let last = null;
-    for (let i = 0; i < steps; i++) {
-      const outs = products(m.x.ref, m.w1.ref, m.h.ref, m.w2.ref, m.dl.ref, m.dh.ref);
-      last = outs.pop();
-      for (const o of outs) o.dispose();
-      if (i < steps - 1) last.dispose();
-    }
-    await last.data();
-    return (performance.now() - t) / steps;
+    const all = [];
+    for (let i = 0; i < steps; i++) all.push(...products(m.x.ref, m.w1.ref, m.h.ref, m.w2.ref, m.dl.ref, m.dh.ref));
+    await jax.blockUntilReady(all);
+    const ms = (performance.now() - t) / steps;
+    for (const o of all) o.dispose();
+    return ms;
   };
   return run;
 }

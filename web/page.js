@@ -26,3 +26,12 @@ export function keepQuery(root = document) {
     a.href = url.href;
   }
 }
+
+// a classic script (a UMD bundle), loaded once its tag is in the page
+export function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = Object.assign(document.createElement("script"), { src, onload: resolve });
+    s.onerror = () => reject(new Error(`loading ${src} failed`));
+    document.head.append(s);
+  });
+}

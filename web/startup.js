@@ -5,7 +5,7 @@
 // window.__startup = {done, lib, backend, result, first_result_ms, ready_ms, phases, error}; phases are
 // webgrad's start-up steps (wg.startup: ms since navigation when each ended).
 import { startWebgrad } from "./webgrad.js";
-import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
+import { $, keepQuery, loadScript as script, params, pyodideUrl, wheelUrl } from "./page.js";
 
 const out = (window.__startup = { done: false, lib: params.get("lib") || "webgrad", backend: null, result: null,
                                   first_result_ms: null, ready_ms: null, phases: null, error: null });
@@ -19,14 +19,6 @@ async function webgrad() {
   out.phases = wg.startup;
   out.backend = wg.backend.name;
   return r.stdout.trim();
-}
-
-function script(src) {
-  return new Promise((resolve, reject) => {
-    const s = Object.assign(document.createElement("script"), { src, onload: resolve });
-    s.onerror = () => reject(new Error(`loading ${src} failed`));
-    document.head.append(s);
-  });
 }
 
 async function tfjs() {
