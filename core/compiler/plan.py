@@ -16,9 +16,12 @@
   a new tensor (``.grad``, ``state["exp_avg"]``) gets one again, made around the slot; a place
   emptied (``zero_grad()``) is emptied.
 * **outputs**: the function's result, with its tensors as slots.
+* **checks**: a graph break (``tracer.Check``) stays in the steps as a ``Break`` step: the steps
+  between two breaks are the plan's *pieces*; a replay reads the value back at the break and goes
+  on only if it is the traced one (``replay``), else it misses and the call traces a new path.
 
-A plan that cannot be replayed says why in ``reasons`` (a graph break, a step that made new places,
-Python state the step changed that no per-step function recomputes...).
+A plan that cannot be replayed says why in ``reasons`` (a step that made new places, Python state
+the step changed that no per-step function recomputes...).
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from weakref import ref
 from ..random import Generator
 from ..tensor import Tensor
 from .places import Found
-from .tracer import Tracer
+from .tracer import Check, Tracer
 
 _PLAIN = (int, float, str, bool, type(None))
 
@@ -35,13 +38,15 @@ _PLAIN = (int, float, str, bool, type(None))
 class Step:
     """One kernel call of a plan: ``outs = fn(*ins, **attrs)``, its ``dynamic`` attributes
     ({attr: index among the per-step numbers}) filled in at each replay; ``captured``: ``fn`` replays
-    the dispatches the call made when traced, and takes no attrs (they are in its prepared uniforms)."""
+    the dispatches the call made when traced, and takes no attrs (they are in its prepared uniforms);
+    ``check``: for a graph break (name ``Break``, no outputs), its ``tracer.Check``: ``fn(*ins)`` must
+    give ``check.token`` again for the replay to go on."""
 
-    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured")
+    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured", "check")
 
-    def __init__(self, name, fn, ins, attrs, dynamic, outs, multi):
+    def __init__(self, name, fn, ins, attrs, dynamic, outs, multi, check=None):
         self.name, self.fn, self.ins, self.attrs, self.dynamic = name, fn, ins, attrs, dynamic
-        self.outs, self.multi, self.captured = outs, multi, False
+        self.outs, self.multi, self.captured, self.check = outs, multi, False, check
 
 
 class Plan:
@@ -96,7 +101,7 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     plan = Plan()
     plan.breaks, plan.prologue = list(tracer.breaks), list(tracer.prologue)
     plan.traced_calls, plan.uploads = len(tracer.calls), tracer.uploads
-    plan.reasons += [f"graph break: {what} at {where}" for what, where in tracer.breaks]
+    plan.reasons += tracer.unreplayable
     placed = {id(t) for t in start.tensors if t is not None}
     start_data = {id(d): t for t, d, _ in start_live.values() if id(t) not in placed}
     slots = _Slots(plan, start_data)
@@ -109,6 +114,9 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     bound = set()
     for call in tracer.calls:
         ins = tuple([slots.read(a) for a in call.inputs])
+        if type(call) is Check:
+            plan.steps.append(Step(call.name, call.fn, ins, {}, {}, (), False, call))
+            continue
         if all(o is None or id(o) in slots.of for o in call.outputs):   # it handed back what it got (AddGrad)
             continue
         outs = tuple([None if o is None else (slots.of[id(o)] if id(o) in slots.of else slots.new(o))
@@ -230,7 +238,7 @@ def _structure(result, slots: _Slots, placed: dict):
 
 def _fold(plan: Plan, objects: dict) -> None:
     """Steps whose inputs are all constants and whose attributes are not dynamic become constants
-    (their traced results)."""
+    (their traced results); a break reading a constant always sees the traced value: it goes."""
     kept = []
     for step in plan.steps:
         if not step.dynamic and all(s in plan.consts for s in step.ins):
@@ -241,6 +249,11 @@ def _fold(plan: Plan, objects: dict) -> None:
         else:
             kept.append(step)
     plan.steps = kept
+
+
+def pieces(plan: Plan) -> int:
+    """How many compiled pieces the plan's graph breaks split it into."""
+    return 1 + sum(step.check is not None for step in plan.steps)
 
 
 def needed_slots(plan: Plan) -> set:
@@ -266,7 +279,7 @@ def _drop_unused(plan: Plan) -> None:
     need = needed_slots(plan)
     kept = []
     for step in reversed(plan.steps):
-        if any(s in need for s in step.outs if s is not None):
+        if step.check is not None or any(s in need for s in step.outs if s is not None):
             kept.append(step)
             need.update(step.ins)
         else:
@@ -275,4 +288,4 @@ def _drop_unused(plan: Plan) -> None:
     plan.consts = {s: o for s, o in plan.consts.items() if s in need}
 
 
-__all__ = ["Plan", "Step", "build_plan", "needed_slots"]
+__all__ = ["Plan", "Step", "build_plan", "needed_slots", "pieces"]

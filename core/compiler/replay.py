@@ -11,7 +11,13 @@ attributes written in (the dynamic ones read from the per-step numbers), e.g.::
         return s8, s9
 
 so a replay runs no ``Tensor``, ``Node`` or op code: only the kernel functions, which on ``cpu`` are
-numpy calls and on the GPU backends record their prepared dispatches. ``source`` holds the text (it
+numpy calls and on the GPU backends record their prepared dispatches. A graph break between two
+pieces reads the value back and returns early when Python saw another value when traced::
+
+    B.append(k5(s8))   # graph break: a readback (to_list: ...) at step.py:12 in f: if loss > 1:
+    if B[-1] != c6: return None
+
+(the call then misses: ``Miss`` holds the tokens read so far; nothing was written back). ``source`` holds the text (it
 is what ``explain()`` shows). Backends that replay differently (``gpu_replay``) build on the same plan.
 """
 from __future__ import annotations
@@ -55,6 +61,10 @@ class Source:
 
     def call(self, step) -> str:
         args = [self.value(s) for s in step.ins]
+        if step.check is not None:
+            c = step.check
+            return (f"    B.append({self.name(step.fn, 'k')}({args[0]}))   # graph break: {c.what} at {c.where}\n"
+                    f"    if B[-1] != {self.name(c.token, 'c')}: return None")
         for k, v in () if step.captured else step.attrs.items():
             if k in step.dynamic:
                 args.append(f"{k}=D[{step.dynamic[k]}]")
@@ -78,10 +88,11 @@ def _last_uses(plan: Plan) -> dict:
 
 
 def steps_source(plan: Plan, needed: list) -> Source:
-    """The generated function ``steps(T, X, D)`` returning the ``needed`` slots: ``T`` the places'
-    tensors, ``X`` the extra input tensors, ``D`` the per-step numbers."""
+    """The generated function ``steps(T, X, D, B)`` returning the ``needed`` slots: ``T`` the places'
+    tensors, ``X`` the extra input tensors, ``D`` the per-step numbers, ``B`` a list taking the
+    tokens its graph breaks read (None returned at the first token that is not the traced one)."""
     src = Source(plan)
-    lines = ["def steps(T, X, D):"]
+    lines = ["def steps(T, X, D, B):"]
     for slot, i in plan.inputs.items():
         lines.append(f"    s{slot} = T[{i}]._data")
     for k, slot in enumerate(plan.extra):
@@ -113,6 +124,7 @@ class Replay:
         exec(compile(self.source, "<webgrad.compile plan>", "exec"), src.namespace)
         self.steps = src.namespace["steps"]
         self.extra = [(r, r()._data.shape, r()._dtype) for r in plan.extra.values()]
+        self.tokens = tuple([step.check.token for step in plan.steps if step.check is not None])
         scope = getattr(plan.backend, "gradient_scope", None)
         self.scope = scope
 
@@ -139,12 +151,14 @@ class Replay:
         extra = self.extras()
         if extra is None:
             return _MISS
-        numbers = self.numbers()
+        numbers, read = self.numbers(), []
         if self.scope is not None:
             with self.scope():
-                values = self.steps(found.tensors, extra, numbers)
+                values = self.steps(found.tensors, extra, numbers, read)
         else:
-            values = self.steps(found.tensors, extra, numbers)
+            values = self.steps(found.tensors, extra, numbers, read)
+        if values is None:
+            return Miss(read)
         self.write(found, values)
         return self.output(self.plan.outputs, found, values)
 
@@ -186,6 +200,16 @@ class Replay:
 _MISS = object()
 
 
+class Miss:
+    """A replay that stopped at a graph break where another value was read than the traced one:
+    ``read`` holds the tokens of the breaks up to that one (the path to look for next)."""
+
+    __slots__ = ("read",)
+
+    def __init__(self, read):
+        self.read = tuple(read)
+
+
 def _set_data(t, data, version_delta: int) -> None:
     t._data = data
     if version_delta:
@@ -206,4 +230,4 @@ def _output_slots(node) -> set:
     return set()
 
 
-__all__ = ["Replay", "steps_source", "Source"]
+__all__ = ["Replay", "Miss", "steps_source", "Source"]
