@@ -272,7 +272,7 @@ class Tracer:
         finally:
             self.depth -= 1
         self.keep.append(data)
-        seen = repr(seen)
+        seen = seen if type(seen) is str else repr(seen)
         self.calls.append(Check(fn, data, token, what, self.breaks[-1][1], seen if len(seen) < 60 else seen[:56] + " ..."))
 
     def _upload(self, fn):
