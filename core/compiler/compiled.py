@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 from .. import per_step as step_numbers
+from .boundary import trace_backward
 from .explain import describe
 from .paths import Paths
 from .places import find_places
@@ -72,10 +73,12 @@ class CompiledFunction:
         try:
             with Tracer(self.fullgraph) as tracer:
                 result = self.fn(*args, **kwargs)
+                backward = trace_backward(tracer, result, found)   # its outputs' backward, if they have one
         except GraphBreak:
             state.restore(live)
             raise
-        plan = build_plan(tracer, found, find_places(self.fn, args, kwargs), live, result)
+        plan = build_plan(tracer, found, find_places(self.fn, args, kwargs), live, result, backward)
+        del backward
         plan.reasons += state.unreplayable_changes()
         del tracer, live
         self.traces += 1

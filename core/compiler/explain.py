@@ -41,8 +41,14 @@ def describe(k: int, entry) -> str:
         counts = Counter(fused)
         chains = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items())
         lines.append(f"  fused: {len(fused)} chains: {chains}")
+    backward = getattr(entry, "backward", None) or []
+    later = {id(s) for s in backward}
     lines.append("  kernels:")
-    lines += [_step_line(s) for s in plan.steps]
+    lines += [_step_line(s) for s in plan.steps if id(s) not in later]
+    if backward:
+        lines.append(f"  backward kernels (run by the outputs' CompiledBackward node at backward(), from "
+                     f"{len(entry.saved)} saved values):")
+        lines += [_step_line(s) for s in backward]
     if plan.writes:
         lines.append("  write-backs:")
         lines += [_write_line(w) for w in plan.writes]

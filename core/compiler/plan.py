@@ -16,6 +16,10 @@
   a new tensor (``.grad``, ``state["exp_avg"]``) gets one again, made around the slot; a place
   emptied (``zero_grad()``) is emptied.
 * **outputs**: the function's result, with its tensors as slots.
+* **autograd across the boundary** (``boundary``): where the function returns tensors still to be
+  differentiated, the trace also holds their backward; ``seeds`` are the slots of the output
+  gradients it started from, ``grads`` the slots of the gradients it reached, per place in ``wrt``
+  (``grad_outputs``: which of the result's tensors they are the gradients of).
 * **checks**: a graph break (``tracer.Check``) stays in the steps as a ``Break`` step: the steps
   between two breaks are the plan's *pieces*; a replay reads the value back at the break and goes
   on only if it is the traced one (``replay``), else it misses and the call traces a new path.
@@ -29,6 +33,7 @@ from weakref import ref
 
 from ..random import Generator
 from ..tensor import Tensor
+from .boundary import differentiable, tensors_in
 from .places import Found
 from .tracer import Check, Tracer
 
@@ -60,6 +65,8 @@ class Plan:
         self.outputs = None
         self.breaks, self.reasons = [], []
         self.backend = None
+        self.seeds, self.grads, self.wrt, self.grad_outputs = [], [], [], []   # see boundary
+        self.saved_places = []         # the places the backward reads (the CompiledBackward node saves them)
         self.meta = {}                 # slot -> (shape, dtype) of what the steps make
         self.n_slots = 0
         self.traced_calls = self.folded = self.dropped = self.uploads = 0
@@ -95,9 +102,10 @@ class _Slots:
         return s
 
 
-def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, result) -> Plan:
+def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, result, backward=None) -> Plan:
     """The plan of a finished trace: ``start``/``end`` are the places before and after the call,
-    ``start_live`` every live tensor before it (``tracer.live_tensors``), ``result`` what it returned."""
+    ``start_live`` every live tensor before it (``tracer.live_tensors``), ``result`` what it returned,
+    ``backward`` the traced backward of its outputs (``boundary.trace_backward``) or None."""
     plan = Plan()
     plan.breaks, plan.prologue = list(tracer.breaks), list(tracer.prologue)
     plan.traced_calls, plan.uploads = len(tracer.calls), tracer.uploads
@@ -111,6 +119,9 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
             plan.inputs[slots.new(data)] = i
     backends = {t._backend for t in start.tensors + end.tensors if t is not None}
     plan.backend = next(iter(backends)) if len(backends) == 1 else None
+    joint = backward is not None and backward.reason is None
+    if joint:
+        plan.seeds = [slots.new(t._data) for t in backward.seeds]
     bound = set()
     for call in tracer.calls:
         ins = tuple([slots.read(a) for a in call.inputs])
@@ -134,10 +145,15 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     at_start = {id(t): before[(p.kind, id(p.owner), p.key)] for p, t in zip(end.places, end.tensors)
                 if t is not None and (p.kind, id(p.owner), p.key) in before}
     plan.outputs = _structure(result, slots, at_start)
-    if any(_needs_autograd(t) for t in _tensors_in(result)):
-        plan.reasons.append("the function returns tensors whose graph is still to be differentiated (a compiled "
-                            "module called with grad enabled, its backward() outside): compile the whole step, "
-                            "backward() and optimizer step included")
+    if joint:
+        plan.grads = [None if g is None else slots.read(g._data) for g in backward.grads]
+        plan.wrt, plan.grad_outputs = list(backward.wrt), list(backward.outs)
+    elif backward is not None:
+        plan.reasons.append(f"the function returns tensors whose graph is still to be differentiated, and "
+                            f"{backward.reason}")
+    elif any(differentiable(t) for t in tensors_in(result)):
+        plan.reasons.append("the function returns tensors whose graph is still to be differentiated, and none "
+                            "of them reaches a place")
     _fold(plan, slots.objects)
     _drop_unused(plan)
     if len(backends) > 1:
@@ -155,21 +171,6 @@ def _note_meta(plan: Plan, slots: _Slots, used) -> None:
                 plan.meta[s] = (tuple(o.shape), dtype_of(o))
             except (AttributeError, KeyError, TypeError):
                 pass
-
-
-def _tensors_in(result) -> list:
-    if isinstance(result, Tensor):
-        return [result]
-    if type(result) in (list, tuple):
-        return [t for r in result for t in _tensors_in(r)]
-    if type(result) is dict:
-        return [t for r in result.values() for t in _tensors_in(r)]
-    return []
-
-
-def _needs_autograd(t) -> bool:
-    """Whether ``t``'s graph can still be differentiated (a backward pass frees what nodes saved)."""
-    return t.grad_fn is not None and t.grad_fn.saved is not None
 
 
 def _dynamic_attrs(attrs: dict, dynamic: dict) -> dict:
@@ -257,8 +258,8 @@ def pieces(plan: Plan) -> int:
 
 
 def needed_slots(plan: Plan) -> set:
-    """The slots the write-backs and the outputs read."""
-    need = {s for _, _, s, _ in plan.writes if s is not None}
+    """The slots the write-backs, the outputs and the traced gradients read."""
+    need = {s for _, _, s, _ in plan.writes if s is not None} | {s for s in plan.grads if s is not None}
 
     def walk(node):
         kind = node[0]
@@ -275,7 +276,8 @@ def needed_slots(plan: Plan) -> set:
 
 
 def _drop_unused(plan: Plan) -> None:
-    """Drop the steps whose outputs nothing needs (kernels are pure: their only effect is their result)."""
+    """Drop the steps whose outputs nothing needs (kernels are pure: their only effect is their result),
+    and the constants and extra inputs that only they read."""
     need = needed_slots(plan)
     kept = []
     for step in reversed(plan.steps):
@@ -286,6 +288,7 @@ def _drop_unused(plan: Plan) -> None:
             plan.dropped += 1
     plan.steps = kept[::-1]
     plan.consts = {s: o for s, o in plan.consts.items() if s in need}
+    plan.extra = {s: r for s, r in plan.extra.items() if s in need}   # (a backward past the boundary read some)
 
 
 __all__ = ["Plan", "Step", "build_plan", "needed_slots", "pieces"]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import gc
 import os
+from contextlib import contextmanager
 import sys
 import traceback
 
@@ -173,6 +174,15 @@ class Tracer:
         self._undo = []
         return False
 
+    @contextmanager
+    def unrecorded(self):
+        """What runs inside is not recorded (as a kernel called by a kernel)."""
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
     def _swap(self, table, name, new):
         old = table[name]
         table[name] = new
@@ -266,11 +276,8 @@ class Tracer:
 
     def check(self, fn, data, what, seen) -> None:
         """Record a graph break as a ``Check`` of ``data`` (the token is taken now, unrecorded)."""
-        self.depth += 1
-        try:
+        with self.unrecorded():
             token = fn(data)
-        finally:
-            self.depth -= 1
         self.keep.append(data)
         seen = seen if type(seen) is str else repr(seen)
         self.calls.append(Check(fn, data, token, what, self.breaks[-1][1], seen if len(seen) < 60 else seen[:56] + " ..."))
