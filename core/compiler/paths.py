@@ -9,7 +9,8 @@ differ: ``Paths`` keeps them, and a replay that missed at break ``k`` goes on wi
 first ``k + 1`` tokens are those read (each such hop gets at least one break further, so a call
 runs at most one path per break). Nothing is written back before a path ran to its end; the
 per-step functions a missed path ran are undone (``Undo``), so that the next path or trace sees the
-state as it was.
+state as it was. (A path whose plan cannot be replayed makes its whole key run eagerly, as a plan
+without breaks does.)
 
 >>> import webgrad as wg
 >>> f = wg.compile(lambda x: x * 2 if (x > 0).all() else x * 3)
@@ -70,11 +71,16 @@ class Paths:
         return next((p for p in self.paths if p.tokens[:n] == read), None)
 
     def __call__(self, found):
+        if not self.paths:
+            return _MISS
         undo, path = Undo(self.paths), self.paths[0]
         while path is not None:
             out = path(found)
+            if out is _MISS:                 # a tensor it read weakly died: this path is traced again
+                self.paths.remove(path)
+                return out
             if type(out) is not Miss:
-                if out is not _MISS and path is not self.paths[0]:
+                if path is not self.paths[0]:
                     self.paths.remove(path)
                     self.paths.insert(0, path)
                 return out
