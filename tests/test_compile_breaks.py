@@ -5,27 +5,12 @@ state are eager's (bit for bit on cpu), the paths count toward the recompile lim
 lists the pieces and the breaks."""
 import warnings
 
-import pytest
-
 import webgrad as wg
 import webgrad.nn as nn
 import webgrad.nn.functional as F
 from webgrad.compiler import RECOMPILE_LIMIT
 
-
-def _same(a, b, backend):
-    if backend == "cpu":
-        assert a == b
-    else:
-        assert a == pytest.approx(b, rel=1e-5, abs=1e-6)
-
-
-def _flat(v):
-    if isinstance(v, dict):
-        return [x for k in sorted(v) for x in _flat(v[k])]
-    if isinstance(v, list):
-        return [x for e in v for x in _flat(e)]
-    return [v]
+from test_compile import _flat, _same
 
 
 def test_a_data_dependent_branch_replays_the_piece_of_the_branch_taken(backend):
@@ -94,7 +79,7 @@ def _train(backend, compiled, steps=8):
         x = wg.randn(6, 4, generator=g).to(backend)
         y = (wg.randn(6, 1, generator=g) * (3 if i % 2 else 0.1)).to(backend)
         out.append(fn(x, y).item())
-    state = [{k: (v.tolist() if isinstance(v, wg.Tensor) else v) for k, v in sorted(opt.state[p].items())}
+    state = [[v.tolist() if isinstance(v, wg.Tensor) else v for _, v in sorted(opt.state[p].items())]
              for p in model.parameters()]
     return fn, dict(out=out, params=[p.tolist() for p in model.parameters()], state=state)
 
