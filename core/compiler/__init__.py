@@ -33,8 +33,9 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
     """``model`` (a module or a function) compiled: PyTorch's signature. ``fullgraph=True`` raises
     ``GraphBreak`` where the function does what a plan cannot hold (``.item()``, ``.tolist()``,
     ``bool(t)``, printing a tensor, a data-dependent shape); otherwise the plan splits there into
-    pieces, and each value read there (each shape) gets its own path, traced at its first call. ``dynamic``, ``mode`` and ``options`` have no effect (plans are specialised to
-    shapes; results do not depend on them); ``backend="eager"`` (or ``disable=True``) runs the model
+    pieces, and each value read there (each shape) gets its own path, traced at its first call.
+    ``dynamic``, ``mode`` and ``options`` have no effect (plans are specialised to shapes; results do
+    not depend on them); ``backend="eager"`` (or ``disable=True``) runs the model
     as it is. ``debug=True`` (webgrad's) prints each plan when traced; ``explain()`` returns it.
     Without ``model``, a decorator.
 

@@ -108,7 +108,8 @@ class CompiledFunction:
         if not self._limit_warned:
             self._limit_warned = True
             warnings.warn(f"compile: {getattr(self.fn, '__name__', type(self.fn).__name__)} was traced for "
-                          f"{RECOMPILE_LIMIT} different guard sets or paths through its graph breaks (recompile_limit); "
+                          f"{RECOMPILE_LIMIT} different guard sets or paths through its graph breaks "
+                          f"(recompile_limit); "
                           f"calls with new shapes, dtypes, arguments or values read at a graph break run eagerly "
                           f"from now on", stacklevel=3)
 

@@ -9,7 +9,8 @@ from .plan import pieces
 def _step_line(step) -> str:
     if step.check is not None:
         c = step.check
-        return f"    --- graph break: {c.what} at {c.where}; read {c.seen} (the next piece runs where a call reads that)"
+        return (f"    --- graph break: {c.what} at {c.where}; read {c.seen} (the next piece runs where a call "
+                f"reads that)")
     ins = ", ".join(f"s{s}" for s in step.ins)
     dyn = "".join(f", {k}=<per-step #{i}>" for k, i in step.dynamic.items())
     outs = ", ".join("_" if s is None else f"s{s}" for s in step.outs)

@@ -280,7 +280,8 @@ class Tracer:
             token = fn(data)
         self.keep.append(data)
         seen = seen if type(seen) is str else repr(seen)
-        self.calls.append(Check(fn, data, token, what, self.breaks[-1][1], seen if len(seen) < 60 else seen[:56] + " ..."))
+        seen = seen if len(seen) < 60 else seen[:56] + " ..."
+        self.calls.append(Check(fn, data, token, what, self.breaks[-1][1], seen))
 
     def _upload(self, fn):
         def uploading(*args, **kwargs):
@@ -343,4 +344,5 @@ def live_tensors() -> dict:
     return out
 
 
-__all__ = ["Tracer", "GraphBreak", "Recorded", "Check", "read_token", "shape_token", "VjpCall", "NodeView", "live_tensors", "user_frame", "DATA_DEPENDENT"]
+__all__ = ["Tracer", "GraphBreak", "Recorded", "Check", "read_token", "shape_token", "VjpCall", "NodeView",
+           "live_tensors", "user_frame", "DATA_DEPENDENT"]

@@ -1,6 +1,7 @@
 """The pages of web/ in headless Chromium (SwiftShader WebGPU): the demo trains on ``webgpu`` and its
-loss falls, with no console errors, its ``wg.compile``'d step replaying after its first calls; the playground runs code with ``backward()`` and shows the
-gradients, and shows Python errors. Fixtures (``server_url``, ``browser_page``) are in conftest.py.
+loss falls, with no console errors, its ``wg.compile``'d step replaying after its first calls; the
+playground runs code with ``backward()`` and shows the gradients, and shows Python errors. Fixtures
+(``server_url``, ``browser_page``) are in conftest.py.
 """
 import re
 
