@@ -148,3 +148,29 @@ def test_a_branching_model_trained_outside_replays_each_branch_with_eagers_gradi
     _same(_flat(runs[1][1]), _flat(runs[0][1]), backend)
     assert (fast._compiled.traces, fast._compiled.replays) == (2, 6)
     assert fast.explain().count("backward kernels") == 2 and "2 piece(s)" in fast.explain()
+
+
+def test_a_step_returning_its_logits_after_its_backward_replays(backend):
+    runs = []
+    for compiled in (False, True):
+        wg.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)).to(backend)
+        opt = wg.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, y):
+            opt.zero_grad()
+            logits = model(x)
+            loss = F.cross_entropy(logits, y)
+            loss.backward()                          # frees the graph the logits still point to
+            opt.step()
+            return loss, logits
+
+        fn = wg.compile(step) if compiled else step
+        out = []
+        for i in range(4):
+            x = wg.randn(6, 4, generator=wg.Generator().manual_seed(i)).to(backend)
+            loss, logits = fn(x, wg.tensor([0, 1, 2, 0, 1, 2]).to(backend))
+            out.append([loss.item(), logits.argmax(1).tolist()])
+        runs.append(out)
+    _same(_flat(runs[1]), _flat(runs[0]), backend)
+    assert fn.replays == 2 and "runs eagerly" not in fn.explain()

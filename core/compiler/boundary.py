@@ -14,8 +14,10 @@ input gradients as eagerly (leaves' ``.grad``, their hooks; a non-leaf argument'
 
 What makes such a call run eagerly instead (``Backward.reason``): a hook or ``retain_grad()`` on a
 tensor made inside the function (the traced backward would run it; a replay could not), a leaf
-reached that is not a place (a tensor the walk in ``places`` does not find), a graph already
-freed. A double backward (``create_graph=True``) through a replayed call's outputs raises.
+reached that is not a place (a tensor the walk in ``places`` does not find). A graph already
+freed by the function's own ``backward()`` keeps nothing (a replay's outputs have no grad_fn: no
+backward through them could run eagerly either). A double backward (``create_graph=True``) through a
+replayed call's outputs raises.
 
 >>> import webgrad as wg
 >>> lin = wg.nn.Linear(2, 1)
@@ -136,6 +138,8 @@ def trace_backward(tracer, result, found) -> Backward | None:
         with _without_leaf_hooks(inputs):
             grads = grad([ts[i] for i in outs], inputs, seeds, retain_graph=True, allow_unused=True)
     except RuntimeError as e:
+        if "second time" in str(e):   # a backward inside freed their graph (a step returning its logits):
+            return None               # no backward of theirs can run, eagerly either: replayed, they have none
         return Backward(reason=f"its backward could not be traced ({e})")
     return Backward(outs, seeds, list(grads), wrt)
 

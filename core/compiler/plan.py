@@ -33,7 +33,6 @@ from weakref import ref
 
 from ..random import Generator
 from ..tensor import Tensor
-from .boundary import differentiable, tensors_in
 from .places import Found
 from .tracer import Check, Tracer
 
@@ -151,9 +150,6 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     elif backward is not None:
         plan.reasons.append(f"the function returns tensors whose graph is still to be differentiated, and "
                             f"{backward.reason}")
-    elif any(differentiable(t) for t in tensors_in(result)):
-        plan.reasons.append("the function returns tensors whose graph is still to be differentiated, and none "
-                            "of them reaches a place")
     _fold(plan, slots.objects)
     _drop_unused(plan)
     if len(backends) > 1:
