@@ -14,7 +14,8 @@ input gradients as eagerly (leaves' ``.grad``, their hooks; a non-leaf argument'
 
 What makes such a call run eagerly instead (``Backward.reason``): a hook or ``retain_grad()`` on a
 tensor made inside the function (the traced backward would run it; a replay could not), a leaf
-reached that is not a place (a tensor the walk in ``places`` does not find). A graph already
+reached that is not a place (a tensor the walk in ``places`` does not find), a graph break inside
+the backward (a custom ``Function``'s backward reading a value). A graph already
 freed by the function's own ``backward()`` keeps nothing (a replay's outputs have no grad_fn: no
 backward through them could run eagerly either). A double backward (``create_graph=True``) through a
 replayed call's outputs raises.
@@ -34,6 +35,7 @@ from contextlib import contextmanager
 
 from .. import engine
 from ..tensor import Tensor
+from .tracer import Check
 
 _NAME = "Compiled"   # the node's name: repr <CompiledBackward>
 
@@ -134,6 +136,7 @@ def trace_backward(tracer, result, found) -> Backward | None:
     with tracer.unrecorded():
         seeds = [ones_like(ts[i]) for i in outs]
     inputs = [found.tensors[i] for i in wrt]
+    start = len(tracer.calls)
     try:
         with _without_leaf_hooks(inputs):
             grads = grad([ts[i] for i in outs], inputs, seeds, retain_graph=True, allow_unused=True)
@@ -141,6 +144,8 @@ def trace_backward(tracer, result, found) -> Backward | None:
         if "second time" in str(e):   # a backward inside freed their graph (a step returning its logits):
             return None               # no backward of theirs can run, eagerly either: replayed, they have none
         return Backward(reason=f"its backward could not be traced ({e})")
+    if any(type(call) is Check for call in tracer.calls[start:]):
+        return Backward(reason="its backward reads values back (a graph break inside a backward)")
     return Backward(outs, seeds, list(grads), wrt)
 
 
