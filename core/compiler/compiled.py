@@ -109,9 +109,8 @@ class CompiledFunction:
             self._limit_warned = True
             warnings.warn(f"compile: {getattr(self.fn, '__name__', type(self.fn).__name__)} was traced for "
                           f"{RECOMPILE_LIMIT} different guard sets or paths through its graph breaks "
-                          f"(recompile_limit); "
-                          f"calls with new shapes, dtypes, arguments or values read at a graph break run eagerly "
-                          f"from now on", stacklevel=3)
+                          f"(recompile_limit); calls with new shapes, dtypes, arguments or values read at a graph "
+                          f"break run eagerly from now on", stacklevel=3)
 
     def explain(self) -> str:
         """The plans traced so far: per guard set, its kernels (fused ones marked), constants folded,

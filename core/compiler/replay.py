@@ -17,8 +17,10 @@ pieces reads the value back and returns early when Python saw another value when
     B.append(k5(s8))   # graph break: a readback (to_list: ...) at step.py:12 in f: if loss > 1:
     if B[-1] != c6: return None
 
-(the call then misses: ``Miss`` holds the tokens read so far; nothing was written back). ``source`` holds the text (it
-is what ``explain()`` shows). Backends that replay differently (``gpu_replay``) build on the same plan.
+(the call then misses: ``Miss`` holds the tokens read so far; nothing was written back). A plan
+holding its outputs' backward (``boundary``) generates a second function, ``backward(G, S)``, that
+their ``CompiledBackward`` node runs. ``source`` holds the text (it is what ``explain()`` shows).
+Backends that replay differently (``gpu_replay``) build on the same plan.
 """
 from __future__ import annotations
 
