@@ -85,15 +85,15 @@ class _Log:
         return False
 
 
-def walk(plan, tensors, extra, numbers, log: _Log):
-    """Run ``plan``'s steps as its generated function does (``replay.steps_source``), noting in
+def walk(plan, steps, tensors, extra, numbers, log: _Log):
+    """Run ``steps`` of ``plan`` as its generated function does (``replay.steps_source``), noting in
     ``log.step`` the step running; returns every slot's value."""
     values = dict(plan.consts)
     for slot, i in plan.inputs.items():
         values[slot] = tensors[i]._data
     for k, slot in enumerate(plan.extra):
         values[slot] = extra[k]._data
-    for k, step in enumerate(plan.steps):
+    for k, step in enumerate(steps):
         log.step = k
         attrs = {} if step.captured else {name: numbers[step.dynamic[name]] if name in step.dynamic else v
                                            for name, v in step.attrs.items()}
@@ -114,8 +114,8 @@ class Resident:
     'held by the device: 29 dispatches submitted in one call per replay (1 so far)'
     """
 
-    def __init__(self, be, plan, needed, fallback):
-        self.be, self.plan, self.needed, self.fallback = be, plan, needed, fallback
+    def __init__(self, be, plan, needed, fallback, steps):
+        self.be, self.plan, self.needed, self.fallback, self.steps = be, plan, needed, fallback, steps
         self.handle, self.why = None, None
         self.replays = 0
 
@@ -127,20 +127,20 @@ class Resident:
                     f"({self.replays} so far)")
         return f"replayed from Python: {self.why}" if self.why else "held by the device after its first replay"
 
-    def __call__(self, tensors, extra, numbers):
+    def __call__(self, tensors, extra, numbers, read):
         if self.handle is not None:
             out = self.replay(tensors, extra, numbers)
             if out is not None:
                 return out
         elif self.why is None and self.be._timing is None:
             return self.build(tensors, extra, numbers)
-        return self.fallback(tensors, extra, numbers)
+        return self.fallback(tensors, extra, numbers, read)
 
     # ------------------------------------------------------------ building, from one replay
     def build(self, tensors, extra, numbers):
         plan, log = self.plan, _Log(self.be)
         with log:
-            values = walk(plan, tensors, extra, numbers, log)
+            values = walk(plan, self.steps, tensors, extra, numbers, log)
         self.why = self._describe(log, values, numbers) if log.ok else "a readback inside the step"
         return tuple([values[s] for s in self.needed])
 
@@ -167,7 +167,7 @@ class Resident:
         self.result = [self._ref(values[s], where) for s in self.needed]
         writes, self.numbers = [], []
         for k, a, data in log.writes:
-            why = self._write(plan.steps[k] if k is not None else None, a, data, numbers, where, writes)
+            why = self._write(self.steps[k] if k is not None else None, a, data, numbers, where, writes)
             if why:
                 return why
         self.checks = log.checks
@@ -220,13 +220,12 @@ class Resident:
         """{record index: [(uniform word, per-step number index, code)]} for the dispatches of steps whose
         per-step numbers sit in their uniforms (a generator's seed, a scalar attribute), found by running
         each such step again with other numbers and comparing; or why they cannot be found."""
-        plan, out = self.plan, {}
-        by_step = {}
+        out, by_step = {}, {}
         for j, (call, _, k) in enumerate(log.records):
-            if plan.steps[k].dynamic:
+            if self.steps[k].dynamic:
                 by_step.setdefault(k, []).append(j)
         for k, js in by_step.items():
-            step = plan.steps[k]
+            step = self.steps[k]
             other = {name: _other(numbers[i]) for name, i in step.dynamic.items()}
             again = _Log(self.be)
             try:
@@ -372,11 +371,12 @@ def _packs(code, v, word) -> bool:
         return False
 
 
-def resident_plan(be, plan, needed, fallback):
-    """The replay of ``plan`` on ``be`` held by the device (see the module's doc), or ``fallback``
-    (the generated steps function) where the device cannot hold plans."""
-    if getattr(be.device, "create_plan", None) is None:
+def resident_plan(be, plan, needed, fallback, steps):
+    """The replay of ``plan``'s ``steps`` on ``be`` held by the device (see the module's doc), or
+    ``fallback`` (the generated steps function) where the device cannot hold plans or a graph break
+    between pieces of the plan reads a value back."""
+    if getattr(be.device, "create_plan", None) is None or any(step.check is not None for step in steps):
         return fallback
-    return Resident(be, plan, needed, fallback)
+    return Resident(be, plan, needed, fallback, steps)
 
 __all__ = ["Resident", "HostPlan", "resident_plan", "walk"]

@@ -366,10 +366,11 @@ class GpuBackend:
         from .capture import Capture
         return Capture(self)
 
-    def resident_plan(self, plan, needed, steps):
-        """A compiled plan's replay held by the device (see ``resident``), or ``steps`` where it cannot be."""
+    def resident_plan(self, plan, needed, steps, forward):
+        """A compiled plan's replay (its ``forward`` steps) held by the device (see ``resident``), or the
+        generated ``steps`` function where it cannot be."""
         from .resident import resident_plan
-        return resident_plan(self, plan, needed, steps)
+        return resident_plan(self, plan, needed, steps, forward)
 
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
 
