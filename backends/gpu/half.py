@@ -84,7 +84,10 @@ def in_float32(fn, kernel_name: str):
     keep = KEEPS_FLOAT32.get(kernel_name, ())
 
     def widened(be, *args, **attrs):
-        if not any(getattr(a, "dtype", None) is float16 for a in args):
+        for a in args:   # a loop, not any(): this runs on every GPU kernel call
+            if getattr(a, "dtype", None) is float16:
+                break
+        else:
             return fn(be, *args, **attrs)
         out = fn(be, *[cast(be, a, dtype=float32) if getattr(a, "dtype", None) is float16 else a for a in args],
                  **attrs)
