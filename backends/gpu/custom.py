@@ -273,7 +273,8 @@ def wgsl_kernel(name: str, source: str, output, attrs=(), workgroup_size: int = 
 
         def build():
             check_entry_point(name, source, wg, flat=grid is None)
-            code = with_enables(prelude(len(arrays), in_dtypes, out_dtype.name, ranks, attrs, wg) + user_source(name, source))
+            code = prelude(len(arrays), in_dtypes, out_dtype.name, ranks, attrs, wg) + user_source(name, source)
+            code = with_enables(code)
             return ShaderProgram(name, code, len(arrays), attrs, wg)
         sizes = [out.size] + [a.size for a in arrays]
         uniforms = [d for s in (out_shape,) + shapes for d in _padded(s)] + sizes + values
