@@ -20,9 +20,9 @@ def register_kernels(backend_name: str) -> None:
     from webgrad import registry
 
     from . import (activations, attention, elementwise, index_copy, indexing, linalg, losses, movement, nonzero,
-                   normalization, reduce, sort, views, windows)
+                   normalization, optim, reduce, sort, views, windows)
     for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy,
-                   activations, normalization, attention):
+                   activations, normalization, attention, optim):
         for name, fn in module.KERNELS.items():
             register_kernel(name, backend_name, _bind(fn, backend_name, registry, name))
 
