@@ -1,14 +1,20 @@
 """webgrad.compile against eager webgrad and PyTorch: a tiny-op chain with backward and the MLP
-784-256-10 training step (SGD), on cpu and on wgpu (when an adapter starts).
+784-256-10 training step (SGD), on cpu and on wgpu (when an adapter starts), and on cpu the
+GPT-style training step of bench_cpu.py (2 pre-norm layers, 4 heads, 128 wide, block 64, batch 16,
+AdamW; issues 17 and 19).
 
-    python bench/bench_compile.py            # cpu and wgpu
-    python bench/bench_compile.py --quick    # fewer repeats
+    python bench/bench_compile.py              # cpu and wgpu
+    python bench/bench_compile.py --quick      # fewer repeats
+    python bench/bench_compile.py --only gpt   # the GPT step alone (cpu): eager, compiled and PyTorch
 
 Each row is the median over interleaved rounds (every contender once per round); ratios are the
 median of the per-round ratios. The chain is bench_cpu.py's (ten elementwise ops on 8 floats,
 then backward()); the MLP step is cross-entropy, backward, an SGD step and zero_grad. Also printed:
 the kernel calls (dispatches on wgpu) per MLP step, eager against compiled, and each compiled
-plan's fused chains.
+plan's fused chains. The GPT row also gives each contender's fastest round (on a loaded machine the
+least disturbed one), webgrad's eager and compiled ratios to PyTorch's eager step, and the targets.
+BLAS (OpenBLAS and PyTorch) runs on one thread for every contender, and glibc malloc's thresholds are
+pinned (``bench_cpu.pin_malloc``).
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cpu import chain, measure_rounds, mlp_numpy  # noqa: E402
+from bench_cpu import chain, gpt_step, measure_rounds, mlp_numpy, pin_malloc  # noqa: E402
 
 import webgrad as wg  # noqa: E402
 
@@ -95,6 +101,46 @@ def mlp_contenders(backend, batch):
     return out, compiled
 
 
+def gpt_contenders():
+    """The GPT step (bench_cpu.gpt_step: the same model and weights for both libraries) eager, compiled
+    (``wg.compile`` of the whole step: forward, backward, AdamW) and under PyTorch, on cpu."""
+    wg.set_backend("cpu")
+    compiled = wg.compile(gpt_step(wg))
+    return {"eager": gpt_step(wg), "compiled": compiled, "torch": gpt_step(torch)}, compiled
+
+
+GPT_TARGETS = [("eager", 1.5, "GPT step eager <= 1.5x PyTorch eager (issue 17)"),
+               ("eager", 1.3, "GPT step eager <= 1.3x PyTorch eager (issue 19)"),
+               ("compiled", 1.0, "GPT step compiled <= 1.0x PyTorch eager (issue 19)")]
+
+
+def gpt_report(repeats, min_time):
+    """The GPT row: medians, fastest rounds, ratios to PyTorch (median of the rounds' ratios), targets."""
+    contenders, compiled = gpt_contenders()
+    for fn in contenders.values():   # warm-up: the first compiled calls trace (twice: AdamW makes its state)
+        for _ in range(3):
+            fn()
+    times = measure_rounds(contenders, repeats, min_time, 0.05)
+    load = os.getloadavg()
+    ratio = {k: statistics.median(a / b for a, b in zip(times[k], times["torch"])) for k in ("eager", "compiled")}
+    best = {k: min(t) for k, t in times.items()}
+    print("\n| GPT step (cpu) | eager | compiled | torch | eager / torch | compiled / torch | compiled / eager |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, pick in (("median of rounds", lambda t: statistics.median(t)), ("fastest round", min)):
+        m = {k: pick(t) for k, t in times.items()}
+        r = ratio if label == "median of rounds" else {k: best[k] / best["torch"] for k in ("eager", "compiled")}
+        print(f"| {label} | {m['eager'] * 1e3:.2f} ms | {m['compiled'] * 1e3:.2f} ms | {m['torch'] * 1e3:.2f} ms | "
+              f"{r['eager']:.2f} | {r['compiled']:.2f} | {m['compiled'] / m['eager']:.2f} |")
+    plan = compiled.last.plan
+    print(f"\n- {repeats} rounds; load average during the run {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; "
+          f"kernel calls per step: eager {kernel_calls(contenders['eager'], 'cpu')}, compiled {len(plan.steps)} "
+          f"({len(compiled.last.fused)} fused chains); compiled plan: {plan.traced_calls} traced calls, "
+          f"{plan.folded} folded")
+    print("\n| target | ratio (median of rounds) | result |\n|---|---:|---|")
+    for key, limit, label in GPT_TARGETS:
+        print(f"| {label} | {ratio[key]:.2f} | {'pass' if ratio[key] <= limit else 'short'} |")
+
+
 def synced(fn, backend):
     if backend == "cpu":
         return fn
@@ -145,8 +191,14 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backends", default="cpu,wgpu")
+    p.add_argument("--only", choices=["gpt"], default=None, help="the GPT step row alone")
     args = p.parse_args(argv)
     repeats, min_time = (5, 0.05) if args.quick else (15, 0.2)
+    pin_malloc()
+    if args.only == "gpt":
+        if torch is None:
+            raise SystemExit("the GPT row needs PyTorch (its initial weights and the comparison)")
+        return gpt_report(repeats if args.quick else 9, 0.3)
     rows, notes = [], []
     for backend in args.backends.split(","):
         try:
@@ -179,6 +231,8 @@ def main(argv=None):
     print()
     for n in notes:
         print(f"- {n}")
+    if torch is not None and "cpu" in args.backends.split(","):
+        gpt_report(5 if args.quick else 9, 0.3)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ def _coords(name, index, axis, size):
 
 @cpu_kernel(K.GATHER)
 def gather(x, index, *, axis):
+    rows = _row_index(index, axis, x.shape)
+    if rows is not None:   # index_select's expanded index (an embedding's lookup): whole slices, one take
+        _check_range(K.GATHER, rows, axis, x.shape[axis])
+        return np.take(x, rows, axis=axis)
     return x[_coords(K.GATHER, index, axis, x.shape[axis])]
 
 
