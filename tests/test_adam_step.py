@@ -48,22 +48,18 @@ def _run_torch(cls, kwargs, w0, grads, dtype):
     return [t.detach().numpy() for t in (w, s["exp_avg"], s["exp_avg_sq"])]
 
 
-@pytest.mark.parametrize("cls,kwargs", CONFIGS)
-def test_matches_torch_float32(backend, cls, kwargs):
-    w0, grads = np.linspace(-2, 2, 24).reshape(4, 6), _grads((4, 6), 6)
-    got = _run_webgrad(cls, kwargs, w0, grads, wg.float32)
-    want = _run_torch(cls, kwargs, w0, grads, torch.float32)
-    for g, t in zip(got, want):
-        np.testing.assert_allclose(g, t, rtol=2e-6, atol=1e-9)
+TORCH_DTYPES = {wg.float32: (torch.float32, 2e-6), wg.float64: (torch.float64, 1e-13)}   # (dtype, rtol)
 
 
+@pytest.mark.parametrize("dtype", [wg.float32, wg.float64])   # (float64: cpu only)
 @pytest.mark.parametrize("cls,kwargs", CONFIGS)
-def test_matches_torch_float64_on_cpu(cls, kwargs):
+def test_matches_torch(backend, cls, kwargs, dtype):
+    torch_dtype, rtol = TORCH_DTYPES[dtype]
     w0, grads = np.linspace(-2, 2, 24).reshape(4, 6), _grads((4, 6), 6)
-    got = _run_webgrad(cls, kwargs, w0, grads, wg.float64)
-    want = _run_torch(cls, kwargs, w0, grads, torch.float64)
+    got = _run_webgrad(cls, kwargs, w0, grads, dtype)
+    want = _run_torch(cls, kwargs, w0, grads, torch_dtype)
     for g, t in zip(got, want):
-        np.testing.assert_allclose(g, t, rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(g, t, rtol=rtol, atol=1e-12)
 
 
 @pytest.mark.parametrize("cls,kwargs", CONFIGS)

@@ -15,6 +15,8 @@ class Adam(Optimizer):
     """PyTorch's ``torch.optim.Adam``: moment estimates ``m``, ``v`` with bias correction;
     ``weight_decay`` adds ``wd*p`` to the gradient (L2), or with ``decoupled_weight_decay``
     scales the parameter by ``1 - lr*wd`` first (AdamW); ``amsgrad`` keeps the running max of ``v``.
+    Each parameter's update is one ``AdamStep`` kernel call (the parameter and both moments, in
+    PyTorch's single-tensor order of operations), or with ``amsgrad`` a few elementwise ops.
     ``foreach``, ``fused`` and ``capturable`` have no effect here; ``differentiable=True`` is refused.
 
     >>> import webgrad as wg
