@@ -267,3 +267,17 @@ def test_gather_with_an_expanded_row_index_at_scale(backend, dim):
     bad[7] = 40
     with pytest.raises(IndexError, match="Gather: index 40 is out of bounds"):
         wg.tensor(x).gather(dim, wg.tensor(bad)[column].expand(*shape)).numpy()
+
+
+def test_gather_and_scatter_add_with_an_empty_expanded_index(backend):
+    """An expanded index with a zero-length dim (an empty tensor's lookup) takes and adds nothing."""
+    import torch
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    for rows in (0, 2):
+        index = np.zeros((rows, 1), np.int64)
+        ours = wg.tensor(x[:rows]).gather(1, wg.tensor(index).expand(rows, 0))
+        theirs = torch.tensor(x[:rows]).gather(1, torch.tensor(index).expand(rows, 0))
+        assert ours.shape == tuple(theirs.shape)
+        added = wg.tensor(x[:rows]).scatter_add(1, wg.tensor(index).expand(rows, 0), wg.zeros(rows, 0))
+        np.testing.assert_array_equal(added.numpy(), x[:rows])
+    assert wg.zeros(0, 4)[:, [0, 3]].shape == (0, 2)
