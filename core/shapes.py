@@ -7,6 +7,18 @@ from typing import Iterable, Sequence
 Shape = tuple
 
 
+class ShapeError(RuntimeError, ValueError):
+    """Shapes that do not fit an op (they do not broadcast, a reshape's sizes do not match): a
+    RuntimeError, as PyTorch raises, and a ValueError, as numpy raises and webgrad raised before.
+
+    >>> try:
+    ...     broadcast_shapes((2,), (3,), op="add")
+    ... except RuntimeError as e:
+    ...     print(type(e).__name__, isinstance(e, ValueError))
+    ShapeError True
+    """
+
+
 def remembered(fn):
     """``fn``, remembering its result for each tuple of positional arguments: shapes and axes
     recur every training step, so a dict lookup replaces the arithmetic. Keyword arguments only
@@ -45,7 +57,7 @@ def numel(shape: Sequence[int]) -> int:
 
 @remembered
 def broadcast_shapes(*shapes: Sequence[int], op: str = "broadcast") -> Shape:
-    """The numpy/PyTorch broadcast of several shapes, or a ValueError naming ``op`` and the shapes.
+    """The numpy/PyTorch broadcast of several shapes, or a ShapeError naming ``op`` and the shapes.
 
     >>> broadcast_shapes((2, 1), (3,))
     (2, 3)
@@ -60,7 +72,7 @@ def broadcast_shapes(*shapes: Sequence[int], op: str = "broadcast") -> Shape:
             d = s[i] if -i <= len(s) else 1
             if d != 1:
                 if size != 1 and d != size:
-                    raise ValueError(f"{op}: shapes {' and '.join(str(tuple(x)) for x in shapes)} "
+                    raise ShapeError(f"{op}: shapes {' and '.join(str(tuple(x)) for x in shapes)} "
                                      f"cannot be broadcast together (dimension {i}: {size} vs {d})")
                 size = d
         out.append(size)
@@ -86,7 +98,7 @@ def normalize_axes(axes, ndim: int, op: str = "op") -> tuple:
         axes = (axes,)
     out = sorted({normalize_axis(a, ndim, op) for a in axes})
     if len(out) != len(tuple(axes)):
-        raise ValueError(f"{op}: dim {tuple(axes)} names a dimension twice")
+        raise ShapeError(f"{op}: dim {tuple(axes)} names a dimension twice")
     return tuple(out)
 
 

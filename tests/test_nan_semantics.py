@@ -134,7 +134,6 @@ KNOWN = {
     ("elu", "cpu", -0.0): "cpu's elu takes numpy's minimum(x, 0), 0.0 for -0.0; torch keeps -0.0",
     ("clamp_min", "cpu", -0.0): "cpu's clamp is numpy's maximum: 0.0 for clamp(-0.0, min=0.0); torch keeps -0.0",
     ("clamp_max", "cpu", 0.0): "cpu's clamp is numpy's minimum: -0.0 for clamp(0.0, max=-0.0); torch keeps 0.0",
-    ("sign", "cpu", np.nan): "cpu's sign is numpy's, NaN for NaN; torch.sign(nan) is 0",
     ("gelu", "*", np.inf): "torch's vectorised gelu(inf) is NaN (inf * 0 inside; one element alone gives inf); "
                            "webgrad gives inf, the limit",
     ("gelu", "*", 3e38): "torch's vectorised gelu overflows inside at 3e38 (inf); webgrad gives 3e38, the value",
@@ -361,9 +360,6 @@ GRAD_EDGE = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 30.0, -30.0
 KNOWN_GRAD = {
     ("relu", "*", np.nan): "the core's relu gradient is dy * (x > 0): 0 at NaN; torch's threshold_backward "
                            "zeroes dy only where the result <= 0, so dy passes at NaN",
-    ("maximum_zero", "*", np.nan): "the core's maximum gradient masks by a > b (0 at NaN); torch's passes dy to a "
-                                   "NaN operand (it zeroes where a < b)",
-    ("abs", "cpu", np.nan): "the core's abs gradient is dy * sign(x), and cpu's sign(NaN) is NaN (torch's sgn: 0)",
 }
 
 

@@ -42,6 +42,12 @@ def _clamp(x, *, min, max):
 
 _ZERO = {t: np.zeros((), t) for t in NP_DTYPES.values()}   # 0-d, per dtype
 
+
+def _sign(x):
+    """torch.sign: -1, 0 or 1, and +0.0 for NaN and -0.0 (numpy's are NaN and -0.0), as the GPU's."""
+    s = np.sign(x)
+    return s if x.dtype.kind in "iu" else np.where((s != s) | (s == 0), _ZERO[s.dtype], s)
+
 UNARY = {
     K.NEG: np.negative, K.ABS: np.abs, K.EXP: np.exp, K.LOG: np.log, K.LOG1P: np.log1p, K.EXPM1: np.expm1,
     K.SQRT: np.sqrt, K.RSQRT: lambda x: 1 / np.sqrt(x), K.SQUARE: np.square, K.RECIPROCAL: lambda x: 1 / x,
@@ -49,22 +55,23 @@ UNARY = {
     K.RELU: lambda x: np.maximum(x, _ZERO[x.dtype]),
     K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
     K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-    K.GELU: _gelu, K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
+    K.GELU: _gelu, K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: _sign,
     K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: _erf,
     K.CLAMP: _clamp, K.IDENTITY: np.copy,
 }
 
 UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.GELU, K.SOFTPLUS, K.CLAMP}
 
-def _no_integer_zero(name, b):
-    if b.dtype.kind in "iu" and not np.all(b):
+def _no_integer_zero(name, a, b):
+    """PyTorch's CPU raises for an integer divided by zero (an empty result divides nothing)."""
+    if b.dtype.kind in "iu" and not np.all(b) and a.size and 0 not in np.broadcast_shapes(a.shape, b.shape):
         raise RuntimeError(f"{name}: ZeroDivisionError (an integer divided by zero)")
 
 
 def _floor_divide(a, b):
     """PyTorch's ``a // b``: numpy's for integers; for floats from fmod, so that it is exact near
     integers (``1.0 // 0.1`` is 9.0, as Python's), ``a / b`` when b is 0."""
-    _no_integer_zero(K.FLOOR_DIVIDE, b)
+    _no_integer_zero(K.FLOOR_DIVIDE, a, b)
     if a.dtype.kind != "f":
         return np.floor_divide(a, b)
     mod = np.fmod(a, b)
@@ -78,15 +85,26 @@ def _floor_divide(a, b):
 
 def _remainder(a, b):
     """PyTorch's ``a % b`` (the sign of b): numpy's for integers, from fmod for floats."""
-    _no_integer_zero(K.REMAINDER, b)
+    _no_integer_zero(K.REMAINDER, a, b)
     if a.dtype.kind != "f":
         return np.remainder(a, b)
     mod = np.fmod(a, b)
     return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
+def _power(a, b):
+    """PyTorch's ``a ** b``: numpy's, except that an integer to a negative power is 0, or +-1 for a base
+    of +-1 (numpy raises; the GPU's ``ipow_`` does the same)."""
+    if a.dtype.kind not in "iub" or not np.any(b < 0):
+        return np.power(a, b)
+    negative = b < 0
+    out = np.power(a, np.where(negative, 0, b).astype(b.dtype))
+    one = np.where(a == -1, 1 - 2 * (b & 1), (a == 1).astype(out.dtype))
+    return np.where(negative, one, out).astype(out.dtype)
+
+
 BINARY = {
-    K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: np.power,
+    K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: _power,
     K.MAXIMUM: np.maximum, K.MINIMUM: np.minimum, K.ATAN2: np.arctan2, K.FLOOR_DIVIDE: _floor_divide,
     K.REMAINDER: _remainder,
 }

@@ -61,9 +61,21 @@ def _arg(fn):
     return lambda x, *, axis, keepdim: np.asarray(fn(x, axis=axis, keepdims=keepdim), dtype=np.int64)
 
 
+def _accumulate_in_float32(kernel):
+    """``kernel`` with float16/bfloat16 input run in float32 and rounded once at the end, as PyTorch
+    accumulates sums of half types (numpy rounds every partial sum: 1000 bfloat16 ones would sum to
+    256). PyTorch's products of half types round in an order of its vector lanes; float32 here gives
+    the correctly rounded product instead. Only half types are 2 bytes wide among webgrad's dtypes."""
+    def run(x, **attrs):
+        if x.dtype.itemsize != 2:
+            return kernel(x, **attrs)
+        return kernel(x.astype(np.float32), **attrs).astype(x.dtype)
+    return run
+
+
 sum_kernel, max_kernel = _keep(np.add), _keep(np.maximum, True)
 register_table({
-    K.SUM: sum_kernel, K.PROD: _keep(np.multiply), K.MAX: max_kernel,
+    K.SUM: _accumulate_in_float32(sum_kernel), K.PROD: _accumulate_in_float32(_keep(np.multiply)), K.MAX: max_kernel,
     K.MIN: _keep(np.minimum, True),
     K.ARGMAX: _arg(np.argmax), K.ARGMIN: _arg(np.argmin),
     K.ALL: lambda x, *, axes, keepdim: np.asarray(np.all(x, axis=axes, keepdims=keepdim)),
@@ -72,5 +84,6 @@ register_table({
 
 
 @cpu_kernel(K.CUMSUM)
+@_accumulate_in_float32
 def cumsum(x, *, axis):
     return np.cumsum(x, axis=axis, dtype=x.dtype)

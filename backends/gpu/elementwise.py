@@ -45,7 +45,8 @@ FLOAT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.DIV: "x0
 INT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)",
               K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "ipow_(x0, x1)",
               K.FLOOR_DIVIDE: "ifloordiv_(x0, x1)", K.REMAINDER: "iremainder_(x0, x1)"}
-BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)"}
+BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)",
+               K.POW: "select(x0, T0(1), x1 == T1(0))"}
 # "!(a == b)", not "a != b": a compiler that assumes no NaN may answer false for NaN != x (lavapipe does)
 PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1", K.LESS_EQUAL: "x0 <= x1",
               K.GREATER: "x0 > x1", K.GREATER_EQUAL: "x0 >= x1",

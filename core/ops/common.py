@@ -45,12 +45,12 @@ def scalar_tensor(value, dtype, backend) -> Tensor:
     2.0
     """
     key = (value, type(value), dtype, backend)
-    data = _CONSTANTS.get(key)
+    cached = value or math.copysign(1.0, value) > 0        # -0.0 == 0.0 as a key: only +0.0 is kept and found
+    data = _CONSTANTS.get(key) if cached else None
     if data is not None:
         return Tensor._wrap(data, backend)
     t = run_kernel("Fill", backend=backend, shape=(), value=value, dtype=dtype)
-    if (getattr(backend, "constant_cache", False) and len(_CONSTANTS) < _MAX_CONSTANTS
-            and (value or math.copysign(1.0, value) > 0)):  # -0.0 == 0.0 as a key: keep only +0.0
+    if cached and getattr(backend, "constant_cache", False) and len(_CONSTANTS) < _MAX_CONSTANTS:
         _CONSTANTS[key] = t._data
     return t
 
