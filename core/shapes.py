@@ -94,11 +94,23 @@ def normalize_axes(axes, ndim: int, op: str = "op") -> tuple:
     """Normalise ``None`` (all axes), an int or a sequence of ints into a sorted tuple of unique axes."""
     if axes is None:
         return tuple(range(ndim))
-    if isinstance(axes, int):
-        axes = (axes,)
-    out = sorted({normalize_axis(a, ndim, op) for a in axes})
-    if len(out) != len(tuple(axes)):
-        raise ShapeError(f"{op}: dim {tuple(axes)} names a dimension twice")
+    return tuple(sorted(unique_axes(axes, ndim, op)))
+
+
+def unique_axes(axes, ndim: int, op: str = "op") -> tuple:
+    """Normalise an int or a sequence of ints, keeping their order; left to right, as PyTorch does, so
+    that of a repeat and a dim out of range the first met is the error.
+
+    >>> unique_axes((-1, 0), 3)
+    (2, 0)
+    """
+    axes = (axes,) if isinstance(axes, int) else tuple(axes)
+    out = []
+    for a in axes:
+        a = normalize_axis(a, ndim, op)
+        if a in out:
+            raise ShapeError(f"{op}: dims {axes} name a dimension twice")
+        out.append(a)
     return tuple(out)
 
 
@@ -122,14 +134,14 @@ def infer_reshape(shape: Sequence[int], size: int, op: str = "reshape") -> Shape
     """Resolve one ``-1`` in a target shape against ``size`` elements, checking the total."""
     shape = tuple(int(s) for s in shape)
     if shape.count(-1) > 1:
-        raise ValueError(f"{op}: only one dimension can be -1, got {shape}")
+        raise ShapeError(f"{op}: only one dimension can be -1, got {shape}")
     known = numel(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or size % known:
-            raise ValueError(f"{op}: shape {shape} is invalid for input of size {size}")
+            raise ShapeError(f"{op}: shape {shape} is invalid for input of size {size}")
         shape = tuple(size // known if s == -1 else s for s in shape)
     if numel(shape) != size or any(s < 0 for s in shape):
-        raise ValueError(f"{op}: shape {shape} is invalid for input of size {size}")
+        raise ShapeError(f"{op}: shape {shape} is invalid for input of size {size}")
     return shape
 
 

@@ -332,8 +332,8 @@ def fill(be, *, shape, value, dtype):
         n *= d
     if n <= SMALL_FILL:
         return be.upload([value] * n, tuple(shape), dtype)
-    if dtype is bool_:
-        value = float(bool(value))
+    if dtype is bool_:   # held as u32: from the int uniform (O(p0) would convert a float into vec4<u32>)
+        return elementwise(be, K.FILL, "O(u32(q0))", [], shape, dtype, qparams=(int(bool(value)), 0, 0, 0))
     if dtype.kind == "i":
         return elementwise(be, K.FILL, "O(q0)", [], shape, dtype, qparams=(int(value), 0, 0, 0))
     return elementwise(be, K.FILL, "O(p0)", [], shape, dtype, params=(value, 0.0))

@@ -53,6 +53,9 @@ DELIBERATE = [
     Deliberate(re.compile(r"INTERNAL ASSERT FAILED|the `-` operator, (with|on) a bool tensor"), "forward",
                "PyTorch's own backward fails (pow's and atan2's rules negate or subtract bool inputs, or an "
                "assert trips); webgrad's gradient is checked by finite differences instead", stage="backward"),
+    Deliberate(re.compile(r"output of a function that returns multiple views"), "forward",
+               "an in-place write into an output of unbind/split/chunk while recording: PyTorch refuses (its "
+               "view tracking cannot), webgrad writes through; the values are checked without recording"),
     Deliberate(re.compile(r"ZeroDivisionError"), "none",
                "an integer divided by zero on a GPU backend gives an unspecified value, as on CUDA, since a "
                "shader cannot raise (cpu raises RuntimeError as PyTorch's CPU does)", gpu_only=True),
@@ -138,9 +141,11 @@ def _gradients(lib, outs, leaves) -> list:
 
 
 def run(lib, program, inputs, backend="cpu", grad=False) -> Outcome:
-    """Run ``program(lib, *tensors)`` on tensors made from ``inputs``; with ``grad``, float32/float64
-    inputs require grad and the gradients of ``sum(output * w)`` (fixed random ``w``) come back too."""
-    leaves = [make_tensor(lib, i, backend, grad and i.dtype in GRAD_DTYPES) for i in inputs]
+    """Run ``program(lib, *tensors)`` on tensors made from ``inputs``; with ``grad`` (True, or the
+    positions of the inputs it covers), float32/float64 inputs require grad and the gradients of
+    ``sum(output * w)`` (fixed random ``w``) come back too."""
+    wants = range(len(inputs)) if grad is True else grad or ()
+    leaves = [make_tensor(lib, i, backend, k in wants and i.dtype in GRAD_DTYPES) for k, i in enumerate(inputs)]
     with warnings.catch_warnings():
         if lib is torch:       # PyTorch's own warnings (a std of one element...) are not under test
             warnings.simplefilter("ignore")
@@ -154,10 +159,11 @@ def _run(lib, program, leaves, grad) -> Outcome:
         devices = [str(o.device) for o in outs]
         stage = "backward"
         grads = _gradients(lib, outs, leaves) if grad else []
+        stage = "readback"        # a GPU backend reports a refused index at the first readback
+        return Outcome([to_numpy(o) for o in outs], [dtype_name(o) for o in outs],
+                       [None if g is None else to_numpy(g) for g in grads], devices=devices)
     except Exception as e:          # the error is the outcome, compared with PyTorch's
         return Outcome(error=e, stage=stage)
-    return Outcome([to_numpy(o) for o in outs], [dtype_name(o) for o in outs],
-                   [None if g is None else to_numpy(g) for g in grads], devices=devices)
 
 
 # ---------------------------------------------------------------- comparing
@@ -233,15 +239,17 @@ def assert_same_outcome(got: Outcome, want: Outcome, what: str, backend: str, sc
         assert_values(g, w, precision, backend, f"{what}: gradient of input {k}", scale)
 
 
-def check_against_torch(program, inputs, backend, what, grad=True, numpy_ref=None, scale=1.0):
+def check_against_torch(program, inputs, backend, what, grad=True, numpy_ref=None, scale=1.0, excuse=None):
     """Run ``program`` on both libraries and assert webgrad's outcome is PyTorch's, or, where PyTorch
     raises for a reason listed in ``DELIBERATE``, that webgrad's answer passes that entry's check
-    (``numpy_ref(*values)`` gives numpy's result or tuple of results). Returns webgrad's outcome and
-    PyTorch's."""
+    (``numpy_ref(*values)`` gives numpy's result or tuple of results), or that ``excuse(got, want)``
+    names a deliberate difference of the test's own. Returns webgrad's outcome and PyTorch's."""
     want = run(torch, program, inputs, "cpu", grad)
     got = run(wg, program, inputs, backend, grad)
     what = f"{what} on {backend}"
     rule = deliberate(want.error, want.stage, backend) if want.error is not None and got.error is None else None
+    if excuse is not None and excuse(got, want):
+        return got, want
     if rule is None:
         assert_same_outcome(got, want, what, backend, scale)
     elif rule.check == "numpy":
