@@ -275,3 +275,11 @@ def test_bool_fills_of_any_size(n, backend):
     for v in (True, False):
         assert wg.full((n,), v).tolist() == [v] * n
         assert wg.zeros(n, dtype=wg.bool).fill_(v).tolist() == [v] * n
+
+
+def test_integer_linspace_truncates_as_torch(backend):
+    """Found by tests/fuzz: an integer linspace stepped in integers (linspace(0, 1, 3) gave 0, 0, 0);
+    PyTorch's takes the ends as integers and truncates the float values between them."""
+    assert wg.linspace(0, 1, 3, dtype=wg.int32).tolist() == [0, 0, 1]
+    assert wg.linspace(1, 2.5, 4, dtype=wg.int64).tolist() == [1, 1, 1, 2]
+    assert wg.linspace(-3, 4, 5, dtype=wg.int64).tolist() == [-3, -1, 0, 2, 4]

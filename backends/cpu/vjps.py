@@ -88,7 +88,7 @@ def _sigmoid(dy, saved, node):
 def _relu(dy, saved, node):
     (y,) = saved
     zero = _ZERO[dy.dtype]
-    return (_where(y > zero, dy, zero),)
+    return (_where(y <= zero, zero, dy),)   # dy passes at NaN, as PyTorch's threshold_backward
 
 
 @_vjp(K.WHERE)

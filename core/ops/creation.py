@@ -5,7 +5,7 @@ import math
 
 from .. import kernel_names as K
 from .. import registry
-from ..dtypes import default_int, get_default_dtype, scalar_dtype, to_dtype
+from ..dtypes import default_int, float32, float64, get_default_dtype, scalar_dtype, to_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor, tensor
 
@@ -134,9 +134,14 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False, backend=None
     """
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"linspace: steps must be a non-negative int, got {steps!r}")
+    be, dtype = _backend(backend, device), to_dtype(dtype or get_default_dtype())
+    if dtype.kind == "i":   # PyTorch's: the ends as integers, the values between them truncated
+        start, end = int(start), int(end)
     step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    t = run_kernel(K.ARANGE, backend=_backend(backend, device), start=float(start), step=step, size=steps,
-                   dtype=to_dtype(dtype or get_default_dtype()))
+    work = dtype if dtype.is_floating else float64 if float64 in be.dtypes else float32
+    t = run_kernel(K.ARANGE, backend=be, start=float(start), step=step, size=steps, dtype=work)
+    if work is not dtype:   # integers: the float values truncated, as PyTorch's (linspace(0, 1, 3) is 0, 0, 1)
+        t = run_kernel(K.CAST, t, dtype=dtype)
     return _finish(t, requires_grad)
 
 

@@ -12,7 +12,7 @@ from ..amp import lower_precision
 from ..amp import state as autocast
 from ..dtypes import promote
 from ..engine import run_kernel
-from ..shapes import broadcast_shapes, numel
+from ..shapes import ShapeError, broadcast_shapes, numel
 from ..tensor import Tensor
 from .common import check_tensor, reshape_to
 
@@ -47,12 +47,12 @@ def matmul(a, b):
             return run_kernel(K.MATMUL, a, b, transpose_a=False, transpose_b=False)
     a, b = _operands("matmul", a, b)
     if not a.ndim or not b.ndim:
-        raise ValueError(f"matmul: both arguments need to be at least 1D, but they are {a.ndim}D and "
+        raise ShapeError(f"matmul: both arguments need to be at least 1D, but they are {a.ndim}D and "
                          f"{b.ndim}D")
     a2 = reshape_to(a, (1,) + a.shape) if a.ndim == 1 else a
     b2 = reshape_to(b, b.shape + (1,)) if b.ndim == 1 else b
     if a2.shape[-1] != b2.shape[-2]:
-        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
+        raise ShapeError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
                          f"({a2.shape[-1]} != {b2.shape[-2]})")
     batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2], op="matmul")
     out = run_kernel(K.MATMUL, a2, b2, transpose_a=False, transpose_b=False)
@@ -68,7 +68,7 @@ def rmatmul(b, a):
 
 def _check_ndim(op, want, a, b):
     if a.ndim != want or b.ndim != want:
-        raise ValueError(f"{op}: expected two {want}D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ShapeError(f"{op}: expected two {want}D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
 
 
 def dot(a, b):
@@ -80,7 +80,7 @@ def dot(a, b):
     """
     _check_ndim("dot", 1, check_tensor("dot", a), check_tensor("dot", b))
     if a.shape != b.shape:
-        raise ValueError(f"dot: inconsistent sizes, shapes {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ShapeError(f"dot: inconsistent sizes, shapes {tuple(a.shape)} and {tuple(b.shape)}")
     return matmul(a, b)
 
 
@@ -104,7 +104,7 @@ def bmm(a, b):
     """
     _check_ndim("bmm", 3, check_tensor("bmm", a), check_tensor("bmm", b))
     if a.shape[0] != b.shape[0]:
-        raise ValueError(f"bmm: batch sizes differ, shapes {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ShapeError(f"bmm: batch sizes differ, shapes {tuple(a.shape)} and {tuple(b.shape)}")
     return matmul(a, b)
 
 
@@ -128,15 +128,15 @@ def _parse_einsum(equation, operands):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(operands):
-        raise ValueError(f"einsum: equation {equation!r} names {len(terms)} operands but {len(operands)} were given")
+        raise ShapeError(f"einsum: equation {equation!r} names {len(terms)} operands but {len(operands)} were given")
     for t in terms + [rhs]:
         if not t.replace("...", "").isalpha() and t.replace("...", ""):
-            raise ValueError(f"einsum: equation {equation!r} may only hold letters, ',', '->' and '...'")
+            raise ShapeError(f"einsum: equation {equation!r} may only hold letters, ',', '->' and '...'")
     n_ell = 0
     for i, (t, x) in enumerate(zip(terms, operands)):
         named = len(t.replace("...", ""))
         if ("..." in t and x.ndim < named) or ("..." not in t and x.ndim != named):
-            raise ValueError(f"einsum: operand {i} has shape {tuple(x.shape)}, which does not "
+            raise ShapeError(f"einsum: operand {i} has shape {tuple(x.shape)}, which does not "
                              f"match its subscripts {t!r}")
         if "..." in t:
             n_ell = max(n_ell, x.ndim - named)
@@ -158,7 +158,7 @@ def _parse_einsum(equation, operands):
                                           f"are not supported")
     for c in out:
         if out.count(c) > 1 or not any(c in labels for labels in ins):
-            raise ValueError(f"einsum: output label {c!r} in {equation!r} must appear once in the output and in "
+            raise ShapeError(f"einsum: output label {c!r} in {equation!r} must appear once in the output and in "
                              f"some operand")
     return ins, out
 
@@ -169,7 +169,7 @@ def _sizes(ins, operands, equation):
         for c, s in zip(labels, x.shape):
             prev = sizes.setdefault(c, s)
             if s != prev and 1 not in (s, prev):
-                raise ValueError(f"einsum: label {c!r} in {equation!r} has sizes {prev} and {s} in the operands "
+                raise ShapeError(f"einsum: label {c!r} in {equation!r} has sizes {prev} and {s} in the operands "
                                  f"{', '.join(str(tuple(o.shape)) for o in operands)}")
             sizes[c] = s if prev == 1 else prev
     return sizes
@@ -221,7 +221,7 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
-        raise ValueError("einsum: expected at least one operand")
+        raise ShapeError("einsum: expected at least one operand")
     operands = [check_tensor("einsum", x, f"operand {i}") for i, x in enumerate(operands)]
     dt = operands[0]._dtype
     for x in operands[1:]:
