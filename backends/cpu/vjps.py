@@ -52,9 +52,8 @@ def _mul(dy, saved, node):
 
 @_vjp(K.DIV)
 def _div(dy, saved, node):
-    a, b = saved
-    da = dy / b
-    return da, -da * a / b
+    a, b = saved   # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
+    return dy / b, -dy * a / (b * b)
 
 
 @_vjp(K.NEG)

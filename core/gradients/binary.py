@@ -30,9 +30,8 @@ def _mul(dy, saved, attrs):
 
 @register_gradient(K.DIV, inputs_to_save=True)
 def _div(dy, saved, attrs):
-    a, b = saved
-    da = dy / b
-    return da, -da * a / b
+    a, b = saved   # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
+    return dy / b, -dy * a / (b * b)
 
 
 @register_gradient(K.FLOOR_DIVIDE)

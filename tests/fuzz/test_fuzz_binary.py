@@ -7,8 +7,12 @@ import numpy as np
 from hypothesis import strategies as st
 
 from fuzz_check import assert_values, check_against_torch, run_fuzz
-from fuzz_strategies import FLOATS, Input, broadcast_pair, dtypes, inputs
+from fuzz_strategies import FLOATS, NUMPY_DTYPE, Input, broadcast_pair, dtypes, exact, inputs
 from opinfo import gradcheck
+
+
+def expected_dtype(name):
+    return np.float64 if name in FLOATS else NUMPY_DTYPE[name]
 
 
 def int_power(a, b):
@@ -64,24 +68,36 @@ def binary_cases(draw, backend):
     if name in BITWISE:                           # test_fuzz_known.py: bitwise ops on integers and floats
         dtype_a = dtype_b = "bool"
     special = draw(st.integers(0, 3)) == 0
-    return (name, draw(inputs(dtype_a, shape_a, special, backend=backend)),
-            draw(inputs(dtype_b, shape_b, special, backend=backend)))
+    a, b = draw(inputs(dtype_a, shape_a, special, backend=backend)), draw(inputs(dtype_b, shape_b, special,
+                                                                                  backend=backend))
+    return name, *_half_scalars_held(a, b)
+
+
+def _half_scalars_held(a, b):
+    """HALF_SCALAR (see test_fuzz_known.py): a 0-d operand beside a float16/bfloat16 one holds values
+    the half type holds too, so that PyTorch's unrounded scalar and webgrad's rounded one agree."""
+    halves = [x.dtype for x in (a, b) if x.dtype in ("float16", "bfloat16")]
+    if not halves or a.dtype == b.dtype:
+        return a, b
+    return [Input(exact(exact(x.values, halves[0]), x.dtype), x.dtype) if not x.values.ndim else x for x in (a, b)]
 
 
 def check_binary(backend, case):
     name, a, b = case
     program, ref = BINARY[name]
-    got, want = check_against_torch(program, [a, b], backend, name, numpy_ref=ref)
+    # MIXED_ROUNDING_GRAD (see test_fuzz_known.py): for // and % across dtypes, values only
+    grad = not (name in ROUNDING and a.dtype != b.dtype)
+    got, want = check_against_torch(program, [a, b], backend, name, numpy_ref=ref, grad=grad)
     if want.error is None and not (name in ROUNDING and got.dtypes[0] in FLOATS):
         values = [v.astype(np.float64) if got.dtypes[0] in FLOATS else v for v in (a.values, b.values)]
-        with np.errstate(all="ignore"):
-            expected = ref(*values)
+        with np.errstate(all="ignore"):   # rounded to the result's dtype, as the op's own result is
+            expected = ref(*values).astype(NUMPY_DTYPE[got.dtypes[0]]).astype(expected_dtype(got.dtypes[0]))
         assert_values(got.outputs[0], expected, got.dtypes[0], backend, f"{name} against numpy",
                       scale=1 + np.abs(expected[np.isfinite(expected)]).max(initial=0))
 
 
 def test_binary_broadcasting_matches_torch(backend):
-    run_fuzz(backend, binary_cases(backend), lambda case: check_binary(backend, case), cpu=150, gpu=25)
+    run_fuzz(backend, binary_cases(backend), lambda case: check_binary(backend, case), cpu=1800, gpu=300)
 
 
 @st.composite
@@ -90,6 +106,8 @@ def scalar_cases(draw, backend):
     scalar = draw(st.one_of(st.booleans(), st.integers(-4, 4), st.floats(-4, 4, width=16)))
     x = draw(inputs(dtypes(backend), st.sampled_from([(), (3,), (2, 3)]), backend=backend))
     reflected = draw(st.booleans())
+    if x.dtype in ("float16", "bfloat16") and type(scalar) is float:   # HALF_SCALAR: see test_fuzz_known.py
+        scalar = float(exact(np.array(scalar), x.dtype))
     if op == "**" and type(scalar) is bool and not reflected:   # PyTorch's d(x ** False)/dx is NaN at x = 0
         scalar = int(scalar)                                    # (0 * 0 ** -1); webgrad's is 0, deliberately
     return op, scalar, reflected, x
@@ -106,7 +124,7 @@ def check_scalar(backend, case):
 
 def test_python_scalar_operands_match_torch(backend):
     """A Python scalar raises the category, never the width (int32 tensor + 2.5 is float32)."""
-    run_fuzz(backend, scalar_cases(backend), lambda case: check_scalar(backend, case), cpu=80, gpu=15)
+    run_fuzz(backend, scalar_cases(backend), lambda case: check_scalar(backend, case), cpu=900, gpu=150)
 
 
 @st.composite
@@ -122,7 +140,7 @@ def where_cases(draw, backend):
 def test_where_matches_torch(backend):
     run_fuzz(backend, where_cases(backend),
              lambda case: check_against_torch(lambda lib, c, a, b: lib.where(c, a, b), list(case), backend, "where"),
-             cpu=40, gpu=10)
+             cpu=450, gpu=90)
 
 
 # ---------------------------------------------------------------- finite differences (float64, cpu)
@@ -156,4 +174,4 @@ def _broadcasts(*shapes):
 
 def test_binary_gradients_match_finite_differences():
     run_fuzz("cpu", smooth_cases(), lambda case: gradcheck(SMOOTH[case[0]][0], case[1].values, case[2].values,
-                                                           what=case[0]), cpu=40, gpu=0)
+                                                           what=case[0]), cpu=300, gpu=0)

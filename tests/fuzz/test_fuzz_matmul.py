@@ -79,7 +79,7 @@ def check_matmul(backend, case):
 
 
 def test_matmul_matches_torch(backend):
-    run_fuzz(backend, matmul_cases(backend), lambda case: check_matmul(backend, case), cpu=150, gpu=30)
+    run_fuzz(backend, matmul_cases(backend), lambda case: check_matmul(backend, case), cpu=1500, gpu=300)
 
 
 @st.composite
@@ -101,4 +101,4 @@ def test_matmul_gradients_match_finite_differences():
     import webgrad as wg
     run_fuzz("cpu", smooth_cases(),
              lambda case: gradcheck(lambda a, b: PROGRAMS[case[0]](wg, a, b), case[1].values, case[2].values,
-                                    what=case[0]), cpu=40, gpu=0)
+                                    what=case[0]), cpu=300, gpu=0)

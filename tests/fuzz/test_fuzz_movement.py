@@ -224,7 +224,7 @@ def check_move(backend, case):
 
 
 def test_movement_ops_match_torch(backend):
-    run_fuzz(backend, move_cases(backend), lambda case: check_move(backend, case), cpu=300, gpu=40)
+    run_fuzz(backend, move_cases(backend), lambda case: check_move(backend, case), cpu=2700, gpu=360)
 
 
 @st.composite
@@ -249,7 +249,7 @@ def check_join(backend, case):
 
 
 def test_cat_and_stack_match_torch(backend):
-    run_fuzz(backend, join_cases(backend), lambda case: check_join(backend, case), cpu=120, gpu=20)
+    run_fuzz(backend, join_cases(backend), lambda case: check_join(backend, case), cpu=1200, gpu=180)
 
 
 # ---------------------------------------------------------------- finite differences (float64, cpu)
@@ -272,4 +272,4 @@ def check_gradient(case):
 
 
 def test_movement_gradients_match_finite_differences():
-    run_fuzz("cpu", smooth_move_cases(), check_gradient, cpu=60, gpu=0)
+    run_fuzz("cpu", smooth_move_cases(), check_gradient, cpu=450, gpu=0)

@@ -99,7 +99,7 @@ def check_reduction(backend, case):
 
 
 def test_reductions_match_torch(backend):
-    run_fuzz(backend, reduction_cases(backend), lambda case: check_reduction(backend, case), cpu=250, gpu=40)
+    run_fuzz(backend, reduction_cases(backend), lambda case: check_reduction(backend, case), cpu=2400, gpu=360)
 
 
 # ---------------------------------------------------------------- finite differences (float64, cpu)
@@ -124,4 +124,4 @@ def smooth_cases(draw):
 def test_reduction_gradients_match_finite_differences():
     run_fuzz("cpu", smooth_cases(),
              lambda case: gradcheck(lambda x: SMOOTH[case[0]](x, case[1]), case[2].values, what=case[0]),
-             cpu=40, gpu=0)
+             cpu=300, gpu=0)
