@@ -3,30 +3,36 @@
 #
 #   bash .ci/test.sh [pytest args...]     e.g. bash .ci/test.sh tests/test_unary.py -x
 #
-# On a fresh Debian machine with Python 3.11+ and pip this installs:
-#   - webgrad itself, editable, with its test extras      (pip install -e '.[test]')
+# On a fresh Debian machine with Python 3.10+ this installs, into the project's virtual environment
+# .venv (made with python3 -m venv unless one is active; the system interpreter is never touched):
+#   - what .ci/main.sh installs: webgrad (editable), numpy, wgpu, ml_dtypes, scikit-learn,
+#     matplotlib, tqdm
+#   - webgrad's test and distributed extras (pyproject.toml's [test]: pytest, build, playwright, ...;
+#     [distributed]: mpi4py)
 #   - PyTorch 2.13.0, pinned (an optional test oracle; the pin takes the CPU wheel here --
 #     an unpinned `pip install torch` would pull the multi-GB CUDA build)
-#   - Debian packages mesa-vulkan-drivers (Vulkan on the CPU, for the wgpu backend) and
-#     chromium (headless browser tests), with apt-get when run as root; otherwise it prints
-#     the command to run.
+#   - Debian packages mesa-vulkan-drivers (Vulkan on the CPU, for the wgpu backend), chromium
+#     (headless browser tests) and openmpi-bin + libopenmpi-dev (Open MPI, for mpi4py and the
+#     multi-rank tests), with apt-get when run as root; otherwise it prints the command to run.
 # Re-running is cheap: installed pieces are detected and skipped.
 # Environment:
 #   WEBGRAD_SKIP_INSTALL=1   skip every install step (quick local runs)
-#   WEBGRAD_INSTALL_ONLY=1   install, then exit without running the tests (used by .ci/main.sh)
-#   PYTHON=...               the interpreter to use (default: python, else python3)
+#   WEBGRAD_INSTALL_ONLY=1   install, then exit without running the tests
+#   PYTHON=...               the interpreter (a venv's is used as is; another makes .venv: .ci/env.sh)
 #   CI=true                  set by .ci/run; in CI a skipped test fails the run (tests/conftest.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+WEBGRAD_JOB=test.sh
+. .ci/env.sh
 
-PY="${PYTHON:-$(command -v python || command -v python3)}"
-APT_PACKAGES=(mesa-vulkan-drivers chromium)
+APT_PACKAGES=(mesa-vulkan-drivers chromium openmpi-bin libopenmpi-dev)
 TORCH_PIN="torch==2.13.0"
-
-say() { printf '[webgrad test.sh] %s\n' "$*"; }
+# every extra of pyproject.toml's [project.optional-dependencies] (a test keeps them in step),
+# checked before pip is asked
+TEST_PACKAGES=("pytest>=7" build "setuptools>=68" wheel scikit-learn safetensors playwright hypothesis "mpi4py>=3.1")
 
 install_debian() {
-    command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers and chromium yourself"; return; }
+    command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers, chromium and Open MPI yourself"; return; }
     local missing=()
     for p in "${APT_PACKAGES[@]}"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -44,21 +50,10 @@ install_debian() {
 }
 
 install_python() {
-    # Debian's own python3 refuses `pip install` outside a venv (PEP 668). On a fresh machine run
-    # as root (CI) installing into it is what we want; elsewhere, ask for a virtual environment.
-    if "$PY" -c "import sys, sysconfig, os; sys.exit(not (sys.prefix == sys.base_prefix and
-            os.path.exists(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED'))))"; then
-        if [ "$(id -u)" -ne 0 ]; then
-            say "$PY is externally managed (PEP 668): make a venv first (python3 -m venv .venv && . .venv/bin/activate)"
-            exit 1
-        fi
-        export PIP_BREAK_SYSTEM_PACKAGES=1
-    fi
-    say "pip install -e '.[test]' and $TORCH_PIN (with $("$PY" --version 2>&1))"
-    "$PY" -m pip install -q --disable-pip-version-check -e '.[test]'
-    if ! "$PY" -c "import torch, sys; sys.exit(not torch.__version__.startswith('2.13.0'))" 2>/dev/null; then
-        "$PY" -m pip install -q --disable-pip-version-check "$TORCH_PIN"
-    fi
+    install_main
+    local missing=()
+    mapfile -t missing < <(missing_packages "${TEST_PACKAGES[@]}" "$TORCH_PIN")
+    [ ${#missing[@]} -eq 0 ] || pip_install "${missing[@]}"
 }
 
 # The browser tests' offline pieces: the npm package pyodide (web/node_modules, pinned by
@@ -91,6 +86,7 @@ install_web() {
     fi
 }
 
+setup_python
 if [ "${WEBGRAD_SKIP_INSTALL:-}" != 1 ]; then
     install_debian
     install_python

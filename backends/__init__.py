@@ -2,7 +2,8 @@
 
 ``cpu`` (numpy) is always registered; it starts only where numpy imports.
 ``wgpu`` (WebGPU through wgpu-py) is registered off emscripten; its priority is above
-``cpu`` only on a real GPU adapter, asked for when a default backend is first chosen.
+``cpu`` only on a real GPU adapter, asked for when a default backend is first chosen and only
+where GPU hardware is reachable (``gpu/host.py``: elsewhere wgpu-native is not even loaded).
 ``webgpu`` (the browser's WebGPU, through Pyodide) is registered on emscripten, above ``cpu``.
 """
 import sys

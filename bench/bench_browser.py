@@ -12,22 +12,39 @@ and prints the page's table:
   the page first checks that both give the same losses over three steps;
 * Pyodide start-up (worker, interpreter, wheel install, WebGPU device) to the first result.
 
-Run: ``python bench/bench_browser.py [--repeat 5] [--mlp-repeat 2] [--steps 3] [--headed]``.
+``--startup`` measures start-up alone, on ``web/startup.html`` served as the site is (hashed assets
+cached for good, pre-compressed files, the site's own Pyodide): navigation -> first result read
+back, on a cold browser cache (a new browser context) and on warm ones (the next visits in that
+context), each ``--rounds`` times (medians and bests printed), for webgrad and for TensorFlow.js
+(its ``webgpu`` backend, the same computation) as a reference, with what each visit transferred.
+TensorFlow.js is served from ``--tfjs DIR`` (a node_modules folder; default ``build/tfjs/node_modules``:
+``npm install --prefix build/tfjs @tensorflow/tfjs@4.22.0 @tensorflow/tfjs-backend-webgpu@4.22.0``);
+without it that row says so.
+
+Run: ``python bench/bench_browser.py [--repeat 5] [--mlp-repeat 2] [--steps 3] [--headed]`` or
+``python bench/bench_browser.py --startup [--rounds 3]``.
 SwiftShader runs WGSL on the CPU: an MLP step takes about a second, so absolute numbers mean
 little; the ratios to the floor are the point.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import statistics
 import sys
 import time
+from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 from webgrad.web.serve import Server
 
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
+TFJS = ROOT / "build" / "tfjs" / "node_modules"
+TFJS_INSTALL = "npm install --prefix build/tfjs @tensorflow/tfjs@4.22.0 @tensorflow/tfjs-backend-webgpu@4.22.0"
+WARM_VISITS = 2
 ARGS = ["--enable-unsafe-webgpu", "--no-sandbox", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -61,6 +78,91 @@ def table(result) -> str:
     return "\n".join(lines)
 
 
+def visit(context, server, lib: str, timeout_s: int) -> dict:
+    """Open startup.html for ``lib`` in ``context``; its ``window.__startup`` and what the visit sent."""
+    first = len(server.requests)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and print(f"console error: {m.text}", file=sys.stderr))
+    page.goto(f"{server.url}startup.html?lib={lib}")
+    page.wait_for_function("window.__startup && window.__startup.done", timeout=timeout_s * 1000)
+    result = page.evaluate("window.__startup")
+    page.close()
+    if result["error"]:
+        sys.exit(f"bench_browser: startup.html?lib={lib} failed: {result['error']}")
+    sent = server.requests[first:]
+    result["sent"] = sum(r["bytes"] for r in sent)
+    result["raw"] = sum(r["raw"] for r in sent if r["status"] == 200)
+    result["requests"] = sent
+    return result
+
+
+def startup_runs(args) -> dict:
+    """{lib: [[cold, warm, ...] per round]} for webgrad and (when installed) TensorFlow.js."""
+    tfjs = Path(args.tfjs)
+    mounts = {"tfjs": tfjs} if (tfjs / "@tensorflow" / "tfjs").is_dir() else {}
+    runs = {}
+    with Server(port=0, mounts=mounts) as server, sync_playwright() as p:
+        if server.pyodide is None:
+            sys.exit("bench_browser: no local Pyodide; run `npm install` in web/ first")
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=not args.headed)
+        for lib in ["webgrad"] + (["tfjs"] if mounts else []):
+            runs[lib] = []
+            for _ in range(args.rounds):
+                context = browser.new_context()       # an empty HTTP cache and Cache Storage
+                runs[lib].append([visit(context, server, lib, args.timeout) for _ in range(1 + WARM_VISITS)])
+                context.close()
+        runs["chromium"] = browser.version
+        browser.close()
+    return runs
+
+
+def startup_table(runs) -> str:
+    """Medians and bests of the cold and warm visits, and the bytes a visit transferred."""
+    lines = ["| library | cold: median (best) ms | warm: median (best) ms | sent cold | sent warm | uncompressed cold |",
+             "|---|---:|---:|---:|---:|---:|"]
+    names = {"webgrad": "webgrad (Pyodide, webgpu)", "tfjs": "TensorFlow.js 4.22 (webgpu)"}
+    for lib, rounds in runs.items():
+        if lib not in names:
+            continue
+        cold = [r[0] for r in rounds]
+        warm = [v for r in rounds for v in r[1:]]
+        ms = lambda vs: f"{statistics.median(v['first_result_ms'] for v in vs):.0f} ({min(v['first_result_ms'] for v in vs):.0f})"
+        mb = lambda vs, key: f"{statistics.median(v[key] for v in vs) / 1e6:.2f} MB"
+        lines.append(f"| {names[lib]} | {ms(cold)} | {ms(warm)} | {mb(cold, 'sent')} | {mb(warm, 'sent')} | {mb(cold, 'raw')} |")
+    if "tfjs" not in runs:
+        lines.append(f"| TensorFlow.js | not installed: `{TFJS_INSTALL}` | | | | |")
+    return "\n".join(lines)
+
+
+def phases_line(runs) -> str:
+    """webgrad's start-up steps (ms since navigation) of the first round's cold and first warm visit."""
+    out = []
+    for which, v in (("cold", runs["webgrad"][0][0]), ("warm", runs["webgrad"][0][1])):
+        steps = ", ".join(f"{k} {t:.0f}" for k, t in v["phases"].items() if isinstance(t, (int, float)))
+        out.append(f"{which} ({v['phases'].get('snapshot')}): {steps}, first result {v['first_result_ms']:.0f}")
+    return "\n".join(out)
+
+
+def assets_table(runs) -> str:
+    """What webgrad's cold visit fetched: each file's size and what was sent (and how)."""
+    lines = ["| file | size | sent | encoding |", "|---|---:|---:|---|"]
+    for r in runs["webgrad"][0][0]["requests"]:
+        lines.append(f"| {r['path']} | {r['raw']} | {r['bytes']} | {r['encoding'] or '-'} |")
+    return "\n".join(lines)
+
+
+def main_startup(args) -> None:
+    load = os.getloadavg()[0]
+    t = time.perf_counter()
+    runs = startup_runs(args)
+    print(startup_table(runs))
+    print("\n" + phases_line(runs))
+    print("\n" + assets_table(runs))
+    print(f"\nChromium {runs['chromium']}; {args.rounds} rounds of 1 cold + {WARM_VISITS} warm visits; "
+          f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load:.2f} at start, {os.getloadavg()[0]:.2f} "
+          f"at end; total {time.perf_counter() - t:.0f} s")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="timed chain runs (best kept)")
@@ -68,7 +170,12 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=3, help="MLP steps per timed run")
     ap.add_argument("--timeout", type=int, default=600, help="seconds to wait for the page")
     ap.add_argument("--headed", action="store_true")
+    ap.add_argument("--startup", action="store_true", help="measure start-up only (cold and warm cache)")
+    ap.add_argument("--rounds", type=int, default=3, help="--startup: browser contexts (1 cold + 2 warm visits each)")
+    ap.add_argument("--tfjs", default=str(TFJS), help="--startup: node_modules folder holding @tensorflow/tfjs")
     args = ap.parse_args(argv)
+    if args.startup:
+        return main_startup(args)
     t = time.perf_counter()
     result = run_page(args)
     print(table(result))

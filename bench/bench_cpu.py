@@ -10,6 +10,9 @@ Measures, each as the median over repeats, in one process:
   * MLP step: 784-256-10, ReLU, cross-entropy, SGD, at batch 128 and 1024;
   * CNN step: a digits-sized conv net (8x8 input, conv 3x3 to 8 channels, ReLU, 2x2 max-pool,
             linear to 10, cross-entropy, SGD) at batch 64 (webgrad and PyTorch);
+  * GPT step: a nanoGPT-style model (2 pre-norm layers, 4 heads, 128 wide, block 64, GELU MLP,
+            causal ``F.scaled_dot_product_attention``) trained with AdamW at batch 16, one model
+            definition for both libraries, from PyTorch's initial weights (webgrad and PyTorch);
   * masks:  ``g[mask] = 0``, ``g[mask]`` and ``g[mask] = values`` on a 256x256 float32 ``g`` with
             ``mask = g > 0`` (half True, at random places), without grad (webgrad, PyTorch, numpy);
 and, each in a fresh process, the peak RSS of 200 MLP steps (batch 128) for webgrad and PyTorch.
@@ -363,6 +366,85 @@ def check_cnn():
         assert np.allclose(losses["webgrad"], losses["torch"], rtol=1e-3), f"CNN losses differ: {losses}"
 
 
+# ---------------------------------------------------------------- GPT-style training step
+
+GPT_LAYERS, GPT_HEADS, GPT_WIDTH, GPT_BLOCK, GPT_BATCH, GPT_VOCAB = 2, 4, 128, 64, 16, 65
+
+
+def make_gpt(lib):
+    """A nanoGPT-style model (pre-norm blocks: causal self-attention through
+    ``F.scaled_dot_product_attention``, a GELU MLP; tied to nothing), written once for webgrad and
+    PyTorch: ``lib`` is either module, whose ``nn`` and ``nn.functional`` share PyTorch's names."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(GPT_WIDTH), nn.LayerNorm(GPT_WIDTH)
+            self.qkv, self.proj = nn.Linear(GPT_WIDTH, 3 * GPT_WIDTH), nn.Linear(GPT_WIDTH, GPT_WIDTH)
+            self.fc, self.out = nn.Linear(GPT_WIDTH, 4 * GPT_WIDTH), nn.Linear(4 * GPT_WIDTH, GPT_WIDTH)
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+            q, k, v = [z.view(b, t, GPT_HEADS, c // GPT_HEADS).transpose(1, 2) for z in (q, k, v)]
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).reshape(b, t, c))
+            return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(GPT_VOCAB, GPT_WIDTH), nn.Embedding(GPT_BLOCK, GPT_WIDTH)
+            self.blocks = nn.ModuleList([Block() for _ in range(GPT_LAYERS)])
+            self.ln, self.head = nn.LayerNorm(GPT_WIDTH), nn.Linear(GPT_WIDTH, GPT_VOCAB)
+
+        def forward(self, idx, targets):
+            x = self.tok(idx) + self.pos(lib.arange(idx.shape[1]))
+            for block in self.blocks:
+                x = block(x)
+            logits = self.head(self.ln(x))
+            return F.cross_entropy(logits.reshape(-1, GPT_VOCAB), targets.reshape(-1))
+    return GPT()
+
+
+def gpt_data(seed=0):
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, GPT_VOCAB, (GPT_BATCH, GPT_BLOCK + 1))
+    return idx[:, :-1].copy(), idx[:, 1:].copy()
+
+
+def gpt_step(lib):
+    """One AdamW training step of the GPT model on a fixed batch, for ``lib`` (webgrad or torch),
+    from PyTorch's initial weights (seed 0), so that both libraries start from the same model."""
+    torch.manual_seed(0)
+    state = {k: v.detach().numpy().copy() for k, v in make_gpt(torch).state_dict().items()}
+    model = make_gpt(lib)
+    model.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+    x, y = (lib.tensor(a) for a in gpt_data())
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step():
+        loss = model(x, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def gpt_makers():
+    """The GPT step needs PyTorch for its initial weights: without it there is no row."""
+    return {} if torch is None else {"webgrad": lambda: gpt_step(wg), "torch": lambda: gpt_step(torch)}
+
+
+def check_gpt():
+    losses = {name: [float(step().item()) for step in [make()] for _ in range(3)]
+              for name, make in gpt_makers().items()}
+    if losses:
+        assert np.allclose(losses["webgrad"], losses["torch"], rtol=1e-4), f"GPT losses differ: {losses}"
+
+
 # ---------------------------------------------------------------- boolean masks (issue 17)
 
 MASK_SIDE = 256
@@ -560,6 +642,9 @@ def targets(rows, rss):
                     (f"MLP step b{b} ≤ 1.1× numpy", r(label, "numpy"), 1.1, blas(label, "numpy"))]
         elif label.startswith("CNN"):
             out.append((f"CNN step b{CNN_BATCH} ≤ 1.0× torch", r(label, "torch"), 1.0, None))
+        elif label.startswith("GPT"):
+            out += [("GPT step ≤ 1.5× torch (issue 17)", r(label, "torch"), 1.5, None),
+                    ("GPT step eager ≤ 1.3× torch (issue 19)", r(label, "torch"), 1.3, None)]
         elif label.startswith("g[mask]"):   # issue 17: masks as fast as numpy
             out.append((f"{label.split(',')[0]} ≤ 1.0× numpy", r(label, "numpy"), 1.0, None))
     if rss:
@@ -605,6 +690,7 @@ def main(argv=None):
     for b in batches:
         check_mlp(b)
     check_cnn()
+    check_gpt()
     check_masks()
 
     print(f"# {environment(pinned)}; BLAS/torch threads {threads}", file=sys.stderr)
@@ -618,6 +704,10 @@ def main(argv=None):
                             repeats, min_time * 3, pause))
     rows.append(run_row(f"CNN step (8x8, conv3x3x8, pool, linear), batch {CNN_BATCH}", "ms/step", 1e3,
                         {n: make() for n, make in cnn_makers().items()}, repeats, min_time * 3, pause))
+    if gpt_makers():
+        rows.append(run_row(f"GPT step ({GPT_LAYERS} layers, {GPT_HEADS} heads, {GPT_WIDTH} wide, block {GPT_BLOCK}), "
+                            f"batch {GPT_BATCH}", "ms/step", 1e3, {n: make() for n, make in gpt_makers().items()},
+                            repeats, min_time * 3, pause))
     for label, op in MASK_OPS.items():
         rows.append(run_row(f"{label}, {MASK_SIDE}x{MASK_SIDE}, mask = g > 0", "µs/op", 1e6, mask_contenders(op),
                             repeats, min_time, pause))

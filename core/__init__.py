@@ -15,6 +15,7 @@ from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_f
 from .engine import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, run_kernel,
                      set_grad_enabled)
 from .tensor import Tensor, tensor
+from .printing import set_printoptions
 from .devices import device, get_default_device, set_default_device
 from . import autograd
 from .autograd import Function, custom_grad, grad, value_and_grad
@@ -32,6 +33,19 @@ from .ops.movement import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.masking import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
+from .ops.elementary import *  # noqa: F401,F403
+from .ops.comparison import *  # noqa: F401,F403
+from .ops.grids import *  # noqa: F401,F403
+from .ops.queries import *  # noqa: F401,F403
+from .ops.aliases import *  # noqa: F401,F403
+from .ops.joining import *  # noqa: F401,F403
+from .ops.uniques import *  # noqa: F401,F403
+from .ops.scatter import *  # noqa: F401,F403
+from .constants import *  # noqa: F401,F403
+from .dtype_info import finfo, iinfo
+from .size import Size
+from .layouts import *  # noqa: F401,F403
+from .tensor_types import *  # noqa: F401,F403
 from . import gradients  # noqa: F401  (registers the gradient rules)
 from . import backends  # noqa: E402  registers the built-in backends; wg.backends() lists those that start
 from . import nn
@@ -46,12 +60,15 @@ long = int64
 
 __version__ = "0.1.0"
 from . import optim, utils, data  # noqa: E402
+from . import distributed  # noqa: E402  (MPI is imported only by init_process_group)
 from .serialization import save, load  # noqa: E402
 from .extend import Backend, derive_backend, override_gradient, override_kernel, remove_backend  # noqa: E402
 from .profiler import profile  # noqa: E402
 from .backends.gpu.custom import WgslError, wgsl_elementwise, wgsl_kernel  # noqa: E402
 from . import accelerator, amp, cuda  # noqa: E402
 from .amp import autocast  # noqa: E402
-from .compiler import compile  # noqa: E402,A001
+from .compiler import compile  # noqa: E402,A001,F811
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402
 from .flags import *  # noqa: E402,F401,F403
+from .porting_table import module_getattr as _module_getattr  # noqa: E402  (PyTorch names webgrad has not: say why)
+__getattr__ = _module_getattr("webgrad")

@@ -48,11 +48,11 @@ def current_device_index() -> int:
     return 0
 
 
-def set_device_index(index) -> None:
+def set_device_index(device, /) -> None:
     """Only index 0 exists (webgrad drives one GPU)."""
     _require()
-    if int(getattr(index, "index", index) or 0) != 0:
-        raise RuntimeError(f"accelerator: device index {index} is out of range: there is one device, index 0")
+    if int(getattr(device, "index", device) or 0) != 0:
+        raise RuntimeError(f"accelerator: device index {device} is out of range: there is one device, index 0")
 
 
 set_device_idx = set_device_index

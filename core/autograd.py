@@ -3,12 +3,14 @@ plus the functional forms (``grad(f)``, ``value_and_grad(f)``), ``custom_grad`` 
 from __future__ import annotations
 
 import functools
+import warnings
 
 from . import kernel_names as K
-from .backprop import accumulate, run_backward
+from .backprop import accumulate, run_backward, run_post_accumulate_hooks
 from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mode
 from .ops.common import scalar_tensor
 from .tensor import Tensor, tensor
+from .variable import Variable  # noqa: F401  (torch.autograd.Variable)
 
 
 def _implicit_grad(t, who):
@@ -25,10 +27,10 @@ def _as_list(x):
     return [x] if isinstance(x, Tensor) else list(x)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
     """Accumulate into the leaves' ``.grad`` the gradients of ``tensors`` (PyTorch's
     ``torch.autograd.backward``); given ``inputs``, only into those tensors' ``.grad``.
-    ``Tensor.backward`` calls this.
+    ``Tensor.backward`` calls this. ``grad_variables`` is PyTorch's deprecated name of ``grad_tensors``.
 
     >>> import webgrad as wg
     >>> x = wg.tensor([1.0, 2.0], requires_grad=True)
@@ -36,6 +38,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> x.grad.tolist()
     [2.0, 4.0]
     """
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("backward: 'grad_tensors' and 'grad_variables' (deprecated) arguments both passed; "
+                               "use only 'grad_tensors'")
+        grad_tensors = grad_variables
     tensors = _as_list(tensors)
     grad_tensors = _root_grads(tensors, grad_tensors, "backward")
     if retain_graph is None:
@@ -47,6 +55,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for t, g in zip(inputs, grads):
         if g is not None:
             t.grad = accumulate(t.grad, g, create_graph)
+            run_post_accumulate_hooks(t)
 
 
 def _root_grads(outputs, grads, who):
@@ -65,11 +74,13 @@ def _root_grads(outputs, grads, who):
     return out
 
 
-def grad(outputs, inputs=None, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False,
-         *, argnums=0):
+def grad(outputs, inputs=None, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False, *, argnums=0):
     """Gradients of ``outputs`` with respect to ``inputs``, returned without touching ``.grad``
     (PyTorch's ``torch.autograd.grad``); or, given a function, the function computing
     its gradient (the TF.js/JAX functional form, w.r.t. argument ``argnums``).
+    ``materialize_grads`` gives zeros for unused inputs; ``only_inputs`` is PyTorch's deprecated no-op;
+    ``is_grads_batched`` (PyTorch's vmap over ``grad_outputs``) is not supported and raises.
 
     >>> import webgrad as wg
     >>> x = wg.tensor(3.0, requires_grad=True)
@@ -82,6 +93,7 @@ def grad(outputs, inputs=None, grad_outputs=None, retain_graph=None, create_grap
     if callable(outputs) and inputs is None:
         vg = value_and_grad(outputs, argnums=argnums)
         return functools.wraps(outputs)(lambda *a, **kw: vg(*a, **kw)[1])
+    allow_unused = _check_grad_options(only_inputs, allow_unused, is_grads_batched, materialize_grads)
     outputs, inputs = _as_list(outputs), _as_list(inputs)
     edges = []
     for t in inputs:
@@ -98,8 +110,25 @@ def grad(outputs, inputs=None, grad_outputs=None, retain_graph=None, create_grap
         if g is None and not allow_unused:
             raise RuntimeError(f"grad: one of the differentiated tensors (shape {tuple(t.shape)}) appears to not "
                                f"have been used in the graph; set allow_unused=True if this is the desired behavior")
+        if g is None and materialize_grads:
+            g = run_kernel(K.FILL, backend=t._backend, shape=tuple(t.shape), value=0, dtype=t._dtype)
         result.append(g if g is None or create_graph else g._alias_detached())
     return tuple(result)
+
+
+def _check_grad_options(only_inputs, allow_unused, is_grads_batched, materialize_grads) -> bool:
+    """``allow_unused`` as PyTorch settles it (None: ``materialize_grads``), after its checks."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=3)
+    if is_grads_batched:
+        raise NotImplementedError("grad: is_grads_batched=True (a vmap over grad_outputs) is not supported; call "
+                                  "grad once per row of grad_outputs")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("grad: expected allow_unused to be True or not passed when materialize_grads=True, but "
+                         "got: allow_unused=False")
+    return materialize_grads if allow_unused is None else bool(allow_unused)
 
 
 def value_and_grad(f, argnums=0):

@@ -17,13 +17,13 @@ gradients along its edges, into a leaf's total or a producer node's slot.
 from __future__ import annotations
 
 from heapq import heappop, heappush
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from . import kernel_names as K
 from .engine import _mode, run_kernel
 from .registry import _NONE, _kernels, _vjps
 from .shapes import remembered, sum_axes_for_broadcast
-from .tensor import Tensor
+from .tensor import Tensor, post_accumulate_hooks
 
 _wrap = Tensor._wrap
 
@@ -143,12 +143,15 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
             _to_leaf(mode, leaves, t, g)
         else:
             _to_node(mode, pending, queue, t.grad_fn, t._out_index, g)
+    ready = hooked_leaves(queue) if post_accumulate_hooks and capture is None else None
     recording, _mode.enabled = _mode.enabled, create_graph   # set_grad_enabled's work, without its object
     try:
         if mode is NATIVE:
-            _run_native(pending, leaves, queue, retain_graph, capture)
+            _run_native(pending, leaves, queue, retain_graph, capture, ready)
         else:
             while queue:
+                if ready and ready[-1][0] < queue[0][0]:
+                    _deliver_ready(ready, queue, leaves, mode, create_graph)
                 node = heappop(queue)[1]
                 _step(node, pending.pop(node), pending, leaves, queue, retain_graph, capture)
         for leaf, g in leaves.items():
@@ -214,14 +217,17 @@ def _step(node, grads, pending, leaves, queue, retain_graph, capture):
             _to_node(TENSORS, pending, queue, target, index, g)
 
 
-def _run_native(pending, leaves, queue, retain_graph, capture):
+def _run_native(pending, leaves, queue, retain_graph, capture, ready=None):
     """The nodes of a native pass: ``_step``'s work, with each node's native VJP where one stands
     for its rule (the rule otherwise), and ``_to_leaf``'s and ``_to_node``'s routing written out
     (this loop runs per node). Each backend's VJPs run inside its ``gradient_scope`` (cpu: numpy's
-    warnings off), entered on the first node of that backend and left at the end."""
+    warnings off), entered on the first node of that backend and left at the end. ``ready``: see
+    ``hooked_leaves``."""
     backends, scopes = {}, []   # backend -> (its native VJPs, how it sums two gradients); the scopes entered
     try:
         while queue:
+            if ready and ready[-1][0] < queue[0][0]:
+                _deliver_ready(ready, queue, leaves, NATIVE, False)
             node = heappop(queue)[1]
             grads = pending.pop(node)
             be = node.backend
@@ -271,6 +277,51 @@ def _enter(backend, backends, scopes) -> tuple:
     return backends[backend]
 
 
+def hooked_leaves(queue) -> list:
+    """The leaves with post-accumulate-grad hooks that a pass starting at ``queue``'s nodes reaches,
+    as (order, leaf) sorted by falling ``order``: the order of the oldest node sending the leaf a
+    gradient. Nodes run newest first, so once the next node is older than that, the leaf's
+    gradient is whole and it is delivered then, in the middle of the pass (as PyTorch's
+    AccumulateGrad runs as soon as its inputs are ready), not at the end with the other leaves."""
+    last = {}
+    for node, leaf in leaf_edges([node for _, node in queue]):
+        if id(leaf) in post_accumulate_hooks:
+            last[leaf] = max(last.get(leaf, node.order), node.order)
+    return sorted([(order, leaf) for leaf, order in last.items()], key=itemgetter(0), reverse=True)
+
+
+def leaf_edges(nodes):
+    """(node, leaf) for every edge to a leaf tensor from the nodes reachable from ``nodes``.
+
+    >>> import webgrad as wg
+    >>> w = wg.ones(2, requires_grad=True)
+    >>> [leaf is w for _, leaf in leaf_edges([(w * 2).sum().grad_fn])]
+    [True]
+    """
+    seen, stack = set(nodes), list(nodes)
+    while stack:
+        node = stack.pop()
+        for edge in node.next:
+            if edge is None:
+                continue
+            target, index = edge
+            if index < 0:
+                yield node, target
+            elif target not in seen:
+                seen.add(target)
+                stack.append(target)
+
+
+def _deliver_ready(ready, queue, leaves, mode, create_graph):
+    """Deliver the hooked leaves whose every gradient has arrived (the next node is older than
+    their oldest consumer; see ``hooked_leaves``)."""
+    while ready and ready[-1][0] < queue[0][0]:
+        leaf = ready.pop()[1]
+        g = leaves.pop(leaf, None)
+        if g is not None:
+            _deliver_leaf(leaf, mode.tensor(g, leaf._backend), create_graph, None, mode is NATIVE)
+
+
 def _output_hooks(mode, node, grads, capture):
     """Run the tensor hooks and fill the retained grads of the node's outputs (and ``capture``),
     which see Tensors; the (possibly hook-replaced) gradients go on in ``mode``'s form."""
@@ -305,6 +356,14 @@ def _deliver_leaf(leaf, g, create_graph, capture, fresh):
             capture[(leaf, -1)] = _plus(TENSORS, capture[(leaf, -1)], g, None)
         return
     leaf.grad = g if fresh and leaf.grad is None else accumulate(leaf.grad, g, create_graph)
+    run_post_accumulate_hooks(leaf)
+
+
+def run_post_accumulate_hooks(leaf) -> None:
+    """Call ``leaf``'s post-accumulate-grad hooks, once its ``.grad`` holds this pass's gradient."""
+    entry = post_accumulate_hooks.get(id(leaf))
+    for fn in tuple(entry[1]) if entry else ():
+        fn(leaf)
 
 
 def accumulate(old, g, create_graph):

@@ -76,6 +76,9 @@ class device:
         return (device, (self._type, self._index))
 
 
+_Device = device
+
+
 def known_types() -> tuple:
     """The device types that can be named: the registered backends, then PyTorch's others."""
     return tuple(registry._backend_entries) + tuple(t for t in FOREIGN_DEVICES if t not in registry._backend_entries)
@@ -100,18 +103,18 @@ def _accelerator_type() -> str:
     return acc.type
 
 
-def set_default_device(where) -> None:
-    """Make ``where`` (a device, a backend name, or None for the automatic choice) the default backend
+def set_default_device(device) -> None:  # noqa: F811  (torch's parameter name; the class is _Device here)
+    """Make ``device`` (a device, a backend name, or None for the automatic choice) the default backend
     for new tensors, as ``torch.set_default_device``.
 
     >>> import webgrad as wg
     >>> wg.set_default_device("cpu"); wg.get_default_device()
     device(type='cpu')
     """
-    if where is None:
+    if device is None:
         registry._current[0] = None
         return
-    registry._current[0] = registry.backend(device(where) if isinstance(where, int) else where)
+    registry._current[0] = registry.backend(_Device(device) if isinstance(device, int) else device)
 
 
 def get_default_device() -> device:

@@ -20,12 +20,39 @@ import types
 import warnings
 
 
-def _false(*args, **kwargs) -> bool:
+def _false() -> bool:
     return False
 
 
+def _true() -> bool:
+    return True
+
+
+def _none() -> None:
+    return None
+
+
+def _ignore(enabled: bool) -> None:
+    """``enable_*_sdp(enabled)``: accepted without effect."""
+
+
+def _linalg_library(backend=None) -> None:
+    return None
+
+
 @contextlib.contextmanager
-def _no_effect(*args, **kwargs):
+def _sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+    yield
+
+
+@contextlib.contextmanager
+def _cudnn_flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True,
+                 fp32_precision="none", depthwise_kernel="auto"):
+    yield
+
+
+@contextlib.contextmanager
+def _mkldnn_flags(enabled=False, deterministic=False, allow_tf32=True, fp32_precision="none"):
     yield
 
 
@@ -40,15 +67,15 @@ FLAG_MODULES = {
     "cuda": _module("cuda", _NOTHING.format("CUDA"), is_built=_false,
                     matmul=types.SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
                                                  allow_bf16_reduced_precision_reduction=True),
-                    enable_flash_sdp=lambda enabled: None, flash_sdp_enabled=_false,
-                    enable_mem_efficient_sdp=lambda enabled: None, mem_efficient_sdp_enabled=_false,
-                    enable_math_sdp=lambda enabled: None, math_sdp_enabled=lambda: True,
-                    enable_cudnn_sdp=lambda enabled: None, cudnn_sdp_enabled=_false, sdp_kernel=_no_effect,
-                    preferred_linalg_library=lambda backend=None: None),
+                    enable_flash_sdp=_ignore, flash_sdp_enabled=_false,
+                    enable_mem_efficient_sdp=_ignore, mem_efficient_sdp_enabled=_false,
+                    enable_math_sdp=_ignore, math_sdp_enabled=_true,
+                    enable_cudnn_sdp=_ignore, cudnn_sdp_enabled=_false, sdp_kernel=_sdp_kernel,
+                    preferred_linalg_library=_linalg_library),
     "cudnn": _module("cudnn", _NOTHING.format("cuDNN"), enabled=True, benchmark=False, deterministic=False,
-                     allow_tf32=True, benchmark_limit=10, is_available=_false, version=lambda: None, flags=_no_effect),
+                     allow_tf32=True, benchmark_limit=10, is_available=_false, version=_none, flags=_cudnn_flags),
     "mps": _module("mps", _NOTHING.format("MPS backend (its GPU is 'wgpu')"), is_available=_false, is_built=_false),
-    "mkldnn": _module("mkldnn", _NOTHING.format("oneDNN"), enabled=True, is_available=_false, flags=_no_effect),
+    "mkldnn": _module("mkldnn", _NOTHING.format("oneDNN"), enabled=True, is_available=_false, flags=_mkldnn_flags),
     "mkl": _module("mkl", _NOTHING.format("MKL"), is_available=_false),
     "openmp": _module("openmp", _NOTHING.format("OpenMP"), is_available=_false),
     "opt_einsum": _module("opt_einsum", _NOTHING.format("opt_einsum"), enabled=True, strategy="auto",
@@ -82,19 +109,19 @@ def get_float32_matmul_precision() -> str:
     return _settings["float32_matmul_precision"]
 
 
-def set_num_threads(n: int) -> None:
+def set_num_threads(num: int, /) -> None:
     """Accepted and remembered (the cpu backend's threads are numpy's BLAS's)."""
-    if int(n) < 1:
-        raise RuntimeError(f"set_num_threads expects a positive integer, got {n}")
-    _settings["num_threads"] = int(n)
+    if int(num) < 1:
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {num}")
+    _settings["num_threads"] = int(num)
 
 
 def get_num_threads() -> int:
     return _settings["num_threads"]
 
 
-def set_num_interop_threads(n: int) -> None:
-    _settings["num_interop_threads"] = int(n)
+def set_num_interop_threads(num: int, /) -> None:
+    _settings["num_interop_threads"] = int(num)
 
 
 def get_num_interop_threads() -> int:

@@ -13,6 +13,8 @@ NEG = "Neg"
 ABS = "Abs"
 EXP = "Exp"
 LOG = "Log"
+LOG2 = "Log2"                 # exact at powers of 2, as PyTorch's (log(x) / log(2) is not)
+LOG10 = "Log10"
 LOG1P = "Log1p"
 EXPM1 = "Expm1"
 SQRT = "Sqrt"
@@ -40,7 +42,7 @@ LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
 IDENTITY = "Identity"         # a copy
 
-UNARY = (NEG, ABS, EXP, LOG, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
+UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
          CLAMP, LOGICAL_NOT, CAST, IDENTITY)
 
@@ -51,6 +53,7 @@ MUL = "Mul"
 DIV = "Div"                   # float inputs (ops promote ints to float first)
 FLOOR_DIVIDE = "FloorDivide"  # a // b as PyTorch: ints exact (by zero: an error on cpu), floats from fmod
 REMAINDER = "Remainder"       # a % b with the sign of b, as PyTorch (floats from fmod)
+FMOD = "Fmod"                 # C's fmod: the sign of a (ints: by zero an error on cpu)
 POW = "Pow"
 MAXIMUM = "Maximum"
 MINIMUM = "Minimum"
@@ -66,8 +69,8 @@ LOGICAL_OR = "LogicalOr"      # -> bool
 LOGICAL_XOR = "LogicalXor"    # -> bool
 WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
 
-BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
-          GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
+BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS,
+          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
 
 # --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------
 SUM = "Sum"
@@ -126,3 +129,23 @@ COL2IM = "Col2Im"             # cols[N, C*kh*kw, L] -> [N, C, H, W] summing over
 SOFTMAX_CROSS_ENTROPY = "SoftmaxCrossEntropy"   # (logits[N, C], target[N] int32) ignore_index: int,
                               # reduction: "none" -> loss[N] (logsumexp(row) - row[target], 0 where
                               # target == ignore_index) | "sum" -> 0-d | "mean" -> 0-d: sum / kept rows (NaN if none)
+
+# --- fused neural-network kernels (one pass where the composed ops would take several) ----------
+SOFTMAX = "Softmax"           # axis: int -> exp(x - max) / sum(exp(x - max)) along axis (a float dtype)
+LOG_SOFTMAX = "LogSoftmax"    # axis: int -> x - max - log(sum(exp(x - max))) along axis
+SOFTMAX_GRAD = "SoftmaxGrad"  # (dy, y) axis: int -> y * (dy - sum(dy * y, axis)): Softmax's backward
+LOG_SOFTMAX_GRAD = "LogSoftmaxGrad"   # (dy, y) axis: int -> dy - exp(y) * sum(dy, axis): LogSoftmax's backward
+GELU_GRAD = "GeluGrad"        # (dy, x) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
+LAYER_NORM = "LayerNorm"      # (x[, weight][, bias]) ndim: int (the trailing dims normalised), eps: float,
+                              # has_weight, has_bias: bool -> (x - mean) / sqrt(var + eps) * weight + bias,
+                              # var biased (PyTorch's); weight and bias shaped as the trailing ndim dims
+LAYER_NORM_GRAD = "LayerNormGrad"     # (dy, x[, weight]) as LayerNorm's attrs -> (dx[, dweight][, dbias]):
+                              # LayerNorm's backward (the statistics recomputed from x)
+ATTENTION = "Attention"       # (q[N, L, E], k[N/group, S, E], v[N/group, S, Ev][, mask[M, L, S]]) scale: float,
+                              # causal: bool (key j > query i masked), group: int (query n reads keys n // group),
+                              # mask_div: int (query n adds mask (n // mask_div) % M, an additive float mask)
+                              # -> (out[N, L, Ev], lse[N, L]): softmax(q k^T * scale + mask) v and each row's
+                              # log-sum-exp; a row with every key masked gives out 0 and lse -inf (PyTorch's)
+ATTENTION_GRAD = "AttentionGrad"      # (dout, q, k, v, out, lse, dlse[, mask]) as Attention's attrs, and
+                              # mask_grad: bool -> (dq, dk, dv[, dmask[N, L, S]]): Attention's backward from
+                              # its saved out and lse (dmask, the scores' gradient, when mask_grad)

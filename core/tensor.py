@@ -6,13 +6,14 @@ the tensor's own: data access, autograd state, and movement between backends/dty
 """
 from __future__ import annotations
 
-import math
+from weakref import ref
 
 from . import engine, registry, views
 from .devices import device, device_of
 from .dtypes import DTYPES, DType, can_cast, to_dtype
 from .engine import _mode, record_function, run_kernel
 from .host import as_host, is_array_like
+from .printing import tensor_repr
 from .shapes import numel
 
 
@@ -116,6 +117,8 @@ class Tensor:
         """Number of elements."""
         return numel(self._data.shape)
 
+    nelement = numel
+
     def element_size(self) -> int:
         """Bytes per element."""
         return self._dtype.itemsize
@@ -182,8 +185,8 @@ class Tensor:
     def item(self):
         """The value of a one-element tensor as a Python number."""
         if self.numel() != 1:
-            raise ValueError(f"item: only one-element tensors can be converted to Python scalars; "
-                             f"this one has shape {tuple(self.shape)}")
+            raise RuntimeError(f"item: a Tensor with {self.numel()} elements cannot be converted to Scalar "
+                               f"(shape {tuple(self.shape)})")
         v = self.tolist()
         while isinstance(v, list):
             v = v[0]
@@ -203,9 +206,10 @@ class Tensor:
             return self.tolist()
         return await read(self._data)
 
-    def numpy(self):
-        """A numpy array with the data (needs numpy). Fails on tensors that require grad, as in PyTorch."""
-        if self.requires_grad:
+    def numpy(self, *, force=False):
+        """A numpy array with the data (needs numpy): a snapshot, not shared with the tensor. Fails on
+        tensors that require grad, as in PyTorch, unless ``force`` (which reads ``detach()``'s data)."""
+        if self.requires_grad and not force:
             raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; use "
                                "tensor.detach().numpy()")
         return self._backend.to_numpy(self._data)
@@ -231,20 +235,14 @@ class Tensor:
         return int(self.item())
 
     def __repr__(self):
-        extra = ""
-        if self._dtype.name not in ("float32", "int64", "bool") or (self._dtype.name == "int64" and not self.numel()):
-            extra += f", dtype={self._dtype!r}"
-        if self._backend.name != "cpu":
-            extra += f", device='{self._backend.name}'"
-        if self.grad_fn is not None:
-            extra += f", grad_fn={self.grad_fn!r}"
-        elif self.requires_grad:
-            extra += ", requires_grad=True"
-        if self.numel() == 0:
-            body = f"[], size={tuple(self.shape)}" if self.ndim > 1 else "[]"
-        else:
-            body = format_values(self.tolist(), self._dtype)
-        return f"tensor({body}{extra})"
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        """A 0-d tensor formats its value (``f"{loss:.4f}"``); any other tensor formats as ``str``
+        with an empty spec, and raises TypeError given one, as in PyTorch."""
+        if self.ndim == 0 and type(self) is Tensor:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
 
     # ------------------------------------------------------------ autograd
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -267,7 +265,7 @@ class Tensor:
         >>> x.grad.item()
         4.0
         """
-        _autograd.backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
+        _autograd.backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         """A view of the same storage, cut from the graph (does not require grad): an in-place
@@ -318,8 +316,8 @@ class Tensor:
         node = self.grad_fn
         return bool(node is not None and node.retained and self._out_index in node.retained)
 
-    def register_hook(self, fn):
-        """Call ``fn(grad)`` when this tensor's gradient is computed; a returned tensor replaces it.
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it.
         Returns a handle with ``remove()``.
 
         >>> import webgrad as wg
@@ -338,8 +336,32 @@ class Tensor:
             node = self.grad_fn
             node.hooks = node.hooks or {}
             hooks = node.hooks.setdefault(self._out_index, [])
-        hooks.append(fn)
-        return _HookHandle(hooks, fn)
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` on this leaf once a backward pass has accumulated its gradient into
+        ``.grad``: as soon as that gradient is whole, while the rest of the pass still runs (as
+        PyTorch's, which ``DistributedDataParallel`` uses to start all-reducing early). Returns a
+        handle with ``remove()``.
+
+        >>> import webgrad as wg
+        >>> w, seen = wg.ones(2, requires_grad=True), []
+        >>> h = w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+        >>> (w * 3).sum().backward(); seen
+        [[3.0, 3.0]]
+        """
+        if not self.requires_grad:
+            raise RuntimeError("register_post_accumulate_grad_hook: cannot register a hook on a tensor that "
+                               "doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                               "registered on non-leaf tensors")
+        entry = post_accumulate_hooks.get(id(self))
+        if entry is None:
+            entry = post_accumulate_hooks[id(self)] = (ref(self, _forget_hooks(id(self))), [])
+        entry[1].append(hook)
+        return _HookHandle(entry[1], hook)
 
     def _alias(self) -> "Tensor":
         t = Tensor._wrap(self._data, self._backend)
@@ -356,6 +378,9 @@ class Tensor:
         if _mode.enabled and self.requires_grad and self.grad_fn is None:
             raise RuntimeError(f"{op}: a leaf Variable that requires grad is being used in an in-place operation; "
                                f"wrap it in `with webgrad.no_grad():` (e.g. for a parameter update)")
+        if new._backend is not self._backend:
+            raise RuntimeError(f"{op}: the new value is on {new._backend.name} but the tensor is on "
+                               f"{self._backend.name}; move it first, e.g. value.to({self._backend.name!r})")
         if new._data.shape != self._data.shape:
             if new.ndim > self.ndim or any(n not in (1, s) for n, s in zip(new.shape[::-1], self.shape[::-1])):
                 raise RuntimeError(f"{op}: the result of shape {tuple(new.shape)} cannot be written into a "
@@ -396,15 +421,63 @@ class Tensor:
             t = run_kernel("Cast", t, dtype=to_dtype(dtype))
         return t
 
-    def cpu(self) -> "Tensor":
-        """This tensor on the ``cpu`` backend."""
-        return self.to("cpu")
+    def cpu(self, *, memory_format=None) -> "Tensor":
+        """This tensor on the ``cpu`` backend (``memory_format`` accepted without effect, as in ``to``)."""
+        return self.to("cpu", memory_format=memory_format)
 
-    def type(self, dtype=None):
-        return self._dtype.name if dtype is None else self.to(dtype)
+    def type(self, dtype=None, non_blocking=False):
+        """PyTorch's tensor type name (``'torch.FloatTensor'``, as scripts compare it) without ``dtype``;
+        with one (a dtype or such a name), this tensor cast to it.
+
+        >>> import webgrad as wg
+        >>> wg.ones(1).type(), wg.ones(1).type("torch.LongTensor").dtype
+        ('torch.FloatTensor', webgrad.int64)
+        """
+        if dtype is None:
+            return TYPE_NAMES[self._dtype.name]
+        if isinstance(dtype, str) and dtype in _TYPE_DTYPES:
+            dtype = _TYPE_DTYPES[dtype]
+        return self.to(dtype)
+
+    def type_as(self, other) -> "Tensor":
+        """This tensor cast to ``tensor``'s dtype (its device is not changed, as in PyTorch on one device).
+
+        >>> import webgrad as wg
+        >>> wg.tensor([1, 2]).type_as(wg.zeros(1)).tolist()
+        [1.0, 2.0]
+        """
+        if not isinstance(other, Tensor):
+            raise TypeError(f"type_as: expected a Tensor, got {type(other).__name__}")
+        return self.to(other._dtype)
+
+    def is_complex(self) -> bool:
+        """False: webgrad has no complex dtypes."""
+        return False
+
+    def __getattr__(self, name):
+        """Only for names Tensor lacks: an AttributeError saying why when PyTorch has the name and
+        webgrad refuses it (``t.conj()``: no complex dtypes), else pointing at docs/porting.md."""
+        from .porting_table import missing_attribute
+        raise missing_attribute("webgrad.Tensor", name, "'Tensor' object")
 
 
 engine.Tensor, engine._wrap = Tensor, Tensor._wrap  # run_kernel wraps outputs with it, without an import per call
+
+
+# PyTorch's legacy tensor type names, which ``type()`` returns and takes
+TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+              "bfloat16": "torch.BFloat16Tensor", "int32": "torch.IntTensor", "int64": "torch.LongTensor",
+              "bool": "torch.BoolTensor"}
+_TYPE_DTYPES = {name: dtype for dtype, name in TYPE_NAMES.items()}
+
+
+# id(leaf) -> (weak reference to the leaf, [hook(leaf)]): register_post_accumulate_grad_hook's, by identity
+# (a WeakKeyDictionary would compare tensors with ==, an op); an entry goes when its leaf dies
+post_accumulate_hooks = {}
+
+
+def _forget_hooks(key, hooks=post_accumulate_hooks):
+    return lambda _: hooks.pop(key, None)   # (the dict itself: module globals may be gone at interpreter exit)
 
 
 class _HookHandle:
@@ -472,16 +545,18 @@ def _zero_gradient(dy, saved, attrs):
     return (run_kernel("Fill", backend=dy._backend, shape=dy.shape, value=0, dtype=dy._dtype),)
 
 
-def tensor(data, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+def tensor(data, dtype=None, requires_grad=False, backend=None, device=None, pin_memory=False) -> Tensor:
     """Create a tensor from a Python scalar, nested lists, ``array.array``/buffer, a numpy array,
     or another tensor (copied). Floats default to float32, ints to int64, as in PyTorch.
+    ``pin_memory`` is accepted without effect (GPU uploads need no pinned memory).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]], dtype=wg.float32).shape
     (2, 2)
     """
-    be = backend if backend is not None else device
-    be = registry.resolve(be)
+    if not isinstance(pin_memory, bool):
+        raise TypeError(f"tensor: pin_memory must be a bool, got {type(pin_memory).__name__}")
+    be = registry.resolve(backend if backend is not None else device)
     dt = None if dtype is None else to_dtype(dtype)
     if isinstance(data, Tensor):
         t = data.detach().to(be.name)
@@ -501,40 +576,6 @@ def _from_array(be, data, dt):
         return be.from_array(data, dt)
     flat, shape, dt = as_host(data.tolist(), dt or to_dtype(data.dtype))
     return be.upload(flat, shape, dt)
-
-
-def format_values(values, dtype: DType) -> str:
-    """PyTorch-like text for (nested) values, padded to one width: ``[[ 1.,  2.],\n        [10., 20.]]``.
-    Floats print as ``1.`` when all are whole, else with 4 decimals (scientific when the range is wide)."""
-    flat, depth, level = [], 0, values
-    while isinstance(level, list):
-        depth, level = depth + 1, level[0] if level else None
-    stack = [values]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, list):
-            stack.extend(v)
-        else:
-            flat.append(v)
-    fmt, shown = str, flat
-    if dtype.is_floating:
-        shown = [v for v in flat if math.isfinite(v)]
-        big = max(map(abs, shown), default=0.0)
-        small = min((abs(v) for v in shown if v), default=0.0)
-        if big < 1e8 and all(v == int(v) for v in shown):
-            fmt = lambda v: f"{v:.0f}." if math.isfinite(v) else str(v)  # noqa: E731
-        elif big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3)):
-            fmt = lambda v: f"{v:.4e}"  # noqa: E731
-        else:
-            fmt = lambda v: f"{v:.4f}"  # noqa: E731
-    width = max((len(fmt(v)) for v in shown), default=0)
-
-    def rec(v, d):
-        if not isinstance(v, list):
-            return fmt(v).rjust(width)
-        sep = "," + "\n" * (depth - d - 1) + " " * (len("tensor(") + d + 1) if depth - d > 1 else ", "
-        return "[" + sep.join(rec(x, d + 1) for x in v) + "]"
-    return rec(values, 0)
 
 
 from . import autograd as _autograd  # noqa: E402  (it imports Tensor and tensor: bound last, once they exist)

@@ -3,14 +3,17 @@
 Token + position embeddings, a few pre-norm causal ``TransformerEncoderLayer``\\ s, a linear
 head; AdamW with a cosine schedule. Prints the final loss (nats per character) and a sample.
 
-Run: ``python examples/char_transformer.py`` (``--steps N``, ``--quick``, ``--backend NAME``).
+Run: ``python examples/char_transformer.py`` (``--steps N``, ``--quick``, ``--backend NAME``). The
+default run, 600 steps of a 2-layer model, takes about 3 minutes on a 2-core CPU; ``--quick``
+(80 steps of a 1-layer model, a shorter sample) about 4 s. The loss curve goes to
+``examples/char_transformer.png``.
 """
 import argparse
 import math
 import os
 import random
 
-from common import progress, save_plot
+from common import progress_bar, save_plot
 
 import webgrad as wg
 import webgrad.nn as nn
@@ -74,6 +77,8 @@ def main(argv=None):
     steps = 80 if args.quick else args.steps
     if args.backend:
         wg.set_backend(args.backend)
+    print(f"char_transformer: {steps} steps (the default 600 take about 3 minutes on a 2-core CPU; "
+          f"--quick, 80 of a smaller model, about 4 s)")
     print(f"backend: {wg.get_backend().name!r}")
     wg.manual_seed(0)
     with open(args.text, encoding="utf-8") as f:
@@ -86,7 +91,7 @@ def main(argv=None):
     opt = wg.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     sched = wg.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
     print(f"vocabulary: {len(chars)} characters; uniform loss {math.log(len(chars)):.3f}")
-    losses, stream = [], batches(data, context, 32)
+    losses, stream, bar = [], batches(data, context, 32), progress_bar(steps, "train", unit="step")
     for step in range(1, steps + 1):
         model.train()
         x, y = next(stream)
@@ -99,10 +104,12 @@ def main(argv=None):
         sched.step()
         if step % 10 == 0 or step == steps:
             losses.append(loss.item())
-            progress(step, steps, f"loss {losses[-1]:.3f}")
+            bar.set_postfix_str(f"loss {losses[-1]:.3f}", refresh=False)
+            bar.update(step - bar.n)
+    bar.close()
     print(f"final loss: {sum(losses[-3:]) / len(losses[-3:]):.4f}")
-    print("sample:", repr(sample(model, stoi, itos, "The ", 120)))
-    save_plot(losses, "char_transformer_loss.png")
+    print("sample:", repr(sample(model, stoi, itos, "The ", 40 if args.quick else 120)))
+    save_plot(losses, "char_transformer.png", xlabel="step / 10")
 
 
 if __name__ == "__main__":

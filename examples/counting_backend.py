@@ -10,7 +10,7 @@ Three steps make a backend:
 3. ``webgrad.register_backend(name, factory, priority)`` -- the highest-priority backend
    that starts becomes the default.
 
-Run: python examples/counting_backend.py
+Run: python examples/counting_backend.py (it runs in under a second)
 """
 import contextlib
 from collections import Counter

@@ -1,10 +1,12 @@
 """A small CNN on scikit-learn's bundled 8x8 digits (no download): conv -> pool -> conv -> linear.
 
-Run: ``python examples/digits_cnn.py`` (``--epochs N``, ``--quick``, ``--backend NAME``).
+Run: ``python examples/digits_cnn.py`` (``--epochs N``, ``--quick``, ``--backend NAME``). The default
+run, 15 epochs, takes about 3 s on a 2-core CPU, ``--quick`` (4 epochs) about 2 s; the loss and
+accuracy curves go to ``examples/digits_cnn.png``.
 """
 import argparse
 
-from common import accuracy, load_digits, progress, save_plot
+from common import accuracy, load_digits, progress_bar, save_plot
 
 import webgrad as wg
 import webgrad.nn as nn
@@ -35,6 +37,7 @@ def main(argv=None):
     epochs = 4 if args.quick else args.epochs
     if args.backend:
         wg.set_backend(args.backend)
+    print(f"digits_cnn: {epochs} epochs (the default 15 take about 3 s on a 2-core CPU; --quick, 4, about 2 s)")
     print(f"backend: {wg.get_backend().name!r}")
     wg.manual_seed(0)
     x_train, y_train, x_test, y_test = load_digits(image=True)
@@ -42,7 +45,7 @@ def main(argv=None):
     opt = wg.optim.AdamW(model.parameters(), lr=5e-3, weight_decay=1e-4)
     loader = wg.data.DataLoader(wg.data.TensorDataset(x_train, y_train), batch_size=64, shuffle=True, generator=0)
     sched = wg.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-2, total_steps=epochs * len(loader))
-    losses = []
+    losses, accuracies, bar = [], [], progress_bar(epochs, "train", unit="epoch")
     for epoch in range(1, epochs + 1):
         model.train()
         total = 0.0
@@ -54,9 +57,12 @@ def main(argv=None):
             sched.step()
             total = total + loss.detach()
         losses.append(float(total) / len(loader))
-        progress(epoch, epochs, f"loss {losses[-1]:.4f}")
-    print(f"test accuracy: {accuracy(model, x_test, y_test):.4f}")
-    save_plot(losses, "digits_cnn_loss.png")
+        accuracies.append(accuracy(model, x_test, y_test))
+        bar.set_postfix_str(f"loss {losses[-1]:.4f}, test accuracy {accuracies[-1]:.3f}", refresh=False)
+        bar.update()
+    bar.close()
+    print(f"test accuracy: {accuracies[-1]:.4f}")
+    save_plot({"train loss": losses, "test accuracy": accuracies}, "digits_cnn.png")
 
 
 if __name__ == "__main__":

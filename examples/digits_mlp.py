@@ -1,12 +1,14 @@
 """Train an MLP on scikit-learn's bundled 8x8 digits (no download) to >= 95% test accuracy.
 
 The README's main job: ``python examples/digits_mlp.py`` runs on the best available backend
-(``--backend cpu`` chooses one; ``--quick`` is a short run) and prints the test accuracy.
+(``--backend cpu`` chooses one) and prints the test accuracy; its loss and accuracy curves go to
+``examples/digits_mlp.png`` (matplotlib). The default run, 30 epochs, takes about 3 s on a
+2-core CPU (about 20 s on wgpu over lavapipe, a CPU Vulkan); ``--quick`` (8 epochs) about 2 s.
 """
 import argparse
 import time
 
-from common import accuracy, load_digits, progress, save_plot
+from common import accuracy, load_digits, progress_bar, save_plot
 
 import webgrad as wg
 import webgrad.nn as nn
@@ -22,6 +24,7 @@ def main(argv=None):
     epochs = 8 if args.quick else args.epochs
     if args.backend:
         wg.set_backend(args.backend)
+    print(f"digits_mlp: {epochs} epochs (the default 30 take about 3 s on a 2-core CPU; --quick, 8, about 2 s)")
     print(f"backend: {wg.get_backend().name!r}")
     wg.manual_seed(0)
 
@@ -31,7 +34,8 @@ def main(argv=None):
     sched = wg.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
     loader = wg.data.DataLoader(wg.data.TensorDataset(x_train, y_train), batch_size=64, shuffle=True, generator=0)
 
-    losses, start = [], time.perf_counter()
+    losses, accuracies, start = [], [], time.perf_counter()
+    bar = progress_bar(epochs, "train", unit="epoch")
     for epoch in range(1, epochs + 1):
         model.train()
         total = 0.0
@@ -43,11 +47,15 @@ def main(argv=None):
             total = total + loss.detach()       # stays on the backend: one readback per epoch
         sched.step()
         losses.append(float(total) / len(loader))
-        progress(epoch, epochs, f"loss {losses[-1]:.4f}")
+        accuracies.append(accuracy(model, x_test, y_test))
+        bar.set_postfix_str(f"loss {losses[-1]:.4f}, test accuracy {accuracies[-1]:.3f}", refresh=False)
+        bar.update()
+    bar.close()
     print(f"train time: {time.perf_counter() - start:.1f}s")
     print(f"train accuracy: {accuracy(model, x_train, y_train):.4f}")
-    print(f"test accuracy: {accuracy(model, x_test, y_test):.4f}")
-    save_plot(losses, "digits_mlp_loss.png")
+    print(f"test accuracy: {accuracies[-1]:.4f}")
+    save_plot({"train loss": losses, "test accuracy": accuracies}, "digits_mlp.png",
+              title=f"digits MLP on {wg.get_backend().name}: {accuracies[-1]:.1%} test accuracy")
 
 
 if __name__ == "__main__":

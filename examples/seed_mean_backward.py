@@ -2,7 +2,7 @@
 
     out = mean(3 * (x + 2)**2)  at x = ones(2, 2)   =>   d out / dx = 6 * (x + 2) / 4 = 4.5 everywhere
 
-Run: python examples/seed_mean_backward.py
+Run: python examples/seed_mean_backward.py (it runs in under a second)
 """
 import webgrad as wg
 

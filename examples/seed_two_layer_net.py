@@ -4,7 +4,7 @@
 
 and plain SGD written out: ``w -= lr * w.grad`` under ``no_grad``, then ``w.grad.zero_()``.
 
-Run: python examples/seed_two_layer_net.py
+Run: python examples/seed_two_layer_net.py (it runs in under a second)
 """
 import webgrad as wg
 

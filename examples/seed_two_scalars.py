@@ -2,7 +2,7 @@
 
     z = (x + y) * (x - y) = x**2 - y**2   =>   dz/dx = 2x = 4,  dz/dy = -2y = -6   at x=2, y=3
 
-Run: python examples/seed_two_scalars.py
+Run: python examples/seed_two_scalars.py (it runs in under a second)
 """
 import webgrad as wg
 

@@ -2,7 +2,7 @@
 
     c = a * b + b   =>   dc/da = b = [5, 6],  dc/db = a + 1 = [4, 5]
 
-Run: python examples/seed_vectors.py
+Run: python examples/seed_vectors.py (it runs in under a second)
 """
 import webgrad as wg
 

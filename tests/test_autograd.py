@@ -734,3 +734,29 @@ def test_autograd_grad_leaves_retained_grad_alone():
     h.retain_grad()
     wg.grad((h * h).sum(), x)
     assert h.grad is None and x.grad is None
+
+
+# ---------------------------------------------------------------- Variable (PyTorch's legacy name)
+
+def test_variable_is_a_detached_leaf_sharing_data(backend):
+    """Variable(t, requires_grad=True) as in PyTorch 2: a new leaf over t's data; every tensor is a Variable."""
+    from webgrad.autograd import Variable
+    t = wg.ones(2) * 3
+    v = Variable(t, requires_grad=True)
+    assert v is not t and v.requires_grad and v.is_leaf and not t.requires_grad
+    assert isinstance(t, Variable) and isinstance(v, Variable) and not isinstance([1.0], Variable)
+    v.data[0] = 5.0                                  # the storage is shared, as torch's
+    assert t.tolist() == [5.0, 3.0]
+    (v * v).sum().backward()
+    assert v.grad.tolist() == [10.0, 6.0]
+    w = Variable(wg.ones(2, requires_grad=True) * 2)
+    assert not w.requires_grad and w.grad_fn is None
+    assert Variable().shape == (0,)
+
+
+def test_variable_refuses_non_tensors_and_warns_on_volatile():
+    from webgrad.autograd import Variable
+    with pytest.raises(TypeError, match="Variable: data has to be a tensor, but got list"):
+        Variable([1.0])
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        assert not Variable(wg.ones(1), volatile=True).requires_grad

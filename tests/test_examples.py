@@ -124,3 +124,109 @@ def test_instruction_count_steps_run(row):
     for contender in module.ROWS[row][3]:
         run_script(ROOT / "bench" / "count_instructions.py", "--child", row, contender, 2,
                    env={"WEBGRAD_BENCH_RSS_CHILD": "webgrad"})
+
+
+# ---------------------------------------------------------------- what every example tells its user
+
+TRAINING = {"digits_mlp.py": "epochs", "digits_cnn.py": "epochs", "regression_sgd.py": "steps",
+            "char_transformer.py": "steps", "torch_port.py": "epochs", "custom_kernel.py": "steps"}
+DURATION = re.compile(r"(about \d+ (s|minutes)|under a second)")
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.name)
+def test_every_example_says_how_long_it_runs(path):
+    if path.name == "common.py":
+        return
+    doc = ast.get_docstring(ast.parse(path.read_text()))
+    assert doc and DURATION.search(doc), f"{path.name}'s docstring does not say how long its default run takes"
+
+
+@pytest.mark.parametrize("name", sorted(TRAINING))
+def test_training_examples_have_quick_and_say_their_time_at_start(name):
+    assert "--quick" in run_script(EXAMPLES / name, "--help")
+    source = (EXAMPLES / name).read_text()
+    assert re.search(rf'print\(f"{name[:-3]}: .*{TRAINING[name]}.*\(the default .*about \d+ (s|minutes)', source), \
+        f"{name} does not print its run's length when it starts"
+
+
+def test_char_transformer_says_it_takes_minutes():
+    doc = ast.get_docstring(ast.parse((EXAMPLES / "char_transformer.py").read_text()))
+    assert re.search(r"about \d+ minutes", doc), "the longest example must warn that it takes minutes"
+
+
+PROGRESS_LINE = re.compile(r"^train (\d+)/(\d+) \[(\d\d:\d\d)<(\d\d:\d\d), [0-9.]+ (epoch/s|s/epoch)\] loss [0-9.]+")
+
+
+def test_progress_in_a_log_is_whole_lines_with_rate_and_times(tmp_path):
+    """Not a terminal (a pipe, as in CI): about ten plain lines, each with elapsed<remaining and the
+    rate, and no carriage returns."""
+    out = run_script(EXAMPLES / "digits_mlp.py", "--quick", env={"WEBGRAD_BACKEND": "cpu",
+                                                                 "WEBGRAD_PLOT_DIR": str(tmp_path)})
+    assert "\r" not in out
+    lines = [PROGRESS_LINE.match(line) for line in out.splitlines() if line.startswith("train ")
+             and "/" in line.split()[1]]
+    assert lines and all(lines), out
+    assert [int(m.group(1)) for m in lines] == list(range(1, 9)) and lines[-1].group(4) == "00:00", out
+
+
+def test_progress_on_a_terminal_is_tqdm(tmp_path):
+    """On a terminal with tqdm installed, the bar is tqdm's, redrawn in place."""
+    pytest.importorskip("tqdm", reason="tqdm is installed by the README's commands")
+    import fcntl
+    import pty
+    import struct
+    import termios
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+    env = {**os.environ, "WEBGRAD_BACKEND": "cpu", "WEBGRAD_PLOT_DIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, str(EXAMPLES / "regression_sgd.py"), "--quick"], cwd=ROOT,
+                            stdout=follower, stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:          # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read()
+    out = b"".join(chunks).decode()
+    assert "\r" in out and "100%|" in out and "150/150 [" in out and "step/s" in out, out
+
+
+def test_plots_need_matplotlib_and_say_so(tmp_path):
+    code = ("import sys; sys.path.insert(0, 'examples'); sys.modules['matplotlib'] = None\n"
+            "from common import save_plot\n"
+            "print('returned:', save_plot([1.0, 0.5], 'x.png'))\n")
+    out = run_script("-c", code, env={"WEBGRAD_PLOT_DIR": str(tmp_path)})
+    assert "matplotlib is not installed (pip install matplotlib)" in out and "returned: None" in out
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_plots_go_beside_the_examples_or_to_the_plot_dir(tmp_path):
+    pytest.importorskip("matplotlib", reason="the README's commands install matplotlib")
+    code = ("import sys; sys.path.insert(0, 'examples')\n"
+            "from common import save_plot, plot_path\n"
+            "print('default:', repr(plot_path('x.png')))\n"
+            "save_plot({'loss': [1.0, 0.5, 0.25], 'accuracy': [0.5, 0.7, 0.9]}, 'curves.png', title='t')\n")
+    out = run_script("-c", code, env={"WEBGRAD_PLOT_DIR": ""})
+    assert printed_values(out)["default"] == str(EXAMPLES / "x.png")
+    (EXAMPLES / "curves.png").unlink()
+    out = run_script("-c", code, env={"WEBGRAD_PLOT_DIR": str(tmp_path)})
+    assert f"plot: {tmp_path / 'curves.png'}" in out
+    assert (tmp_path / "curves.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_progress_by_step_number_draws_one_bar_per_run():
+    """``progress(step, total, text)``, for loops that report by step number: a bar per run."""
+    code = ("import sys; sys.path.insert(0, 'examples')\n"
+            "from common import progress\n"
+            "for run in range(2):\n"
+            "    for step in range(1, 4):\n"
+            "        progress(step, 3, f'loss {run}.{step}')\n")
+    lines = run_script("-c", code).splitlines()
+    assert [line.split(" [")[0] for line in lines] == ["train 1/3", "train 2/3", "train 3/3"] * 2, lines
+    assert lines[2].endswith("] loss 0.3") and lines[5].endswith("] loss 1.3"), lines

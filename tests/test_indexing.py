@@ -205,3 +205,43 @@ def test_against_torch():
 def test_bad_input(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_select_gradient_with_repeats_at_scale(backend, dim):
+    """Past cpu's copy threshold the expanded index is a broadcast view, and ScatterAdd sums the rows by
+    a sort and one reduceat (an embedding's gradient): every repeat counted, as np.add.at does."""
+    x = r(40, 300) if dim == 0 else r(300, 40)
+    index = ints(40, 2000)
+    t = wg.tensor(x.astype(np.float32), requires_grad=True)
+    dy = r(*((2000, 300) if dim == 0 else (300, 2000))).astype(np.float32)
+    t.index_select(dim, wg.tensor(index)).backward(wg.tensor(dy))
+    want = np.zeros_like(x)
+    np.add.at(want, index if dim == 0 else (slice(None), index), dy.astype(np.float64))
+    assert_close(t.grad.numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+def test_scatter_add_with_a_broadcast_index_narrower_than_the_input(backend):
+    """A row index broadcast over fewer rows than the input has (on cpu a stride-0 view, the fast
+    path) adds into those rows only, as torch.scatter_add."""
+    torch = pytest.importorskip("torch")
+    x, src = r(3, 5000).astype(np.float32), r(2, 5000).astype(np.float32)
+    index = ints(5000, 1, 5000)
+    got = wg.tensor(x).scatter_add(1, wg.tensor(index).expand(2, 5000), wg.tensor(src))
+    want = torch.tensor(x).scatter_add(1, torch.tensor(index).expand(2, 5000), torch.tensor(src))
+    assert_close(got, want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_scatter_add_index_covering_some_rows(backend):
+    """An index narrower than the output outside ``dim`` touches only the rows it covers (the cpu's
+    broadcast-row fast path once applied a one-row index to every row)."""
+    import torch
+    base = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    src = np.array([[1.0, 2.0, 3.0]], np.float32)
+    for index in ([[0, 0, 2]], [[1, 1, 1]]):
+        ours = wg.tensor(base, device=backend).scatter_add(1, wg.tensor(index, device=backend), wg.tensor(src, device=backend))
+        theirs = torch.tensor(base).scatter_add(1, torch.tensor(index), torch.tensor(src))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    expanded = wg.tensor([2, 0], device=backend)[:, None].expand(2, 3)       # the embedding gradient's form
+    ours = wg.zeros(3, 3, device=backend).scatter_add(0, expanded, wg.ones(2, 3, device=backend))
+    np.testing.assert_array_equal(ours.numpy(), [[1.0] * 3, [0.0] * 3, [1.0] * 3])

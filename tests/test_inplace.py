@@ -73,12 +73,36 @@ def test_fill_and_copy_checks():
         x.fill_(wg.ones(2))
     with pytest.raises(TypeError, match="fill_"):
         x.fill_("a")
-    with pytest.raises(TypeError, match="copy_: src must be a Tensor"):
+    with pytest.raises(TypeError, match="copy_: other must be a Tensor"):   # torch: argument 'other'
         x.copy_([1, 2, 3])
     with pytest.raises(RuntimeError, match="copy_"):
         x.copy_(wg.ones(4))
     x.fill_(wg.tensor(2.5))
     assert x.tolist() == [2.5, 2.5, 2.5]
+
+
+def test_fill_with_a_tensor_from_another_backend(gpu):
+    """fill_ takes a one-element tensor on any backend (PyTorch takes a CPU scalar for a CUDA tensor):
+    the value moves, it never leaves the tensor holding another backend's data."""
+    for here, there in (("wgpu", "cpu"), ("cpu", "wgpu")):
+        x = wg.zeros(1, 2, dtype=wg.long, device=here)
+        x.fill_(wg.tensor(3, device=there))
+        assert x.device == here and x.tolist() == [[3, 3]]
+        x.add_(1)                                   # still usable on its backend
+        assert x.tolist() == [[4, 4]]
+    w = wg.tensor(2.0, requires_grad=True)
+    y = wg.zeros(2, device="wgpu").fill_(w * 1)     # stays differentiable across the move
+    y.sum().backward()
+    assert w.grad.item() == 2.0
+
+
+def test_in_place_result_from_another_backend_refused(gpu):
+    """The last line of every in-place op refuses a value on another backend instead of rebinding."""
+    x = wg.zeros(2, device="wgpu")
+    with pytest.raises(RuntimeError, match=r"fill_: the new value is on cpu but the tensor is on wgpu; "
+                                           r"move it first, e\.g\. value\.to\('wgpu'\)"):
+        x._assign(wg.ones(2, device="cpu"), "fill_")
+    assert x.device == "wgpu" and x.tolist() == [0.0, 0.0] and x._version == 0
 
 
 # ---------------------------------------------------------------- autograd

@@ -32,6 +32,10 @@ CASES = [
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 1, 3, 1), r(3, 1, 4)], id="matmul-k1-batch-broadcast"),
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(0, 3), r(3, 2)], grad=False, id="matmul-empty-rows"),
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 0), r(0, 3)], grad=False, id="matmul-empty-k"),
+    OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 3, 4), r(4, 5)], second_order=True,
+           id="matmul-batched-2d"),            # the cpu kernel folds the batch; b's gradient summed as made
+    OpCase("linear", lambda x, w: wg.nn.functional.linear(x, w), lambda x, w: x @ w.T, [r(2, 1, 3, 4), r(5, 4)],
+           second_order=True, id="linear-batched"),   # MatMul with transpose_b over a batch
     OpCase("dot", wg.dot, np.dot, [r(5), r(5)]),
     OpCase("mm", wg.mm, np.matmul, [r(2, 3), r(3, 5)]),
     OpCase("bmm", wg.bmm, np.matmul, [r(2, 2, 3), r(2, 3, 2)]),

@@ -86,8 +86,11 @@ globals().update(op_tests(CASES))
 
 
 def test_activations_are_webgrad_ops():
-    for name in ("relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh"):
+    for name in ("gelu", "softplus", "sigmoid", "tanh"):
         assert getattr(F, name) is getattr(wg, name)
+    x = wg.tensor([-1.0, 2.0])
+    for name in ("relu", "leaky_relu", "elu", "silu"):   # F's forms add inplace=, as PyTorch's
+        assert getattr(F, name)(x).tolist() == getattr(wg, name)(x).tolist()
     assert F.pad is wg.pad
 
 
@@ -95,7 +98,8 @@ def test_tensor_methods_attached():
     x = wg.tensor([[1.0, 2.0], [3.0, 5.0]])
     np.testing.assert_allclose(x.softmax(1).numpy(), np_softmax(x.numpy(), 1), rtol=1e-6)
     np.testing.assert_allclose(x.log_softmax(dim=0).numpy(), np.log(np_softmax(x.numpy(), 0)), rtol=1e-6)
-    assert F.METHODS == {"softmax": F.softmax, "log_softmax": F.log_softmax}
+    assert set(F.METHODS) == {"softmax", "log_softmax"}
+    assert x.softmax(1, wg.float64).dtype is wg.float64   # Tensor.softmax(dim, dtype): no _stacklevel
 
 
 def test_softmax_of_int_is_float_and_dtype_argument():

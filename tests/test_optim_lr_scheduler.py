@@ -111,11 +111,11 @@ def test_reduce_lr_on_plateau_matches_torch(name):
         out = []
         for m in METRICS:
             sched.step(lib.tensor(m) if m == 0.5 else m)     # a one-element tensor is a metric too
-            out.append((sched.get_last_lr(), sched.num_bad_epochs, sched.cooldown_counter, sched.best,
-                        sched.last_epoch))
+            out.append((*sched.get_last_lr(), sched.num_bad_epochs, sched.cooldown_counter, sched.best,
+                        sched.last_epoch))   # flat: pytest.approx takes no nested lists
         return out
     theirs, ours = run(torch), run(wg)
-    assert len({tuple(t[0]) for t in theirs}) > 1, "the case never reduces: it tests nothing"
+    assert len({t[:2] for t in theirs}) > 1, "the case never reduces: it tests nothing"
     for k, (a, b) in enumerate(zip(ours, theirs)):
         assert a == pytest.approx(b, rel=1e-12), f"after metric {k}"
 
@@ -149,10 +149,10 @@ def test_warm_restarts_with_fractional_and_interleaved_epochs(T_mult):
         for epoch in range(12):
             for i in range(3):
                 sched.step(epoch + i / 3)
-                out.append((sched.get_last_lr(), sched.T_cur, sched.T_i, sched.last_epoch))
+                out.append((*sched.get_last_lr(), sched.T_cur, sched.T_i, sched.last_epoch))
         sched.step(26)
         sched.step()
-        return out + [(sched.get_last_lr(), sched.T_cur, sched.T_i, sched.last_epoch)]
+        return out + [(*sched.get_last_lr(), sched.T_cur, sched.T_i, sched.last_epoch)]
     for a, b in zip(run(wg), run(torch)):
         assert a == pytest.approx(b, rel=1e-12)
 

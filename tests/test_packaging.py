@@ -153,7 +153,7 @@ def test_wheel_requires_numpy_and_wgpu_only_off_emscripten(wheel):
 def test_ci_scripts_parse_and_run_is_executable():
     """The README's two commands and CI's entry point are valid bash; ``.ci/run`` is executable
     and hands over to the test command with CI=true; torch is only ever installed pinned."""
-    for name in ("run", "test.sh", "main.sh"):
+    for name in ("run", "test.sh", "main.sh", "env.sh"):
         path = ROOT / ".ci" / name
         proc = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True)
         assert proc.returncode == 0, f".ci/{name}: {proc.stderr}"

@@ -1,7 +1,10 @@
 """``python -m webgrad.web.serve`` refuses what a dev server on 127.0.0.1 must not serve: malformed
 paths (400), paths a symlink leads out of their folder (403), folder listings (404), requests for
-other Host names (403, DNS rebinding); and it never answers with a traceback or a 500. Raw requests
-over a socket, to a server in a thread with a stand-in wheel and a folder of symlinks mounted."""
+other Host names (403, DNS rebinding); and it never answers with a traceback or a 500. It sends the
+site's pre-compressed files to clients that accept them, caches the hashed assets for good and the
+rest never without revalidating (304). Raw requests over a socket, to a server in a thread with a
+stand-in wheel and a folder of symlinks mounted."""
+import gzip
 import re
 import socket
 import struct
@@ -11,8 +14,10 @@ import time
 
 import pytest
 
+from webgrad.web import compress
 from webgrad.web.serve import ISOLATION, WEB, Server
 from webgrad.web.serve_checks import MAX_PATH
+from webgrad.web.site import CACHE_FOREVER
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +48,15 @@ def served(tmp_path_factory, outside):
     (m / "site-out" / "index.html").symlink_to(outside / "secret.txt")
     wheel = tmp_path_factory.mktemp("wheel") / "webgrad-0.0.0-py3-none-any.whl"
     wheel.write_bytes(b"PK stand-in")
-    with Server(port=0, wheel=str(wheel), mounts={"m": m, "n": n}, allow_hosts=["Dev.Example"]) as server:
+    with Server(port=0, wheel=str(wheel), mounts={"m": m, "n": n}, allow_hosts=["Dev.Example"], bytecode=False) as server:
         yield server.httpd.server_address[1]
+
+
+@pytest.fixture(scope="module")
+def site(served):
+    """site.js of the served site: the hashed wheel's path (and Pyodide's, with a local copy)."""
+    text = request(served, "/site.js")[2].decode()
+    return dict(re.findall(r'"(pyodide|wheel)": "\.(/[^"]+)"', text))
 
 
 @pytest.fixture(autouse=True)
@@ -165,11 +177,52 @@ def test_a_request_needs_one_host_header(served):
     assert status(served, "/m/a.txt", extra=b"Host: evil.example\r\n") == 400
 
 
-def test_headers_isolate_and_never_cache(served):
+def test_headers_isolate_and_revalidate(served):
     for target in ("/", "/webgrad.js", "/m/a.txt", "/webgrad.whl", "/%00", "/m/sub/"):
         headers = request(served, target)[1]
-        for name, value in {**ISOLATION, "Cache-Control": "no-store"}.items():
+        for name, value in {**ISOLATION, "Cache-Control": "no-cache"}.items():
             assert headers.get(name.lower()) == value, (target, name, headers)
+
+
+def test_hashed_assets_are_cached_for_good(served, site):
+    assert site["wheel"].startswith("/assets/webgrad-"), site
+    code, headers, body = request(served, site["wheel"])
+    assert code == 200 and body == b"PK stand-in"
+    assert headers["cache-control"] == CACHE_FOREVER
+    assert all(headers[k.lower()] == v for k, v in ISOLATION.items())
+
+
+def test_unchanged_files_are_304(served):
+    headers = request(served, "/webgrad.js")[1]
+    since = f"If-Modified-Since: {headers['last-modified']}\r\n".encode()
+    code, headers, body = request(served, "/webgrad.js", extra=since)
+    assert code == 304 and body == b"" and headers["cache-control"] == "no-cache"
+    assert status(served, "/webgrad.js", extra=b"If-Modified-Since: Thu, 01 Jan 1998 00:00:00 GMT\r\n") == 200
+    assert status(served, "/webgrad.js", extra=b"If-Modified-Since: not a date\r\n") == 200
+
+
+@pytest.mark.parametrize("accept, encoding", [("gzip", "gzip"), ("gzip, deflate, br", "br"), ("br;q=0, gzip", "gzip"),
+                                              ("identity", None), (None, None)])
+def test_compressed_files_by_accept_encoding(served, accept, encoding):
+    """.br where the brotli package built them (pip install brotli), else .gz."""
+    if encoding == "br" and compress.brotli is None:
+        encoding = "gzip"
+    raw = (WEB / "webgrad.js").read_bytes()
+    extra = f"Accept-Encoding: {accept}\r\n".encode() if accept else b""
+    code, headers, body = request(served, "/webgrad.js", extra=extra)
+    assert code == 200 and headers.get("content-encoding") == encoding, headers
+    assert headers["vary"] == "Accept-Encoding" and headers["content-type"].startswith("text/javascript")
+    assert int(headers["content-length"]) == len(body)
+    if encoding == "gzip":
+        body = gzip.decompress(body)
+    elif encoding == "br":
+        body = compress.brotli.decompress(body)
+    assert body == raw
+
+
+def test_small_files_are_sent_as_they_are(served):
+    code, headers, body = request(served, "/m/a.txt", extra=b"Accept-Encoding: gzip, br\r\n")
+    assert code == 200 and body == b"hello" and "content-encoding" not in headers
 
 
 def test_a_dropped_download_is_not_a_traceback(served):
@@ -191,7 +244,7 @@ def test_other_methods_are_not_a_500(served):
 def test_the_command_line_takes_allow_host(tmp_path):
     wheel = tmp_path / "webgrad-0.0.0-py3-none-any.whl"
     wheel.write_bytes(b"PK")
-    cmd = [sys.executable, "-m", "webgrad.web.serve", "--port", "0", "--wheel", str(wheel),
+    cmd = [sys.executable, "-m", "webgrad.web.serve", "--port", "0", "--wheel", str(wheel), "--no-bytecode",
            "--allow-host", "a.example", "--allow-host", "b.example"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

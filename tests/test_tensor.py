@@ -145,8 +145,8 @@ def test_tolist_and_item():
 
 
 def test_item_on_many_elements_refused():
-    with pytest.raises(ValueError, match="one-element"):
-        wg.tensor([1.0, 2.0]).item()
+    with pytest.raises(RuntimeError, match="item: a Tensor with 2 elements cannot be converted to Scalar"):
+        wg.tensor([1.0, 2.0]).item()   # RuntimeError, as PyTorch's
 
 
 def test_numpy_and_asarray():
@@ -206,6 +206,46 @@ def test_scalar_conversions():
         [1, 2][wg.tensor(1.0)]
 
 
+LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "BoolTensor"]
+
+
+@pytest.mark.parametrize("name", LEGACY)
+def test_legacy_tensor_types_construct_as_torch(name):
+    """torch.FloatTensor(2, 3) (sizes), FloatTensor([..]) and FloatTensor((2, 3)) (data), FloatTensor():
+    cpu tensors of the type's dtype."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(wg, name), getattr(torch, name)
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    for args in [(2, 3), ([1, 0, 2],), ((2, 3),), ([[1.5], [0.0]],), ()]:
+        got, want = ours(*args), theirs(*args)
+        assert got.shape == tuple(want.shape) and got.dtype is ours.dtype and got.device == "cpu"
+        if args and not all(isinstance(a, int) for a in args):
+            assert got.tolist() == (want.float() if name in ("HalfTensor", "BFloat16Tensor") else want).tolist()
+
+
+def test_legacy_tensor_types_instance_checks_alias_and_convert(backend):
+    torch = pytest.importorskip("torch")
+    x = wg.ones(2, 3, device="cpu")
+    assert isinstance(x, wg.FloatTensor) and not isinstance(x, wg.LongTensor) and not isinstance([1.0], wg.FloatTensor)
+    assert isinstance(wg.ones(2), wg.FloatTensor) == (backend == "cpu")   # CPU types, as torch's
+    alias = wg.FloatTensor(x)                       # a tensor of the type: shares its data, as torch's
+    alias[0, 0] = 5.0
+    assert x[0, 0].item() == 5.0
+    with pytest.raises(TypeError, match=r"FloatTensor\(\): expected a cpu float32 tensor, got a cpu int64"):
+        wg.FloatTensor(wg.ones(2, dtype=wg.long, device="cpu"))
+    with pytest.raises(TypeError, match=r"FloatTensor\(\): expected sizes"):
+        wg.FloatTensor(2, 3.0)
+    t, tt = wg.ones(2, device=backend) * 1.5, torch.ones(2) * 1.5
+    assert t.type(wg.LongTensor).tolist() == tt.type(torch.LongTensor).tolist()   # dtype = torch.LongTensor
+    assert t.type(wg.IntTensor).dtype is wg.int32
+
+
+def test_legacy_types_webgrad_lacks_refuse_saying_so():
+    for name, dtype in [("ByteTensor", "uint8"), ("CharTensor", "int8"), ("ShortTensor", "int16")]:
+        with pytest.raises(TypeError, match=f"{name}: webgrad has no {dtype} dtype"):
+            getattr(wg, name)([1, 2])
+
+
 def test_hashable_by_identity():
     a, b = wg.tensor(1.0), wg.tensor(1.0)
     assert len({a, b, a}) == 2
@@ -219,7 +259,7 @@ def test_to_dtype():
     assert t.to(dtype=wg.bool).tolist() == [True, True]
     assert t.to(wg.float32) is t
     assert t.to(wg.tensor([1], dtype=wg.float64)).dtype is wg.float64
-    assert t.type() == "float32" and t.type(wg.float64).dtype is wg.float64
+    assert t.type() == "torch.FloatTensor" and t.type(wg.float64).dtype is wg.float64
     with pytest.raises(ValueError, match="unknown backend 'complex64'"):   # a string names a device, as in torch
         t.to("complex64")
 

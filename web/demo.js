@@ -1,7 +1,7 @@
 // The demo page: start webgrad in a worker, run demo.py's train(), draw what it posts.
 // State for tests and the curious: window.__demo = {state, losses, accuracy, backend, error}.
 import { startWebgrad } from "./webgrad.js";
-import { $, keepQuery, params, pyodideUrl } from "./page.js";
+import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
 import { drawLines } from "./plot.js";
 
 const demo = (window.__demo = { state: "loading", losses: [], accuracy: null, backend: null, error: null });
@@ -91,7 +91,7 @@ async function main() {
   applyParams();
   keepQuery();
   const wg = await startWebgrad({
-    pyodideUrl: pyodideUrl(),
+    pyodideUrl: pyodideUrl(), wheelUrl: wheelUrl(),
     onStatus: (text) => ($("status").textContent = text),
   });
   demo.backend = wg.backend;

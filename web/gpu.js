@@ -8,21 +8,23 @@
 //   requestDevice(powerPreference)      -> Promise<{adapter, device, info, limits}>  (info: plain strings;
 //                                          limits by WebGPU's names, e.g. "max-buffer-size")
 //   runner(device)                      -> the per-device functions below (closures, no `this`)
-//     buffer(size, kind)                  kind 0 storage, 1 uniform, 2 staging (MAP_READ)
-//     write(buffer, offset, data)         queue.writeBuffer from a Python buffer (no extra copy) or a typed array
-//     destroy(buffer)
+//     buffer(size, kind)                  -> a buffer id; kind 0 storage, 1 uniform, 2 staging (MAP_READ)
+//     destroy(id)
 //     layout(nRead, nWrite)               -> bind group layout: nRead read-only, nWrite read-write storage,
 //                                            then one uniform buffer with a dynamic offset
-//     pipeline(code, entry, layout, label) -> [handle, Promise<null | "wgsl:LINE:COL: error: ...">]
-//                                            handle: [GPUComputePipeline, GPUBindGroupLayout]
-//     bindGroup(handle, uniform, uniformSize, buf0, size0, buf1, size1, ...)
-//     dispatch(handle, bindGroup, uniformOffset, x, y, z)     records into the open compute pass
-//     submit(src, srcOffset, dst, dstOffset, size, ...)        ends the pass, appends copies, submits
-//     discard()                           drops the open pass
+//     pipeline(code, entry, layout, label) -> [pipeline id, Promise<null | "wgsl:LINE:COL: error: ...">]
+//     run(ops, uniformId, uniformData, data)  one batch: makes its bind groups, writes its buffers (from
+//                                            data), encodes every dispatch in one compute pass, appends its
+//                                            copies, writes the uniforms, submits, destroys what it was told.
+//                                            ops: a Python buffer of uint32 words (see OP below), so a
+//                                            batch of any length is one call from Python
 //     drain()                             -> Promise<null | string>: the validation errors of every batch
 //                                            submitted since the last drain (and forgets them)
-//     read(staging, size)                 -> Promise<Uint8Array>: maps, copies, unmaps; rejects with drain()'s
+//     read(stagingId, size)               -> Promise<Uint8Array>: maps, copies, unmaps; rejects with drain()'s
 //                                            errors when there are any
+//     calls()                             -> how many times Python called these functions (a count, for tests)
+//
+// Objects stay here, in tables; Python holds their ids (ints), so nothing crosses the FFI per dispatch.
 //
 // Validation errors: every command between two submits runs inside one error scope, popped at
 // submit; read() awaits those scopes, so an invalid batch fails the next readback.
@@ -56,42 +58,57 @@
       .map((m) => `${label}:${m.lineNum}:${m.linePos}: error: ${m.message}`).join("\n");
   }
 
+  // run()'s op words: an op code, then its operands
+  const OP = {
+    BIND: 0,        // id, pipeline, uniform size, n, (buffer, size) * n: a bind group (the uniform buffer last)
+    DISPATCH: 1,    // pipeline, bind group, uniform offset, x, y, z
+    COPY: 2,        // src, srcOffset, dst, dstOffset, size (after the compute pass)
+    UNBIND: 3,      // id: forget a bind group
+    WRITE: 4,       // buffer, offset, start, length: queue.writeBuffer of data[start:start + length]
+    DESTROY: 5,     // buffer: destroyed once the batch is submitted
+  };
+
   function runner(device) {
     const U = GPUBufferUsage;               // looked up here: without WebGPU, requestDevice() explains
     const USAGE = [U.STORAGE | U.COPY_SRC | U.COPY_DST, U.UNIFORM | U.COPY_DST, U.MAP_READ | U.COPY_DST];
     const queue = device.queue;
-    let encoder = null, pass = null, scoped = false;
+    const buffers = new Map(), pipelines = [], groups = new Map();
+    let nextBuffer = 0, count = 0;
     const checks = [];                        // popErrorScope promises of submitted batches
     const offsets = new Uint32Array(1);
 
-    function scope() {                        // every command until the next submit is checked together
-      if (!scoped) { device.pushErrorScope("validation"); scoped = true; }
-    }
-
     function buffer(size, kind) {
-      scope();
-      return device.createBuffer({size, usage: USAGE[kind]});
+      count++;
+      device.pushErrorScope("validation");
+      const buf = device.createBuffer({size, usage: USAGE[kind]});
+      checks.push(device.popErrorScope());
+      buffers.set(nextBuffer, buf);
+      return nextBuffer++;
     }
 
-    function write(buf, offset, data) {
-      scope();
-      if (ArrayBuffer.isView(data) || data instanceof ArrayBuffer) {
-        queue.writeBuffer(buf, offset, data);
-        return;
-      }
-      const view = data.getBuffer("u8");      // a Python buffer: a view on the wasm heap, no copy
+    function bytes(data) {                    // [Uint8Array, release]: a Python buffer is viewed, not copied
+      if (ArrayBuffer.isView(data) || data instanceof ArrayBuffer) return [data, () => {}];
+      const view = data.getBuffer("u8");
+      return [view.data, () => view.release()];
+    }
+
+    function writeBytes(id, offset, data) {
+      const [view, release] = bytes(data);
       try {
-        queue.writeBuffer(buf, offset, view.data);
+        queue.writeBuffer(buffers.get(id), offset, view);
       } finally {
-        view.release();
+        release();
       }
     }
 
-    function destroy(buf) {
-      buf.destroy();
+    function destroy(id) {
+      count++;
+      buffers.get(id).destroy();
+      buffers.delete(id);
     }
 
     function layout(nRead, nWrite) {
+      count++;
       const entries = [];
       for (let i = 0; i < nRead + nWrite; i++) {
         entries.push({binding: i, visibility: GPUShaderStage.COMPUTE,
@@ -104,6 +121,7 @@
     }
 
     function pipeline(code, entry, lay, label) {
+      count++;
       device.pushErrorScope("validation");
       const module = device.createShaderModule({code, label});
       const pipe = device.createComputePipeline({layout: lay[1], compute: {module, entryPoint: entry}, label});
@@ -113,57 +131,77 @@
         if (located) return located + (err ? "\n" + err.message : "");
         return err ? err.message : null;
       });
-      return [[pipe, lay[0]], check];
+      pipelines.push([pipe, lay[0]]);
+      return [pipelines.length - 1, check];
     }
 
-    function bindGroup(handle, uniform, uniformSize, ...bufs) {
-      scope();
-      const entries = [];
-      for (let i = 0; i < bufs.length; i += 2) {
-        entries.push({binding: i / 2, resource: {buffer: bufs[i], offset: 0, size: bufs[i + 1]}});
+    function bindGroup(w, i, uniform) {       // OP.BIND at w[i]: returns the next op's index
+      const n = w[i + 4], entries = [];
+      for (let k = 0; k < n; k++) {
+        entries.push({binding: k, resource: {buffer: buffers.get(w[i + 5 + 2 * k]), offset: 0, size: w[i + 6 + 2 * k]}});
       }
-      entries.push({binding: bufs.length / 2, resource: {buffer: uniform, offset: 0, size: uniformSize}});
-      return device.createBindGroup({layout: handle[1], entries});
+      entries.push({binding: n, resource: {buffer: uniform, offset: 0, size: w[i + 3]}});
+      groups.set(w[i + 1], device.createBindGroup({layout: pipelines[w[i + 2]][1], entries}));
+      return i + 5 + 2 * n;
     }
 
-    function dispatch(handle, bg, uniformOffset, x, y, z) {
-      if (pass === null) {
-        scope();
-        encoder = device.createCommandEncoder();
-        pass = encoder.beginComputePass();
-      }
-      pass.setPipeline(handle[0]);
-      offsets[0] = uniformOffset;
-      pass.setBindGroup(0, bg, offsets, 0, 1);
-      pass.dispatchWorkgroups(x, y, z);
-    }
-
-    function submit(...copies) {
-      let enc = encoder;
-      if (pass !== null) pass.end();
-      else if (copies.length) { scope(); enc = device.createCommandEncoder(); }
-      encoder = pass = null;
-      if (enc !== null) {
-        for (let i = 0; i < copies.length; i += 5) {
-          enc.copyBufferToBuffer(copies[i], copies[i + 1], copies[i + 2], copies[i + 3], copies[i + 4]);
+    function run(ops, uniformId, uniformData, data) {
+      count++;
+      const [opBytes, releaseOps] = bytes(ops);
+      const [dataBytes, releaseData] = data === null || data === undefined ? [null, () => {}] : bytes(data);
+      const doomed = [];
+      const w = new Uint32Array(opBytes.buffer, opBytes.byteOffset, opBytes.byteLength >> 2);
+      const uniform = buffers.get(uniformId);
+      device.pushErrorScope("validation");
+      try {
+        const encoder = device.createCommandEncoder();
+        let pass = null;
+        for (let i = 0; i < w.length;) {
+          switch (w[i]) {
+            case OP.BIND: i = bindGroup(w, i, uniform); break;
+            case OP.DISPATCH:
+              if (pass === null) pass = encoder.beginComputePass();
+              pass.setPipeline(pipelines[w[i + 1]][0]);
+              offsets[0] = w[i + 3];
+              pass.setBindGroup(0, groups.get(w[i + 2]), offsets, 0, 1);
+              pass.dispatchWorkgroups(w[i + 4], w[i + 5], w[i + 6]);
+              i += 7;
+              break;
+            case OP.COPY:
+              if (pass !== null) { pass.end(); pass = null; }
+              encoder.copyBufferToBuffer(buffers.get(w[i + 1]), w[i + 2], buffers.get(w[i + 3]), w[i + 4], w[i + 5]);
+              i += 6;
+              break;
+            case OP.UNBIND: groups.delete(w[i + 1]); i += 2; break;
+            case OP.WRITE:
+              queue.writeBuffer(buffers.get(w[i + 1]), w[i + 2], dataBytes, w[i + 3], w[i + 4]);
+              i += 5;
+              break;
+            case OP.DESTROY: doomed.push(w[i + 1]); i += 2; break;
+            default: throw new Error(`webgrad gpu.js: unknown op ${w[i]} at word ${i}`);
+          }
         }
-        queue.submit([enc.finish()]);
+        if (pass !== null) pass.end();
+        if (uniformData !== null && uniformData !== undefined) writeBytes(uniformId, 0, uniformData);
+        queue.submit([encoder.finish()]);
+        for (const id of doomed) { buffers.get(id).destroy(); buffers.delete(id); }
+      } finally {
+        releaseOps();
+        releaseData();
+        checks.push(device.popErrorScope());
       }
-      if (scoped) { checks.push(device.popErrorScope()); scoped = false; }
-    }
-
-    function discard() {
-      encoder = pass = null;
     }
 
     async function drain() {
+      count++;
       const errors = (await Promise.all(checks.splice(0))).filter((e) => e);
       return errors.map((e) => e.message).join("\n") || null;
     }
 
-    async function read(staging, size) {
+    async function read(id, size) {
       const errors = await drain();
       if (errors) throw new Error("WebGPU validation failed: " + errors);
+      const staging = buffers.get(id);
       await staging.mapAsync(GPUMapMode.READ, 0, size);
       try {
         return new Uint8Array(staging.getMappedRange(0, size).slice(0));
@@ -172,7 +210,8 @@
       }
     }
 
-    return {buffer, write, destroy, layout, pipeline, bindGroup, dispatch, submit, discard, drain, read};
+    const calls = () => count;
+    return {buffer, destroy, layout, pipeline, run, drain, read, calls};
   }
 
   return {requestDevice, runner};

@@ -1,6 +1,8 @@
 // What webgrad's pages share: their query's shared settings, which links to the other pages keep
-// (a page opened with ?pyodide=./pyodide/ keeps using the local Pyodide from page to page).
+// (a page opened with ?pyodide=./pyodide/ keeps using the local Pyodide from page to page), and
+// where the site's assets are (site.js, written by the site build).
 import { PYODIDE_CDN } from "./webgrad.js";
+import { SITE } from "./site.js";
 
 export const params = new URLSearchParams(location.search);
 export const $ = (id) => document.getElementById(id);
@@ -9,7 +11,10 @@ export const $ = (id) => document.getElementById(id);
 // and the benchmark's `steps` differ), so links leave them behind
 export const SHARED = ["pyodide"];
 
-export const pyodideUrl = () => params.get("pyodide") || PYODIDE_CDN;
+// Pyodide: the query's, else the site's own copy (a built site's hashed folder), else the CDN
+export const pyodideUrl = () => params.get("pyodide") || SITE.pyodide || PYODIDE_CDN;
+// the wheel: the built site's hashed copy (cached for good), else ./webgrad.whl
+export const wheelUrl = () => SITE.wheel;
 
 // links to this site's pages carry the shared settings of this page's query
 export function keepQuery(root = document) {

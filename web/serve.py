@@ -1,13 +1,18 @@
-"""Serve webgrad's pages locally with a wheel freshly built from the checkout.
+"""Serve webgrad's pages locally: a site built now (``webgrad.web.site``) with a wheel built from the checkout.
 
-    python -m webgrad.web.serve [--port 8000] [--pyodide URL_OR_DIR] [--wheel PATH] [--allow-host NAME]
+    python -m webgrad.web.serve [--port 8000] [--pyodide URL_OR_DIR] [--wheel PATH] [--allow-host NAME] [--no-bytecode]
 
-* ``/`` is ``web/`` (the demo, the playground, the loader);
-* ``/webgrad.whl`` is a wheel built now from the checkout's sources (``python -m build --wheel``,
-  else ``pip wheel``), or ``--wheel PATH``;
-* ``/pyodide/`` is a local Pyodide when ``--pyodide`` names a folder, or when ``web/node_modules/pyodide``
-  exists (``npm install`` in ``web/``). The pages take ``?pyodide=./pyodide/`` to use it; without it
-  they load Pyodide from the public CDN. ``--pyodide URL`` only prints the page address to open.
+* ``/`` is the site built from ``web/`` (the demo, the playground, the benchmark, the loader);
+* the wheel is built now from the checkout's sources (``python -m build --wheel``, else
+  ``pip wheel``), or ``--wheel PATH``; it is at ``/assets/webgrad-<hash>/`` and ``/webgrad.whl``;
+* a local Pyodide, when ``--pyodide`` names a folder or ``web/node_modules/pyodide`` exists
+  (``npm install`` in ``web/``), is at ``/assets/pyodide-<version>-<hash>/``, which the pages use
+  by default, and at ``/pyodide/`` (``?pyodide=./pyodide/``); without one the pages load Pyodide
+  from the public CDN. ``--pyodide URL`` only prints the page address to open.
+
+Responses: the hashed ``/assets/`` are cached for good (``Cache-Control: public, max-age=31536000,
+immutable``), everything else revalidated (``no-cache``, answered 304 when unchanged); a client that
+accepts brotli or gzip gets the pre-compressed ``.br``/``.gz`` file with its ``Content-Encoding``.
 
 It listens on 127.0.0.1 only and answers only requests whose Host header is a loopback name
 (``localhost``, ``127.0.0.1``, ``[::1]``, any port), so a page on another name that resolves to
@@ -20,6 +25,7 @@ which gives the pages ``SharedArrayBuffer`` and with it the playground's Stop bu
 from __future__ import annotations
 
 import argparse
+import email.utils
 import functools
 import http.server
 import shutil
@@ -29,13 +35,13 @@ import tempfile
 import threading
 from pathlib import Path
 
+from webgrad.web.compress import encoded_variant
 from webgrad.web.serve_checks import LOOPBACK_HOSTS, Refused, host_allowed, inside, kind, path_segments
+from webgrad.web.site import ISOLATION, build_site, cache_control
 
 WEB = Path(__file__).resolve().parent
 SOURCES = ("core", "backends", "web")           # the folders the wheel is built from (pyproject's package-dir)
 SKIP = shutil.ignore_patterns("__pycache__", "node_modules", "*.pyc", ".*")
-HIDDEN = ("node_modules", "__pycache__")   # in web/: the local Pyodide is served as /pyodide/ only
-ISOLATION = {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp"}
 TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
          ".json": "application/json", ".whl": "application/zip", ".py": "text/x-python", ".zip": "application/zip"}
 
@@ -87,15 +93,16 @@ def local_pyodide(option: str | None) -> Path | None:
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    """Files from web/, the wheel at /webgrad.whl, folders mounted at /NAME/ (Pyodide at
-    /pyodide/); never cached, cross-origin isolated (``ISOLATION``). Refuses what
-    ``serve_checks`` refuses; folders give their index.html or 404, never a listing."""
+    """Files from the built site and from folders mounted at /NAME/ (Pyodide at /pyodide/);
+    pre-compressed when the client accepts it, cached by ``site.cache_control``, cross-origin
+    isolated (``ISOLATION``). Refuses what ``serve_checks`` refuses; folders give their
+    index.html or 404, never a listing. Each file response is appended to ``requests``."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
 
-    def __init__(self, *args, wheel: Path, mounts: dict, hosts: frozenset, **kwargs):
-        self.wheel, self.mounts, self.hosts, self.target = wheel, mounts, hosts, None
-        super().__init__(*args, directory=str(WEB), **kwargs)
+    def __init__(self, *args, site: Path, mounts: dict, hosts: frozenset, requests: list, **kwargs):
+        self.site, self.mounts, self.hosts, self.requests, self.target = site, mounts, hosts, requests, None
+        super().__init__(*args, directory=str(site), **kwargs)
 
     def send_head(self):
         try:
@@ -107,15 +114,47 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         except Refused as r:
             self.send_error(r.status, r.reason)
             return None
-        return super().send_head()
+        if kind(self.target) == "folder":
+            return super().send_head()                  # the redirect to the path with its slash
+        return self.send_file(self.target)
+
+    def send_file(self, path: Path):
+        """Headers for ``path`` (or its .br/.gz copy), then the open file; 304 when unchanged."""
+        encoding, body = encoded_variant(path, self.headers.get("Accept-Encoding"))
+        stat = body.stat()
+        status = 304 if self.unchanged_since(stat.st_mtime) else 200
+        self.requests.append({"path": self.path.split("?", 1)[0], "status": status, "encoding": encoding,
+                              "bytes": 0 if status == 304 else stat.st_size, "raw": path.stat().st_size})
+        self.send_response(status)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        if encoding:
+            self.send_header("Content-Encoding", encoding)
+        if body != path or path.with_name(path.name + ".gz").is_file():
+            self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Last-Modified", self.date_time_string(stat.st_mtime))
+        if status == 304:
+            self.end_headers()
+            return None
+        self.send_header("Content-Length", str(stat.st_size))
+        self.end_headers()
+        return open(body, "rb")
+
+    def unchanged_since(self, mtime: float) -> bool:
+        """Whether the request's If-Modified-Since covers ``mtime`` (HTTP dates have whole seconds)."""
+        header = self.headers.get("If-Modified-Since")
+        if not header or self.headers.get("If-None-Match"):
+            return False
+        try:
+            since = email.utils.parsedate_to_datetime(header).timestamp()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return False
+        return int(mtime) <= since
 
     def locate(self, segments: list) -> Path:
         """The file a request's ``segments`` name (a folder's index.html), or the folder itself
         when the path lacks its trailing slash (the server redirects)."""
-        if segments == ["webgrad.whl"]:
-            return self.wheel
-        root, parts = (self.mounts[segments[0]], segments[1:]) if segments[0] in self.mounts else (WEB, segments)
-        if any(s.startswith(".") for s in parts) or (root == WEB and parts[0] in HIDDEN):
+        root, parts = (self.mounts[segments[0]], segments[1:]) if segments[0] in self.mounts else (self.site, segments)
+        if any(s.startswith(".") for s in parts):
             raise Refused(404, "not served")
         real = inside(root, parts)
         if parts[-1:] == [""]:                          # a folder's path: its index.html
@@ -128,14 +167,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             raise Refused(404, "no such file (folders are not listed)")
         return real
 
-    def translate_path(self, path: str) -> str:     # send_head's file: the one locate() checked
+    def translate_path(self, path: str) -> str:     # send_head's folder: the one locate() checked
         return str(self.target)
 
     def list_directory(self, path):
         self.send_error(404, "folders are not listed")
 
     def end_headers(self):
-        self.send_header("Cache-Control", "no-store")
+        path = getattr(self, "path", "/")                  # unset when the request line was refused
+        self.send_header("Cache-Control", cache_control(path.split("?", 1)[0]))
         for name, value in ISOLATION.items():
             self.send_header(name, value)
         super().end_headers()
@@ -156,7 +196,10 @@ class QuietServer(http.server.ThreadingHTTPServer):
 class Server:
     """The server, started in a thread (for tests): ``with Server(port=0) as s: s.url``.
     ``mounts`` ({name: folder}) serves more folders at /name/ (tests use it for wheels);
-    ``allow_hosts`` adds Host names to the loopback ones.
+    ``allow_hosts`` adds Host names to the loopback ones; ``bytecode=False`` ships Python
+    sources only. ``site`` is what ``site.build_site`` returned; ``requests`` lists the file
+    responses sent ({path, status, encoding, bytes: the body's size, raw: the file's uncompressed
+    size}), oldest first.
 
     >>> with Server(port=0) as s:      # doctest: +SKIP
     ...     print(s.url)
@@ -164,15 +207,19 @@ class Server:
     """
 
     def __init__(self, port: int = 8000, pyodide: str | None = None, wheel: str | None = None, mounts=None,
-                 allow_hosts=()):
-        self._tmp = tempfile.TemporaryDirectory(prefix="webgrad-wheel-")
-        self.wheel = Path(wheel).resolve() if wheel else build_wheel(Path(self._tmp.name))
+                 allow_hosts=(), bytecode: bool = True):
+        self._tmp = tempfile.TemporaryDirectory(prefix="webgrad-site-")
+        tmp = Path(self._tmp.name)
+        self.wheel = Path(wheel).resolve() if wheel else build_wheel(tmp / "dist")
         self.pyodide = local_pyodide(pyodide)
+        self.root = tmp / "site"
+        self.site = build_site(self.root, self.wheel, self.pyodide, compile_bytecode=bytecode)
         folders = {name.strip("/"): Path(path).resolve() for name, path in (mounts or {}).items()}
-        if self.pyodide is not None:
-            folders["pyodide"] = self.pyodide.resolve()
+        if self.site["pyodide"] is not None:
+            folders["pyodide"] = (self.root / self.site["pyodide"]).resolve()
         hosts = LOOPBACK_HOSTS | {h.lower() for h in allow_hosts}
-        handler = functools.partial(Handler, wheel=self.wheel, mounts=folders, hosts=hosts)
+        self.requests = []
+        handler = functools.partial(Handler, site=self.root, mounts=folders, hosts=hosts, requests=self.requests)
         self.httpd = QuietServer(("127.0.0.1", port), handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         self._thread = None
@@ -191,19 +238,19 @@ class Server:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(prog="python -m webgrad.web.serve", description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int, default=8000)
-    ap.add_argument("--pyodide", help="a local Pyodide folder to serve at /pyodide/, or a Pyodide base URL")
+    ap.add_argument("--pyodide", help="a local Pyodide folder to serve (default: web/node_modules/pyodide if "
+                                      "present), or a Pyodide base URL")
     ap.add_argument("--wheel", help="serve this wheel instead of building one from the checkout")
     ap.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                     help="answer requests for this Host name too (repeatable); by default only localhost, "
                          "127.0.0.1 and [::1] (DNS rebinding)")
+    ap.add_argument("--no-bytecode", action="store_true", help="ship Python sources only (no node needed)")
     args = ap.parse_args(argv)
-    server = Server(args.port, args.pyodide, args.wheel, allow_hosts=args.allow_host)
-    query = ""
-    if server.pyodide is not None:
-        query = "?pyodide=./pyodide/"
-    elif args.pyodide:
-        query = f"?pyodide={args.pyodide}"
-    print(f"webgrad: serving {WEB} with {server.wheel.name}"
+    server = Server(args.port, args.pyodide, args.wheel, allow_hosts=args.allow_host, bytecode=not args.no_bytecode)
+    query = f"?pyodide={args.pyodide}" if server.pyodide is None and args.pyodide else ""
+    for note in server.site["notes"]:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"webgrad: serving a site built from {WEB} with {server.wheel.name}"
           + (f" and Pyodide from {server.pyodide}" if server.pyodide else " (Pyodide from the CDN)"))
     print(f"  demo:       {server.url}{query}")
     print(f"  playground: {server.url}playground.html{query}", flush=True)

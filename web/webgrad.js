@@ -6,10 +6,19 @@
 //     pyodideUrl,                 // default: the public CDN, PYODIDE_CDN below; or e.g. "./pyodide/"
 //                                 // (the local copy `python -m webgrad.web.serve` offers)
 //     wheelUrl: "./webgrad.whl",  // the webgrad wheel (installed with unpackArchive, no micropip)
-//     packages: [],               // Pyodide packages to load first, e.g. ["numpy"] (needs a package source)
+//     packages: [],               // Pyodide packages to load with it, e.g. ["numpy"] (needs a package source);
+//                                 //    webgrad itself needs none (no numpy, no micropip)
 //     onStatus: (text) => {},     // start-up progress: "loading Pyodide", "installing webgrad", ...
+//     snapshot: true,             // keep Python's memory after `import webgrad` in the browser's Cache
+//                                 //    Storage on a first visit (~30 MB) and start later visits from it;
+//                                 //    off with packages (their files are not in it)
 //   });
 //   wg.backend                    // {name: "webgpu" | "cpu" | "none", adapter: "description string"}
+//   wg.startup                    // when each start-up step ended, ms since this page's navigation:
+//                                 //    {worker, wheel_requested, pyodide_module, snapshot_read, wheel,
+//                                 //    pyodide, installed, imported, ready} (worker.js says what each is)
+//                                 //    (the wheel is fetched while Pyodide loads: wheel_requested < pyodide),
+//                                 //    and snapshot: "made" | "restored" | "off" (the snapshot option above)
 //   await wg.run(code)            // -> {stdout, stderr, error: string | null}; runs through runPythonAsync
 //                                 //    (top-level await works; sync readback such as t.tolist() uses JSPI).
 //                                 //    error is the traceback from the user's code on (the runner's frames
@@ -37,15 +46,19 @@
 export const PYODIDE_CDN = "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/";
 const SIGINT = 2;
 
+// the worker's epoch times as ms since this page's navigation start (performance.now()'s origin)
+const sincePageStart = (times) =>
+  Object.fromEntries(Object.entries(times || {}).map(([step, t]) => [step, t - performance.timeOrigin]));
+
 export async function startWebgrad({pyodideUrl = PYODIDE_CDN, wheelUrl = "./webgrad.whl", packages = [],
-                                    onStatus = () => {}} = {}) {
+                                    onStatus = () => {}, snapshot = true} = {}) {
   const base = globalThis.document ? document.baseURI : location.href;
   const absolute = (url) => new URL(url, base).href;
   let pyodideBase = absolute(pyodideUrl);
   if (!pyodideBase.endsWith("/")) pyodideBase += "/";
   // Pyodide's interrupt buffer needs a SharedArrayBuffer, which needs cross-origin isolation
   const interrupt = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
-  const init = {type: "init", pyodideUrl: pyodideBase, wheelUrl: absolute(wheelUrl), packages, interrupt};
+  const init = {type: "init", pyodideUrl: pyodideBase, wheelUrl: absolute(wheelUrl), packages, interrupt, snapshot};
 
   const listeners = new Set();
   const runs = new Map();           // id -> {resolve, result}, oldest first: the first is running
@@ -58,7 +71,10 @@ export async function startWebgrad({pyodideUrl = PYODIDE_CDN, wheelUrl = "./webg
     return new Promise((ready, failed) => {
       worker.onmessage = (event) => {
         const msg = event.data;
-        if (msg.type === "ready") ready(msg.backend);
+        if (msg.type === "ready") {
+          api.startup = {...sincePageStart(msg.startup), snapshot: msg.snapshot};
+          ready(msg.backend);
+        }
         else if (msg.type === "failed") failed(new Error(`webgrad failed to start: ${msg.error}`));
         else if (msg.type === "result") finish(msg.id, msg);
         else {
@@ -86,7 +102,7 @@ export async function startWebgrad({pyodideUrl = PYODIDE_CDN, wheelUrl = "./webg
   }
 
   async function runFile(url) {
-    const response = await fetch(absolute(url), {cache: "no-store"});
+    const response = await fetch(absolute(url));
     if (!response.ok) return {stdout: "", stderr: "", error: `fetching ${url}: HTTP ${response.status}`};
     return run(await response.text(), {filename: new URL(absolute(url)).pathname.split("/").pop()});
   }
@@ -119,8 +135,9 @@ export async function startWebgrad({pyodideUrl = PYODIDE_CDN, wheelUrl = "./webg
     return "restarted";
   }
 
-  const api = {backend: await connect(), run, runFile, onMessage, stop, restart, interruptible: interrupt !== null,
+  const api = {backend: null, startup: null, run, runFile, onMessage, stop, restart, interruptible: interrupt !== null,
                terminate: () => worker.terminate()};
+  api.backend = await connect();
   onStatus("ready");
   return api;
 }

@@ -9,8 +9,8 @@ import numpy as np
 from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (and vjps the native VJPs)
-from . import (creation, elementwise, indexing, linalg, losses, movement, reduce, sorting, views,  # noqa: F401
-               vjps, windows)
+from . import (attention, creation, elementwise, fused, gelu, indexing, layer_norm, linalg, losses,  # noqa: F401
+               movement, reduce, softmax, sorting, views, vjps, windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
@@ -23,6 +23,14 @@ class CpuBackend:
     name = "cpu"
     dtypes = frozenset(NP_DTYPES)   # every webgrad dtype (bfloat16 where ml_dtypes is installed)
     constant_cache = True   # arrays are never mutated, so ops may reuse the data of small constants
+
+    def __repr__(self):
+        """Names the backend and what computes for it.
+
+        >>> CpuBackend()  # doctest: +ELLIPSIS
+        <webgrad backend 'cpu': numpy ...>
+        """
+        return f"<webgrad backend {self.name!r}: numpy {np.__version__}>"
 
     def dtype_of(self, a) -> DType:
         return DTYPE_OF[a.dtype]
@@ -43,6 +51,17 @@ class CpuBackend:
         the op) for its result (core/ops/binary.py ``inplace``); None for an array under 16 KiB,
         which numpy allocates anew for less than the donation's own bookkeeping costs."""
         return elementwise.Donation(a) if a.nbytes >= DONATE_MIN_BYTES else None
+
+    # fusion (webgrad.compile's plans): chains of ufunc kernels into shared arrays (fused.py)
+    fusion_max_inputs = 32
+
+    @staticmethod
+    def fusible(name: str, attrs: dict, dtypes) -> bool:
+        return fused.fusible(name, attrs, dtypes)
+
+    @staticmethod
+    def fused_kernel(ops, out_shape: tuple, dtype):
+        return fused.fused_kernel(ops, out_shape, dtype)
 
     def upload(self, flat, shape, dtype: DType):
         a = np.array(flat, dtype=np_dtype(dtype))

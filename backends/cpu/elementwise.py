@@ -1,25 +1,43 @@
-"""cpu elementwise kernels: one numpy expression per kernel, registered from tables."""
-import math
-
+"""cpu elementwise kernels: one numpy expression per kernel, registered from tables
+(Gelu and its gradient are in gelu.py)."""
 import numpy as np
 
 from webgrad import kernel_names as K
 
 from .backend_dtypes import NP_DTYPES, np_dtype
+from .erf import erf
 from .registry import register_table
 
-_erf_object = np.frompyfunc(math.erf, 1, 1)
+
+# PyTorch's CPU pow takes these float exponents by arithmetic (its pow_tensor_scalar_optimized_kernel);
+# so do we, for its numbers, and because numpy's power loop takes ~100 ns an element for a negative base
+# to an integral power (x ** 3 on 0.5 M elements: 60 ms, against 1 ms multiplied out).
+_POW_BY_ARITHMETIC = {
+    2.0: lambda x, out: np.multiply(x, x, out=out),
+    3.0: lambda x, out: np.multiply(x * x, x, out=out),
+    0.5: lambda x, out: np.sqrt(x, out=out),
+    -0.5: lambda x, out: np.divide(1, np.sqrt(x), out=out),
+    -1.0: lambda x, out: np.divide(1, x, out=out),
+    -2.0: lambda x, out: np.divide(1, x * x, out=out),
+}
 
 
-def _erf(x):
-    """math.erf elementwise (exact to float64; numpy has no erf), keeping the input's float dtype."""
-    return np.asarray(_erf_object(x), dtype=np.result_type(x))
+def _integer_pow(x, y):
+    """An integer (or bool) ``x ** y`` with negative exponents among ``y``: PyTorch's 0, or +-1 for a base
+    of +-1, where numpy raises (the GPU's ``ipow_`` does the same)."""
+    negative = y < 0
+    out = np.power(x, np.where(negative, 0, y).astype(y.dtype))
+    one = np.where(x == -1, 1 - 2 * (y & 1), (x == 1).astype(out.dtype))
+    return np.where(negative, one, out).astype(out.dtype)
 
 
-def _gelu(x, *, approximate):
-    if approximate == "tanh":
-        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+def _pow(x, y, out=None):
+    """np.power, with a float base to one of PyTorch's special scalar exponents computed as PyTorch does,
+    and an integer base to a negative power as PyTorch's (``_integer_pow``)."""
+    if x.dtype.kind in "iub" and np.any(y < 0):
+        return _integer_pow(x, y)
+    by_arithmetic = _POW_BY_ARITHMETIC.get(float(y)) if y.ndim == 0 and x.dtype.kind == "f" else None
+    return np.power(x, y, out=out) if by_arithmetic is None else by_arithmetic(x, out)
 
 
 def _softplus(x, *, beta, threshold):
@@ -48,19 +66,27 @@ def _sign(x):
     s = np.sign(x)
     return s if x.dtype.kind in "iu" else np.where((s != s) | (s == 0), _ZERO[s.dtype], s)
 
+
+def _in_float64(fn, x):
+    """``fn`` computed in float64 and rounded to ``x``'s dtype: numpy's float32 log10 is off by an ulp
+    at exact powers (log10(1000) = 3.0000002), PyTorch's is not."""
+    return fn(x) if x.dtype == np.float64 else fn(x.astype(np.float64)).astype(x.dtype)
+
+
 UNARY = {
     K.NEG: np.negative, K.ABS: np.abs, K.EXP: np.exp, K.LOG: np.log, K.LOG1P: np.log1p, K.EXPM1: np.expm1,
+    K.LOG2: np.log2, K.LOG10: lambda x: _in_float64(np.log10, x),
     K.SQRT: np.sqrt, K.RSQRT: lambda x: 1 / np.sqrt(x), K.SQUARE: np.square, K.RECIPROCAL: lambda x: 1 / x,
     K.SIN: np.sin, K.COS: np.cos, K.TAN: np.tan, K.TANH: np.tanh, K.SIGMOID: _sigmoid,
     K.RELU: lambda x: np.maximum(x, _ZERO[x.dtype]),
     K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
     K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-    K.GELU: _gelu, K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: _sign,
-    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: _erf,
+    K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: _sign,
+    K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: erf,
     K.CLAMP: _clamp, K.IDENTITY: np.copy,
 }
 
-UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.GELU, K.SOFTPLUS, K.CLAMP}
+UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.SOFTPLUS, K.CLAMP}
 
 def _no_integer_zero(name, a, b):
     """PyTorch's CPU raises for an integer divided by zero (an empty result divides nothing)."""
@@ -92,21 +118,16 @@ def _remainder(a, b):
     return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
-def _power(a, b):
-    """PyTorch's ``a ** b``: numpy's, except that an integer to a negative power is 0, or +-1 for a base
-    of +-1 (numpy raises; the GPU's ``ipow_`` does the same)."""
-    if a.dtype.kind not in "iub" or not np.any(b < 0):
-        return np.power(a, b)
-    negative = b < 0
-    out = np.power(a, np.where(negative, 0, b).astype(b.dtype))
-    one = np.where(a == -1, 1 - 2 * (b & 1), (a == 1).astype(out.dtype))
-    return np.where(negative, one, out).astype(out.dtype)
+def _fmod(a, b):
+    """C's ``fmod`` (the sign of a), as ``torch.fmod``."""
+    _no_integer_zero(K.FMOD, a, b)
+    return np.fmod(a, b)
 
 
 BINARY = {
-    K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: _power,
+    K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: _pow,
     K.MAXIMUM: np.maximum, K.MINIMUM: np.minimum, K.ATAN2: np.arctan2, K.FLOOR_DIVIDE: _floor_divide,
-    K.REMAINDER: _remainder,
+    K.REMAINDER: _remainder, K.FMOD: _fmod,
 }
 
 PREDICATES = {

@@ -11,6 +11,7 @@ gradients are summed back to the inputs' shapes by the engine, as for rules. Eac
 import numpy as np
 
 from webgrad import kernel_names as K
+from webgrad.gradients.linalg import folds_batch
 from webgrad.registry import register_vjp
 from webgrad.shapes import reduced_shape
 
@@ -132,7 +133,10 @@ def _matmul(dy, saved, node):
     da = db = None
     if need_a is not None:
         da = matmul(b, dy, transpose_a=tb, transpose_b=True) if ta else matmul(dy, b, transpose_b=not tb)
-    if need_b is not None:
+    if need_b is not None and folds_batch(a.shape, node.shapes[1], ta):   # b broadcast over a's batch
+        a, dy = a.reshape(-1, a.shape[-1]), dy.reshape(-1, dy.shape[-1])
+        db = matmul(dy, a, transpose_a=True) if tb else matmul(a, dy, transpose_a=True)
+    elif need_b is not None:
         db = matmul(dy, a, transpose_a=True, transpose_b=ta) if tb else matmul(a, dy, transpose_a=not ta)
     return da, db
 

@@ -1,13 +1,15 @@
 """The WebGPU backend (shared by the native ``wgpu`` device and the browser ``webgpu`` device).
 
 ``register_native()`` makes the ``wgpu`` backend (wgpu-py) available; its priority is above
-``cpu`` only on a real GPU adapter.
+``cpu`` only on a real GPU adapter. Nothing here loads wgpu-native until the backend starts or a
+default backend is chosen on a machine where GPU hardware is reachable (``host``).
 """
 from __future__ import annotations
 
 from webgrad.registry import register_backend, register_kernel
 
 from .device import GpuError, GpuLimitError, device_failure, is_lost
+from .host import hardware_gpu_possible
 from .runtime import GpuArray, GpuBackend
 
 CPU_PRIORITY = 0
@@ -17,8 +19,10 @@ def register_kernels(backend_name: str) -> None:
     """Register every WGSL kernel for the GPU backend called ``backend_name``."""
     from webgrad import registry
 
-    from . import elementwise, index_copy, indexing, linalg, losses, movement, nonzero, reduce, sort, views, windows
-    for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy):
+    from . import (activations, attention, elementwise, index_copy, indexing, linalg, losses, movement, nonzero,
+                   normalization, reduce, sort, views, windows)
+    for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy,
+                   activations, normalization, attention):
         for name, fn in module.KERNELS.items():
             register_kernel(name, backend_name, _bind(fn, backend_name, registry, name))
 
@@ -53,11 +57,14 @@ def _operands(args) -> str:
 
 
 def _native_priority() -> int:
-    """Above cpu on a real GPU, below it on a software adapter (lavapipe, SwiftShader)."""
-    from .native import NativeDevice
+    """Above cpu on a real GPU, below it on a software adapter (lavapipe, SwiftShader), without
+    asking wgpu where no GPU hardware is reachable, and below it where wgpu-py is missing or fails."""
+    if not hardware_gpu_possible():
+        return CPU_PRIORITY - 1
     try:
+        from .native import NativeDevice
         return CPU_PRIORITY - 1 if NativeDevice.probe_is_cpu() else CPU_PRIORITY + 1
-    except Exception:
+    except Exception:   # wgpu-py missing or its driver failing: the backend may still be asked for by name
         return CPU_PRIORITY - 1
 
 

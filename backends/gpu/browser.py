@@ -18,6 +18,7 @@ WebGPU in the browser is asynchronous; Python code is not. So:
 """
 from __future__ import annotations
 
+from array import array
 from importlib import resources
 
 from .device import GpuError
@@ -61,17 +62,37 @@ async def init(power_preference: str = "high-performance") -> dict:
 
 
 class Buffer:
-    """A GPUBuffer behind a hashable handle: the runtime keys its caches by buffer, and Pyodide's
-    JsProxy objects are unhashable."""
+    """A GPUBuffer's id in gpu.js's table, hashable (the runtime keys its caches by buffer)."""
 
-    __slots__ = ("js",)
+    __slots__ = ("id",)
 
-    def __init__(self, js_buffer):
-        self.js = js_buffer
+    def __init__(self, buffer_id: int):
+        self.id = buffer_id
+
+
+class BindGroup:
+    """A bind group made by the next batch gpu.js runs; its id is forgotten there once this dies."""
+
+    __slots__ = ("id", "dead")
+
+    def __init__(self, group_id: int, dead: list):
+        self.id, self.dead = group_id, dead
+
+    def __del__(self):
+        self.dead.append(self.id)
+
+
+# the op words of gpu.js's run(): a batch is one array of them, sent in one call at submit
+_BIND, _DISPATCH, _COPY, _UNBIND, _WRITE, _DESTROY = 0, 1, 2, 3, 4, 5
 
 
 class BrowserDevice:
     """``navigator.gpu``'s device behind the interface the GPU backend needs (see device.py).
+
+    Bind groups, dispatches, copies, buffer writes (their bytes copied at once) and buffer
+    destructions are appended to one array of words and handed to gpu.js at ``submit``, with the
+    written bytes and the uniform data: a batch of any length is one call from Python into
+    JavaScript (a compiled step's replay included). Only a new buffer or pipeline is a call of its own.
 
     >>> dev = BrowserDevice()      # doctest: +SKIP
     >>> dev.info["architecture"]   # doctest: +SKIP
@@ -95,14 +116,19 @@ class BrowserDevice:
         self.device = gpu.device
         self.info = gpu.info.to_py()
         self.limits = gpu.limits.to_py()
-        r = helpers().runner(self.device)
-        # bound once: each is one FFI call with positional arguments on the hot path
-        self._buffer, self._write, self._destroy = r.buffer, r.write, r.destroy
-        self._layout_js, self._pipeline, self._bind_group = r.layout, r.pipeline, r.bindGroup
-        self.dispatch, self._submit, self.discard = r.dispatch, r.submit, r.discard
+        self.adapter_features = frozenset(f for f in ("shader-f16",) if gpu.adapter.features.has(f))
+        r = self.js = helpers().runner(self.device)
+        # bound once: each is one FFI call with positional arguments
+        self._buffer, self._destroy = r.buffer, r.destroy
+        self._layout_js, self._pipeline, self._run = r.layout, r.pipeline, r.run
         self._drain, self._read = r.drain, r.read
         self._layouts: dict = {}
         self._unchecked: list = []   # (code, label, check promise) of pipelines made without JSPI
+        self._ops = array("I")       # the open batch's words (see gpu.js's OP)
+        self._data = bytearray()     # the bytes its writes copy
+        self._uniform = None         # (buffer, data) written by the next submit
+        self._dead: list = []        # ids of bind groups that died (forgotten by the next batch)
+        self._next_group = 0
 
     @property
     def is_cpu(self) -> bool:
@@ -115,26 +141,39 @@ class BrowserDevice:
         return Buffer(self._buffer(size, 0))
 
     def create_uniform_buffer(self, size: int) -> Buffer:
-        return Buffer(self._buffer(size, 1))
+        buf = Buffer(self._buffer(size, 1))
+        self._uniform = (buf, None)
+        return buf
 
     def create_staging_buffer(self, size: int) -> Buffer:
         return Buffer(self._buffer(size, 2))
 
     def write_buffer(self, buf: Buffer, offset: int, data) -> None:
-        self._write(buf.js, offset, data)
+        """Write ``data`` (copied now) before the next batch runs; the uniform buffer's contents are
+        the runtime's, written whole just before the batch's submit."""
+        if buf is self._uniform[0] and offset == 0:
+            self._uniform = (buf, data)
+            return
+        start = len(self._data)
+        self._data += data
+        self._ops.extend((_WRITE, buf.id, offset, start, len(self._data) - start))
 
     def destroy_buffer(self, buf: Buffer) -> None:
-        self._destroy(buf.js)
+        """Destroy ``buf`` once the open batch (which may write it) is submitted."""
+        if self._ops:
+            self._ops.extend((_DESTROY, buf.id))
+        else:
+            self._destroy(buf.id)
 
     # ------------------------------------------------------------ pipelines and bind groups
     def create_pipeline(self, code: str, entry: str, n_read: int, n_write: int, label: str):
-        """A compute pipeline (bindings as in native.py); a compile error raises here with JSPI,
+        """A compute pipeline's id (bindings as in native.py); a compile error raises here with JSPI,
         else at the next readback."""
         key = (n_read, n_write)
         lay = self._layouts.get(key)
         if lay is None:
             lay = self._layouts[key] = self._layout_js(n_read, n_write)
-        handle, check = self._pipeline(code, entry, lay, label)     # handle: JS [pipeline, layout]
+        handle, check = self._pipeline(code, entry, lay, label)
         if can_block():
             message = self._run_sync(check)
             if message:
@@ -143,19 +182,38 @@ class BrowserDevice:
             self._unchecked.append((code, label, check))
         return handle
 
-    def create_bind_group(self, pipeline, buffers, uniform, uniform_size: int):
-        flat = [x for buf, size in buffers for x in (buf.js, size)]
-        return self._bind_group(pipeline, uniform.js, uniform_size, *flat)
+    def create_bind_group(self, pipeline: int, buffers, uniform: Buffer, uniform_size: int) -> BindGroup:
+        """A bind group of ``pipeline`` on ``buffers`` ((Buffer, size) pairs), made by the next batch."""
+        ops, dead = self._ops, self._dead
+        while dead:
+            ops.extend((_UNBIND, dead.pop()))
+        gid, self._next_group = self._next_group, self._next_group + 1
+        ops.extend((_BIND, gid, pipeline, uniform_size, len(buffers)))
+        for buf, size in buffers:
+            ops.extend((buf.id, size))
+        return BindGroup(gid, dead)
 
-    def dispatch(self, pipeline, bind_group, uniform_offset: int, x: int, y: int, z: int) -> None:
-        """Record one dispatch (replaced per instance by the JS helper, which takes the JS pipeline)."""
+    def dispatch(self, pipeline: int, bind_group: BindGroup, uniform_offset: int, x: int, y: int, z: int) -> None:
+        """Record one dispatch into the open batch."""
+        self._ops.extend((_DISPATCH, pipeline, bind_group.id, uniform_offset, x, y, z))
 
     # ------------------------------------------------------------ recording and submission
     def submit(self, copies=()) -> None:
-        self._submit(*[x for src, so, dst, do, n in copies for x in (src.js, so, dst.js, do, n)])
+        """Hand the batch (bind groups, dispatches, ``copies``, uniforms) to gpu.js: one call."""
+        ops = self._ops
+        for src, so, dst, do, n in copies:
+            ops.extend((_COPY, src.id, so, dst.id, do, n))
+        while self._dead:
+            ops.extend((_UNBIND, self._dead.pop()))
+        buf, data = self._uniform
+        written = self._data or None
+        self._ops, self._uniform, self._data = array("I"), (buf, None), bytearray()
+        self._run(ops, buf.id, data, written)
 
     def discard(self) -> None:
-        """Drop the open pass after an error (bound to the JS helper per instance)."""
+        """Drop the open batch after an error, keeping its bind groups (the runtime caches them)."""
+        self._ops = _bind_groups_of(self._ops)
+        self._uniform, self._data = (self._uniform[0], None), bytearray()
 
     def validate(self, records) -> None:
         """Nothing to do: the browser reports a batch's validation errors at the next readback."""
@@ -181,13 +239,27 @@ class BrowserDevice:
                 await self._drain()                 # the batch that used it failed too: same cause
                 raise compile_error(code, _compile_failure(label, message)) from None
         try:
-            return (await self._read(staging.js, size)).to_bytes()
+            return (await self._read(staging.id, size)).to_bytes()
         except self._js_error as e:
             raise GpuError(f"webgpu: {_js_message(e)}") from None
 
     def errors(self):
         """The exception types of this runtime that mean a validation/device error."""
         return (self._js_error,)
+
+
+_WORDS = {_DISPATCH: 7, _COPY: 6, _UNBIND: 2, _WRITE: 5, _DESTROY: 2}
+
+
+def _bind_groups_of(ops):
+    """The BIND, UNBIND and DESTROY ops of a batch's words (what must still reach gpu.js if it is dropped)."""
+    kept, i = array("I"), 0
+    while i < len(ops):
+        n = 5 + 2 * ops[i + 4] if ops[i] == _BIND else _WORDS[ops[i]]
+        if ops[i] in (_BIND, _UNBIND, _DESTROY):
+            kept.extend(ops[i:i + n])
+        i += n
+    return kept
 
 
 def _compile_failure(label: str, message: str) -> GpuError:

@@ -15,7 +15,6 @@ from webgrad.dtypes import bool_, int32
 from .program import WGSL_TYPES, Program, kernel_source
 
 WG = 64
-_NAMES = ("x0", "x1", "x2")
 
 _SIGN = "select(select(T0(0), T0(1), x0 > T0(0)), T0(-1), x0 < T0(0))"   # NaN -> 0, as torch.sign
 
@@ -23,6 +22,7 @@ _SIGN = "select(select(T0(0), T0(1), x0 > T0(0)), T0(-1), x0 < T0(0))"   # NaN -
 # NaN and signed zeros as PyTorch: max_, min_ (kernels/nan.wgsl) propagate NaN; relu(-0.0) is -0.0
 FLOAT_UNARY = {
     K.NEG: "-x0", K.ABS: "abs(x0)", K.EXP: "exp(x0)", K.LOG: "log_(x0)", K.LOG1P: "log1p_(x0)",
+    K.LOG2: "log2_(x0)", K.LOG10: "log_(x0) * T0(0.4342944819032518)",
     K.EXPM1: "expm1_(x0)", K.SQRT: "sqrt(x0)", K.RSQRT: "T0(1.0) / sqrt(x0)", K.SQUARE: "x0 * x0",
     K.RECIPROCAL: "T0(1.0) / x0", K.SIN: "sin_(x0)", K.COS: "cos_(x0)", K.TAN: "tan_(x0)", K.TANH: "tanh_(x0)",
     K.SIGMOID: "sigmoid_(x0)", K.RELU: "max_(x0, T0(0.0))",
@@ -41,10 +41,12 @@ INT_UNARY = {
 }
 FLOAT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.DIV: "x0 / x1", K.POW: "pow_(x0, x1)",
                 K.MAXIMUM: "max_(x0, x1)", K.MINIMUM: "min_(x0, x1)", K.ATAN2: "atan2_(x0, x1)",
-                K.FLOOR_DIVIDE: "floordiv_(x0, x1)", K.REMAINDER: "remainder_(x0, x1)"}
+                K.FLOOR_DIVIDE: "floordiv_(x0, x1)", K.REMAINDER: "remainder_(x0, x1)",
+                K.FMOD: "fmod_(flush_(x0), flush_(x1))"}
 INT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)",
               K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "ipow_(x0, x1)",
-              K.FLOOR_DIVIDE: "ifloordiv_(x0, x1)", K.REMAINDER: "iremainder_(x0, x1)"}
+              K.FLOOR_DIVIDE: "ifloordiv_(x0, x1)", K.REMAINDER: "iremainder_(x0, x1)",
+              K.FMOD: "x0 % x1"}
 BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)",
                K.POW: "select(x0, T0(1), x1 == T1(0))"}
 # "!(a == b)", not "a != b": a compiler that assumes no NaN may answer false for NaN != x (lavapipe does)
@@ -54,7 +56,7 @@ PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1"
               K.LOGICAL_XOR: "!(x0 == T0(0)) != !(x1 == T1(0))"}
 # the functions of kernels/nan.wgsl and kernels/helpers.wgsl: an expression naming one gets both
 _HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "sigmoid_", "erf_",
-            "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_")
+            "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_", "fmod_", "log2_")
 _TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
 _INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
 
@@ -192,7 +194,7 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
     key = ("ew", label, expr, extra, dtypes, out_dtype.name, tuple(modes), vec, rank)
 
     def build():
-        names = _NAMES[:len(views)]
+        names = [f"x{k}" for k in range(len(views))]
         uni = [("n", "u32", 1), ("p", "f32", max(2, len(params))), ("q", "i32", 4)]
         if rank:
             uni.append(("shape", "u32", rank))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import wgpu
 
 from .device import GpuError, device_failure, is_lost
+from .host import quiet_vulkan_loader
 
 _STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
@@ -30,6 +31,15 @@ _OPTIONAL_FEATURES = ("timestamp-query",)   # asked for when the adapter has it 
 _QUERY_RESOLVE = wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
 
 
+_probed: dict = {}     # power preference -> the adapter probe_is_cpu got, until a device takes it
+
+
+def _request_adapter(power_preference: str):
+    """wgpu's adapter, asked for without the Vulkan loader's noise on stderr (see ``host``)."""
+    with quiet_vulkan_loader():
+        return wgpu.gpu.request_adapter_sync(power_preference=power_preference)
+
+
 class NativeDevice:
     """A wgpu-py adapter and device behind the small interface the GPU backend needs.
 
@@ -41,7 +51,7 @@ class NativeDevice:
     name = "wgpu"
 
     def __init__(self, power_preference: str = "high-performance"):
-        adapter = wgpu.gpu.request_adapter_sync(power_preference=power_preference)
+        adapter = _probed.pop(power_preference, None) or _request_adapter(power_preference)
         if adapter is None:
             raise RuntimeError("wgpu: no WebGPU adapter found (install a Vulkan/Metal/D3D12 driver, or "
                                "Debian's mesa-vulkan-drivers for a CPU adapter)")
@@ -49,6 +59,7 @@ class NativeDevice:
         for k in _RAISED:
             limits[k] = adapter.limits[k]
         self.adapter, self.info = adapter, dict(adapter.info)
+        self.adapter_features = frozenset(adapter.features)   # what it could grant (shader-f16, ...)
         features = [f for f in _OPTIONAL_FEATURES if f in adapter.features]
         self.device = adapter.request_device_sync(required_features=features, required_limits=limits)
         self.limits = {k: self.device.limits[k] for k in list(LIMITS) + list(_RAISED)}
@@ -69,8 +80,9 @@ class NativeDevice:
 
     @staticmethod
     def probe_is_cpu(power_preference: str = "high-performance") -> bool:
-        """Whether the adapter wgpu would give is a software one (no device is created)."""
-        adapter = wgpu.gpu.request_adapter_sync(power_preference=power_preference)
+        """Whether the adapter wgpu would give is a software one (no device is created; the
+        adapter is kept for the first NativeDevice, which then need not ask again)."""
+        adapter = _probed[power_preference] = _request_adapter(power_preference)
         return adapter is None or _is_cpu(dict(adapter.info))
 
     # ------------------------------------------------------------ buffers

@@ -156,7 +156,15 @@ class GpuBackend:
         self._sync = None                # one word read back by synchronize()
         self._check_slots: dict = {}     # (kernel, dimension size) -> flags slot, since the last readback
 
+    def __repr__(self):
+        """Names the backend and its adapter: ``<webgrad backend 'wgpu': llvmpipe (LLVM 15.0.6, 256 bits), Vulkan>``."""
+        info = self.device.info      # browsers may leave ``device`` empty and give only the vendor
+        named = next((str(info[k]) for k in ("device", "description", "vendor") if info.get(k)), "an unnamed adapter")
+        api = f", {info['backend_type']}" if info.get("backend_type") else ""
+        return f"<webgrad backend {self.name!r}: {named}{api}>"
+
     # ------------------------------------------------------------ buffers
+
     def alloc(self, shape: tuple, dtype: DType, upload: bool = False) -> GpuArray:
         """A new (uninitialised) array. A kernel's output (the default) must be written by a
         dispatch recorded after this call: it may get a buffer released earlier in the open
@@ -350,6 +358,24 @@ class GpuBackend:
             self._timed_labels.extend(r[0] for r in records)
         self.submits += 1
 
+    # ------------------------------------------------------------ fusion and capture (webgrad.compile's plans)
+    def capture(self):
+        """A context logging one kernel call's allocations and dispatches (see ``capture.Capture``)."""
+        from .capture import Capture
+        return Capture(self)
+
+    fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
+
+    def fusible(self, name: str, attrs: dict, dtypes) -> bool:
+        """Whether a compiled plan may fuse kernel ``name`` into an elementwise chain (see ``fused``)."""
+        from .fused import fusible
+        return fusible(name, attrs, dtypes)
+
+    def fused_kernel(self, ops, out_shape: tuple, dtype=float32):
+        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``)."""
+        from .fused import fused_kernel
+        return fused_kernel(self.name, ops, out_shape)
+
     # ------------------------------------------------------------ device timing (webgrad.profile)
     def start_device_timing(self, report) -> None:
         """Time every dispatch on the device from now on, when the device can (GPU timestamp
@@ -378,10 +404,20 @@ class GpuBackend:
     # ------------------------------------------------------------ host transfer
     def _check_dtype(self, dtype: DType) -> DType:
         if dtype not in self.dtypes:
-            hint = "WebGPU has no 64-bit floats" if dtype.itemsize == 8 else "half precision needs shader-f16"
             raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
-                            f"({hint}); use float32, e.g. t.to(webgrad.float32)")
+                            f"({self._missing(dtype)}); use float32, e.g. t.to(webgrad.float32)")
         return dtype
+
+    def _missing(self, dtype: DType) -> str:
+        """Why this GPU cannot hold ``dtype``: what WebGPU lacks, or what this adapter does."""
+        if dtype.itemsize == 8:
+            return "WebGPU has no 64-bit floats"
+        if dtype.name == "bfloat16":
+            return "WGSL has no bfloat16 type"
+        adapter = self.device.info.get("description") or self.device.info.get("device") or "this adapter"
+        if "shader-f16" in getattr(self.device, "adapter_features", ()):
+            return f"{adapter} offers WebGPU's shader-f16 feature, but webgrad's WGSL kernels have no float16 forms yet"
+        return f"float16 needs WebGPU's shader-f16 feature, which {adapter} does not offer"
 
     def dtype_of(self, a: GpuArray) -> DType:
         return a.dtype

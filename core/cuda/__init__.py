@@ -11,6 +11,8 @@ to the GPU here.
 """
 from __future__ import annotations
 
+import inspect
+
 from . import amp  # noqa: F401  (webgrad.cuda.amp, as torch.cuda.amp)
 
 
@@ -61,20 +63,29 @@ def reset_peak_memory_stats(device=None) -> None:
     """Nothing to reset without CUDA."""
 
 
-def _no_cuda(name):
+def _no_cuda(name, params):
+    """A function with PyTorch's parameters ``params`` (so an unknown keyword is a TypeError, as
+    there) that raises: it needs a CUDA device."""
     def fn(*args, **kwargs):
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"cuda.{name}(): {e}") from None
         raise RuntimeError(f"cuda.{name}: webgrad has no CUDA backend (webgrad.cuda.is_available() is False); its GPU "
                            f"backend is 'wgpu' natively and 'webgpu' in a page: see webgrad.accelerator")
-    fn.__name__ = name
+    signature = inspect.Signature([inspect.Parameter(p.strip("*"), _KINDS[p.count("*")], default=None)
+                                   for p in params])
+    fn.__name__, fn.__qualname__, fn.__signature__ = name, name, signature
     fn.__doc__ = f"Raises: ``torch.cuda.{name}`` needs a CUDA device, which webgrad does not have."
     return fn
 
 
-synchronize = _no_cuda("synchronize")
-current_device = _no_cuda("current_device")
-set_device = _no_cuda("set_device")
-get_device_name = _no_cuda("get_device_name")
-get_device_capability = _no_cuda("get_device_capability")
-get_device_properties = _no_cuda("get_device_properties")
-Event = _no_cuda("Event")
-Stream = _no_cuda("Stream")
+_KINDS = {0: inspect.Parameter.POSITIONAL_OR_KEYWORD, 1: inspect.Parameter.KEYWORD_ONLY}
+synchronize = _no_cuda("synchronize", ["device"])
+current_device = _no_cuda("current_device", [])
+set_device = _no_cuda("set_device", ["device"])
+get_device_name = _no_cuda("get_device_name", ["device"])
+get_device_capability = _no_cuda("get_device_capability", ["device"])
+get_device_properties = _no_cuda("get_device_properties", ["device"])
+Event = _no_cuda("Event", ["enable_timing", "blocking", "interprocess", "external"])
+Stream = _no_cuda("Stream", ["device", "priority"])

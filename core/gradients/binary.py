@@ -48,6 +48,13 @@ def _remainder(dy, saved, attrs):
     return dy, (-dy * run_kernel(K.FLOOR_DIVIDE, a, b) if saved.edges[1] is not None else None)
 
 
+@register_gradient(K.FMOD, inputs_to_save=True)
+def _fmod(dy, saved, attrs):
+    """fmod(a, b) = a - b * trunc(a / b): dy for a, -dy * trunc(a / b) for b."""
+    a, b = saved
+    return dy, (-dy * _ops().div(a, b, rounding_mode="trunc") if saved.edges[1] is not None else None)
+
+
 @register_gradient(K.POW, inputs_to_save=[0, 1], outputs_to_save=[0])
 def _pow(dy, saved, attrs):
     wg = _ops()

@@ -13,7 +13,7 @@ from ..registry import register_gradient
 @register_gradient(K.GATHER, inputs_to_save=[1])
 def _gather(dy, saved, attrs):
     (index,) = saved
-    base = zeros(*saved.shapes[0], dtype=dy.dtype, backend=dy._backend)
+    base = zeros(saved.shapes[0], dtype=dy.dtype, backend=dy._backend)
     return I.scatter_add(base, attrs["axis"], index, dy), None
 
 
@@ -40,7 +40,7 @@ def _index_copy(dy, saved, attrs):
     for the entries whose write stands (a write overwritten by a later repeat of its index gets 0)."""
     (index,) = saved
     axis, source_shape = attrs["axis"], saved.shapes[2]
-    dx = run_kernel(K.INDEX_COPY, dy, index, zeros(*source_shape, dtype=dy.dtype, backend=dy._backend), axis=axis)
+    dx = run_kernel(K.INDEX_COPY, dy, index, zeros(source_shape, dtype=dy.dtype, backend=dy._backend), axis=axis)
     stands = M.reshape(_winners(index, dy.shape[axis]), index.shape + (1,) * (dy.ndim - axis - 1))
     dsource = run_kernel(K.WHERE, stands, I.index_select(dy, axis, index), scalar_tensor(0, dy.dtype, dy._backend))
     return dx, None, dsource

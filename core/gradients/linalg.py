@@ -1,6 +1,7 @@
 """Gradient of MatMul: two more matmuls with the transposes folded into the kernel's flags.
-Broadcast batch dims are summed back by the engine; an input that needs no gradient
-(e.g. a layer's data input) costs nothing."""
+Broadcast batch dims are summed back by the engine, except for a matrix broadcast over a batch
+(a Linear layer's weight on [B, T, C]): its gradient is one product over the flattened batch, with
+no [B, K, N] array to sum. An input that needs no gradient (e.g. a layer's data input) costs nothing."""
 from .. import kernel_names as K
 from ..engine import run_kernel
 from ..registry import register_gradient
@@ -20,10 +21,19 @@ def _grad_b(dy, a, ta, tb):
     return run_kernel(K.MATMUL, a, dy, transpose_a=not ta, transpose_b=False)
 
 
+def folds_batch(a_shape, b_shape, ta):
+    """Whether B's gradient is one product over A's flattened batch: B a matrix, A batched, A not
+    transposed (so that A's rows run over the batch)."""
+    return len(b_shape) == 2 < len(a_shape) and not ta
+
+
 @register_gradient(K.MATMUL, inputs_to_save=True)
 def _matmul(dy, saved, attrs):
     a, b = saved
     need_a, need_b = saved.needs_input_grad
     ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
-    return (_grad_a(dy, b, ta, tb) if need_a else None,
-            _grad_b(dy, a, ta, tb) if need_b else None)
+    if need_b and folds_batch(a.shape, b.shape, ta):
+        db = _grad_b(dy.reshape(-1, dy.shape[-1]), a.reshape(-1, a.shape[-1]), False, tb)
+    else:
+        db = _grad_b(dy, a, ta, tb) if need_b else None
+    return (_grad_a(dy, b, ta, tb) if need_a else None, db)

@@ -59,7 +59,7 @@ def _pad(dy, saved, attrs):
 @register_gradient(K.AS_STRIDED)
 def _as_strided(dy, saved, attrs):
     """The view's gradient written into zeros of the root's shape (its positions are distinct)."""
-    base = zeros(*saved.shapes[0], dtype=dy.dtype, backend=dy._backend)
+    base = zeros(saved.shapes[0], dtype=dy.dtype, backend=dy._backend)
     return (run_kernel(K.AS_STRIDED_SCATTER, base, dy, **attrs),)
 
 
@@ -67,5 +67,5 @@ def _as_strided(dy, saved, attrs):
 def _as_strided_scatter(dy, saved, attrs):
     """The root keeps the gradient outside the written positions; the source takes it from them."""
     src = run_kernel(K.AS_STRIDED, dy, **attrs)
-    return (run_kernel(K.AS_STRIDED_SCATTER, dy, zeros(*src.shape, dtype=dy.dtype, backend=dy._backend), **attrs),
+    return (run_kernel(K.AS_STRIDED_SCATTER, dy, zeros(src.shape, dtype=dy.dtype, backend=dy._backend), **attrs),
             src)

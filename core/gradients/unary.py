@@ -57,6 +57,8 @@ def _relu(dy, saved, attrs):
 
 
 _rule(K.LOG, _IN)(lambda dy, x: dy / x)
+_rule(K.LOG2, _IN)(lambda dy, x: dy / (x * math.log(2)))
+_rule(K.LOG10, _IN)(lambda dy, x: dy / (x * math.log(10)))
 _rule(K.LOG1P, _IN)(lambda dy, x: dy / (x + 1))
 _rule(K.EXPM1, outputs=_OUT)(lambda dy, y: dy * (y + 1))
 _rule(K.SQRT, outputs=_OUT)(lambda dy, y: dy * 0.5 / y)
@@ -93,22 +95,6 @@ def _leaky_relu(dy, saved, attrs):
 def _elu(dy, saved, attrs):
     x, y = saved
     return (_ops().where(x > 0, dy, dy * (y + attrs["alpha"])),)
-
-
-_SQRT_2_PI = math.sqrt(2 / math.pi)
-
-
-@register_gradient(K.GELU, inputs_to_save=True)
-def _gelu(dy, saved, attrs):
-    (x,) = saved
-    if attrs["approximate"] == "tanh":
-        t = (_SQRT_2_PI * (x + 0.044715 * x * x * x)).tanh()
-        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
-    else:
-        cdf = 0.5 * (1 + (x * (1 / math.sqrt(2))).erf())
-        pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
-        d = cdf + x * pdf
-    return (dy * d,)
 
 
 @register_gradient(K.SOFTPLUS, inputs_to_save=True)

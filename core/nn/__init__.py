@@ -11,3 +11,6 @@ from . import init, utils  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .module import Module
 from .parameter import Parameter
+from . import parallel  # noqa: F401,E402  (DistributedDataParallel; MPI only once a process group starts)
+from ..porting_table import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("webgrad.nn")

@@ -49,10 +49,16 @@ class Module:
         d["_non_persistent"] = set()
         d["_forward_hooks"], d["_forward_pre_hooks"] = OrderedDict(), OrderedDict()
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *input):
         raise NotImplementedError(f"{type(self).__name__} is missing the required forward() method")
 
     def __call__(self, *args, **kwargs):
+        compiled = self.__dict__.get("_compiled_call_impl")
+        if compiled is not None:
+            return compiled(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args, **kwargs):
         for hook in list(self._forward_pre_hooks.values()):
             new = hook(self, args)
             if new is not None:
@@ -63,6 +69,18 @@ class Module:
             if new is not None:
                 out = new
         return out
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's calls in place (``webgrad.compile``'s arguments), as PyTorch's
+        ``Module.compile``: the module stays itself (its ``state_dict`` keys do not change).
+
+        >>> import webgrad as wg
+        >>> m = wg.nn.Linear(2, 1); m.compile()
+        >>> m(wg.ones(3, 2)).shape
+        (3, 1)
+        """
+        from ..compiler import compile
+        self.__dict__["_compiled_call_impl"] = compile(self._call_impl, *args, **kwargs)
 
     # ------------------------------------------------------------ registration
     def __setattr__(self, name, value):

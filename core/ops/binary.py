@@ -45,8 +45,8 @@ def _named(error: ValueError, op: str, a: Tensor, b: Tensor) -> ValueError:
 
 
 def _binary(kernel: str, op: str, floating: bool = False):
-    def fn(a, b):
-        return run_kernel(kernel, *_operands(op, a, b, floating))
+    def fn(input, other):
+        return run_kernel(kernel, *_operands(op, input, other, floating))
     return fn
 
 

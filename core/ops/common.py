@@ -2,6 +2,7 @@
 right backend with PyTorch's weak scalar typing, and checking arguments."""
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 
@@ -99,3 +100,16 @@ def reshape_to(x: Tensor, shape) -> Tensor:
 
 
 __all__ = ["is_scalar", "check_tensor", "scalar_tensor", "binary_operands", "scalar_dtype", "reshape_to"]
+
+
+def inplace_method(name: str, fn):
+    """The in-place method ``name`` (``"exp_"``) of the op ``fn``: ``x.exp_()`` writes ``exp(x)`` into
+    ``x`` and returns it; its signature is ``fn``'s with ``self`` first."""
+    def method(self, *args, **kwargs):
+        from .binary import inplace
+        return inplace(self, name, fn, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place ``{name[:-1]}``: writes the result into this tensor and returns it."
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    method.__signature__ = inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)] + params)
+    return method

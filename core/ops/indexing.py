@@ -38,70 +38,71 @@ def _int(value, be):
 # ---------------------------------------------------------------- gather / scatter
 
 
-def gather(x, dim, index) -> Tensor:
-    """``out[i][j] = x[index[i][j]][j]`` for ``dim=0`` (``torch.gather``); ``index`` is int64 (or int32) with
-    ``x``'s number of dims and no larger than ``x`` outside ``dim``.
+def gather(input, dim, index, *, sparse_grad=False) -> Tensor:
+    """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (``torch.gather``); ``index`` is int64 (or int32) with
+    ``input``'s number of dims and no larger than ``input`` outside ``dim``. ``sparse_grad`` is accepted
+    without effect: the gradient is dense here (PyTorch's sparse one holds the same numbers).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]]).gather(1, wg.tensor([[1, 0], [0, 0]])).tolist()
     [[2, 1], [3, 3]]
     """
-    check_tensor("gather", x)
+    check_tensor("gather", input)
     index = _int_index("gather", index)
-    d = normalize_axis(dim, x.ndim, "gather")
-    if index.ndim != x.ndim or any(i > n for k, (i, n) in enumerate(zip(index.shape, x.shape)) if k != d):
+    d = normalize_axis(dim, input.ndim, "gather")
+    if index.ndim != input.ndim or any(i > n for k, (i, n) in enumerate(zip(index.shape, input.shape)) if k != d):
         raise ValueError(f"gather: index of shape {tuple(index.shape)} does not fit input of shape "
-                         f"{tuple(x.shape)} along dims other than {d} (same number of dims, no larger sizes)")
-    if x.ndim == 0:
-        return M.reshape(run_kernel(K.GATHER, M.reshape(x, 1), M.reshape(index, 1), axis=0), ())
-    return run_kernel(K.GATHER, x, index, axis=d)
+                         f"{tuple(input.shape)} along dims other than {d} (same number of dims, no larger sizes)")
+    if input.ndim == 0:
+        return M.reshape(run_kernel(K.GATHER, M.reshape(input, 1), M.reshape(index, 1), axis=0), ())
+    return run_kernel(K.GATHER, input, index, axis=d)
 
 
-def scatter_add(x, dim, index, src) -> Tensor:
-    """A copy of ``x`` with ``src`` added at ``index`` along ``dim`` (``torch.scatter_add``):
+def scatter_add(input, dim, index, src) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (``torch.scatter_add``):
     ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``; repeated indices accumulate.
 
     >>> import webgrad as wg
     >>> wg.zeros(3).scatter_add(0, wg.tensor([0, 2, 0]), wg.tensor([1.0, 2.0, 3.0])).tolist()
     [4.0, 0.0, 2.0]
     """
-    check_tensor("scatter_add", x)
+    check_tensor("scatter_add", input)
     check_tensor("scatter_add", src, "src")
     index = _int_index("scatter_add", index)
-    d = normalize_axis(dim, x.ndim, "scatter_add")
-    if src._dtype is not x._dtype:
-        raise TypeError(f"scatter_add: src dtype {src.dtype.name} differs from the input's {x.dtype.name}")
-    if index.ndim != x.ndim or src.ndim != x.ndim or any(
-            i > s or (k != d and i > n) for k, (i, s, n) in enumerate(zip(index.shape, src.shape, x.shape))):
+    d = normalize_axis(dim, input.ndim, "scatter_add")
+    if src._dtype is not input._dtype:
+        raise TypeError(f"scatter_add: src dtype {src.dtype.name} differs from the input's {input.dtype.name}")
+    if index.ndim != input.ndim or src.ndim != input.ndim or any(
+            i > s or (k != d and i > n) for k, (i, s, n) in enumerate(zip(index.shape, src.shape, input.shape))):
         raise ValueError(f"scatter_add: index of shape {tuple(index.shape)} must have the input's number of dims, "
                          f"be no larger than src {tuple(src.shape)}, and no larger than the input "
-                         f"{tuple(x.shape)} outside dim {d}")
-    if x.ndim == 0:
-        return M.reshape(scatter_add(M.reshape(x, 1), 0, M.reshape(index, 1), M.reshape(src, 1)), ())
-    return run_kernel(K.SCATTER_ADD, x, index, src, axis=d)
+                         f"{tuple(input.shape)} outside dim {d}")
+    if input.ndim == 0:
+        return M.reshape(scatter_add(M.reshape(input, 1), 0, M.reshape(index, 1), M.reshape(src, 1)), ())
+    return run_kernel(K.SCATTER_ADD, input, index, src, axis=d)
 
 
-def index_select(x, dim, index) -> Tensor:
-    """The slices of ``x`` at positions ``index`` (1-d int64 or int32) along ``dim``.
+def index_select(input, dim, index) -> Tensor:
+    """The slices of ``input`` at positions ``index`` (1-d int64 or int32) along ``dim``.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]]).index_select(0, wg.tensor([1, 1, 0])).tolist()
     [[3, 4], [3, 4], [1, 2]]
     """
-    check_tensor("index_select", x)
+    check_tensor("index_select", input)
     index = _int_index("index_select", index)
     if index.ndim > 1:
         raise ValueError(f"index_select: index must be 1-d, got shape {tuple(index.shape)}")
-    if x.ndim == 0:
-        return M.reshape(index_select(M.reshape(x, 1), dim, index), index.shape)
-    d = normalize_axis(dim, x.ndim, "index_select")
+    if input.ndim == 0:
+        return M.reshape(index_select(M.reshape(input, 1), dim, index), index.shape)
+    d = normalize_axis(dim, input.ndim, "index_select")
     k = index.numel()
-    index = M.reshape(index, (1,) * d + (k,) + (1,) * (x.ndim - d - 1))
-    return run_kernel(K.GATHER, x, M.expand(index, x.shape[:d] + (k,) + x.shape[d + 1:]), axis=d)
+    index = M.reshape(index, (1,) * d + (k,) + (1,) * (input.ndim - d - 1))
+    return run_kernel(K.GATHER, input, M.expand(index, input.shape[:d] + (k,) + input.shape[d + 1:]), axis=d)
 
 
-def take_along_dim(x, indices, dim=None) -> Tensor:
-    """Gather ``indices`` along ``dim``, broadcasting ``x`` and ``indices`` in the other dims
+def take_along_dim(input, indices, dim=None) -> Tensor:
+    """Gather ``indices`` along ``dim``, broadcasting ``input`` and ``indices`` in the other dims
     (the flattened tensor when ``dim`` is None), as ``torch.take_along_dim``.
 
     >>> import webgrad as wg
@@ -109,74 +110,74 @@ def take_along_dim(x, indices, dim=None) -> Tensor:
     >>> wg.take_along_dim(x, wg.tensor([[0, 2, 1]]), 1).tolist()
     [[10, 20, 30]]
     """
-    check_tensor("take_along_dim", x)
+    check_tensor("take_along_dim", input)
     indices = _int_index("take_along_dim", indices, "indices")
     if dim is None:
-        return gather(M.reshape(x, -1), 0, M.reshape(indices, -1))
-    if indices.ndim != x.ndim:
-        raise ValueError(f"take_along_dim: input {tuple(x.shape)} and indices {tuple(indices.shape)} must have "
+        return gather(M.reshape(input, -1), 0, M.reshape(indices, -1))
+    if indices.ndim != input.ndim:
+        raise ValueError(f"take_along_dim: input {tuple(input.shape)} and indices {tuple(indices.shape)} must have "
                          f"the same number of dims")
-    d = normalize_axis(dim, x.ndim, "take_along_dim")
+    d = normalize_axis(dim, input.ndim, "take_along_dim")
     drop = lambda s: s[:d] + (1,) + s[d + 1:]  # noqa: E731
-    b = broadcast_shapes(drop(x.shape), drop(indices.shape), op="take_along_dim")
+    b = broadcast_shapes(drop(input.shape), drop(indices.shape), op="take_along_dim")
     put = lambda n: b[:d] + (n,) + b[d + 1:]  # noqa: E731
-    return gather(M.expand(x, put(x.shape[d])), d, M.expand(indices, put(indices.shape[d])))
+    return gather(M.expand(input, put(input.shape[d])), d, M.expand(indices, put(indices.shape[d])))
 
 
-def index_add(x, dim, index, source, alpha=1) -> Tensor:
-    """A copy of ``x`` with ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``.
+def index_add(input, dim, index, source, alpha=1) -> Tensor:
+    """A copy of ``input`` with ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``.
 
     >>> import webgrad as wg
     >>> wg.zeros(3).index_add(0, wg.tensor([0, 0, 2]), wg.tensor([1.0, 2.0, 3.0])).tolist()
     [3.0, 0.0, 3.0]
     """
-    check_tensor("index_add", x)
+    check_tensor("index_add", input)
     index = _int_index("index_add", index)
-    d = normalize_axis(dim, x.ndim, "index_add")
-    if index.ndim > 1 or source.ndim != x.ndim or source.shape[d] != index.numel():
+    d = normalize_axis(dim, input.ndim, "index_add")
+    if index.ndim > 1 or source.ndim != input.ndim or source.shape[d] != index.numel():
         raise ValueError(f"index_add: index {tuple(index.shape)} must be 1-d with one entry per slice of source "
-                         f"{tuple(source.shape)} along dim {d} (input {tuple(x.shape)})")
+                         f"{tuple(source.shape)} along dim {d} (input {tuple(input.shape)})")
     if alpha != 1:
         source = run_kernel(K.MUL, source, scalar_tensor(alpha, source._dtype, source._backend))
-    index = M.reshape(index, (1,) * d + (-1,) + (1,) * (x.ndim - d - 1))
-    return scatter_add(x, d, M.expand(index, source.shape), source)
+    index = M.reshape(index, (1,) * d + (-1,) + (1,) * (input.ndim - d - 1))
+    return scatter_add(input, d, M.expand(index, source.shape), source)
 
 
-def masked_fill(x, mask, value) -> Tensor:
-    """``x`` with ``value`` (a number or a 0-d tensor) where the bool ``mask`` (broadcast to ``x``) is True.
+def masked_fill(input, mask, value) -> Tensor:
+    """``input`` with ``value`` (a number or a 0-d tensor) where the bool ``mask`` (broadcast to ``input``) is True.
 
     >>> import webgrad as wg
     >>> wg.tensor([1.0, 2.0]).masked_fill(wg.tensor([True, False]), 0).tolist()
     [0.0, 2.0]
     """
-    check_tensor("masked_fill", x)
+    check_tensor("masked_fill", input)
     check_tensor("masked_fill", mask, "mask")
     if mask._dtype is not bool_:
         raise TypeError(f"masked_fill: mask must be a bool tensor, got {mask.dtype.name}")
-    if broadcast_shapes(mask.shape, x.shape, op="masked_fill") != x.shape:
+    if broadcast_shapes(mask.shape, input.shape, op="masked_fill") != input.shape:
         raise ValueError(f"masked_fill: mask of shape {tuple(mask.shape)} does not broadcast to the input's "
-                         f"shape {tuple(x.shape)}")
+                         f"shape {tuple(input.shape)}")
     if is_scalar(value):
-        value = scalar_tensor(value, x._dtype, x._backend)
+        value = scalar_tensor(value, input._dtype, input._backend)
     elif check_tensor("masked_fill", value, "value").ndim:
         raise ValueError(f"masked_fill: value must be a number or a 0-d tensor, got shape {tuple(value.shape)}")
-    elif value._dtype is not x._dtype:
-        value = run_kernel(K.CAST, value, dtype=x._dtype)
-    return run_kernel(K.WHERE, mask, value, x)
+    elif value._dtype is not input._dtype:
+        value = run_kernel(K.CAST, value, dtype=input._dtype)
+    return run_kernel(K.WHERE, mask, value, input)
 
 
-def masked_fill_(x, mask, value) -> Tensor:
+def masked_fill_(input, mask, value) -> Tensor:
     """In-place ``masked_fill``.
 
     >>> import webgrad as wg
     >>> t = wg.tensor([1.0, 2.0]); _ = t.masked_fill_(wg.tensor([False, True]), -1.0); t.tolist()
     [1.0, -1.0]
     """
-    return x._assign(masked_fill(x, mask, value), "masked_fill_")
+    return input._assign(masked_fill(input, mask, value), "masked_fill_")
 
 
-def index_copy(x, dim, index, source) -> Tensor:
-    """A copy of ``x`` whose slices ``index[i]`` along ``dim`` are ``source``'s slices ``i``
+def index_copy(input, dim, index, source) -> Tensor:
+    """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are ``source``'s slices ``i``
     (``torch.index_copy``); where ``index`` repeats, the last one wins (numpy's rule; PyTorch leaves
     it unspecified), and its gradient goes to that one alone.
 
@@ -185,35 +186,35 @@ def index_copy(x, dim, index, source) -> Tensor:
     [[3.0, 4.0], [0.0, 0.0], [1.0, 2.0]]
     """
     op = "index_copy"
-    check_tensor(op, x)
+    check_tensor(op, input)
     check_tensor(op, source, "source")
     index = _int_index(op, index)
     if index.ndim > 1:
         raise IndexError(f"{op}: index should have dimension 1 or 0, got shape {tuple(index.shape)}")
-    if source._dtype is not x._dtype:
-        raise TypeError(f"{op}: source dtype {source.dtype.name} differs from the input's {x.dtype.name}")
-    if min(x.ndim, source.ndim) == 0 and max(x.ndim, source.ndim) <= 1:   # a scalar for one element
-        return M.reshape(index_copy(M.reshape(x, -1), 0, index, M.reshape(source, -1)), x.shape)
-    d = normalize_axis(dim, x.ndim, op)
-    if source.ndim != x.ndim or source.shape[:d] + source.shape[d + 1:] != x.shape[:d] + x.shape[d + 1:] \
+    if source._dtype is not input._dtype:
+        raise TypeError(f"{op}: source dtype {source.dtype.name} differs from the input's {input.dtype.name}")
+    if min(input.ndim, source.ndim) == 0 and max(input.ndim, source.ndim) <= 1:   # a scalar for one element
+        return M.reshape(index_copy(M.reshape(input, -1), 0, index, M.reshape(source, -1)), input.shape)
+    d = normalize_axis(dim, input.ndim, op)
+    if source.ndim != input.ndim or source.shape[:d] + source.shape[d + 1:] != input.shape[:d] + input.shape[d + 1:] \
             or source.shape[d] != index.numel():
         raise IndexError(f"{op}: source of shape {tuple(source.shape)} must have the input's shape "
-                         f"{tuple(x.shape)} with dim {d} of size {index.numel()} (one slice per index)")
-    return run_kernel(K.INDEX_COPY, x, M.reshape(index, -1), source, axis=d)
+                         f"{tuple(input.shape)} with dim {d} of size {index.numel()} (one slice per index)")
+    return run_kernel(K.INDEX_COPY, input, M.reshape(index, -1), source, axis=d)
 
 
-def index_copy_(x, dim, index, source) -> Tensor:
+def index_copy_(input, dim, index, source) -> Tensor:
     """In-place ``index_copy``.
 
     >>> import webgrad as wg
     >>> t = wg.zeros(3); _ = t.index_copy_(0, wg.tensor([1]), wg.tensor([5.0])); t.tolist()
     [0.0, 5.0, 0.0]
     """
-    return x._assign(index_copy(x, dim, index, source), "index_copy_")
+    return input._assign(index_copy(input, dim, index, source), "index_copy_")
 
 
-def index_fill(x, dim, index, value) -> Tensor:
-    """A copy of ``x`` with ``value`` (a number or a 0-d tensor) in the slices ``index`` along ``dim``
+def index_fill(input, dim, index, value) -> Tensor:
+    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) in the slices ``index`` along ``dim``
     (negative indices count from the end), as ``torch.index_fill``.
 
     >>> import webgrad as wg
@@ -221,34 +222,34 @@ def index_fill(x, dim, index, value) -> Tensor:
     [[7.0, 0.0, 7.0], [7.0, 0.0, 7.0]]
     """
     op = "index_fill"
-    check_tensor(op, x)
+    check_tensor(op, input)
     index = _int_index(op, index)
     if index.ndim > 1:
         raise IndexError(f"{op}: index should have dimension 1 or 0, got shape {tuple(index.shape)}")
     if not (is_scalar(value) or isinstance(value, Tensor) and value.ndim == 0):
         raise TypeError(f"{op}: value must be a number or a 0-d tensor, got "
                         f"{f'shape {tuple(value.shape)}' if isinstance(value, Tensor) else type(value).__name__}")
-    y = M.reshape(x, -1) if x.ndim == 0 else x
+    y = M.reshape(input, -1) if input.ndim == 0 else input
     d = normalize_axis(dim, y.ndim, op)
     index = _wrap_negative(M.reshape(index, -1), y.shape[d])
-    fill = _broadcast_value(value, y.shape[:d] + (index.numel(),) + y.shape[d + 1:], x._dtype, x._backend, op)
-    return M.reshape(run_kernel(K.INDEX_COPY, y, index, fill, axis=d), x.shape)
+    fill = _broadcast_value(value, y.shape[:d] + (index.numel(),) + y.shape[d + 1:], input._dtype, input._backend, op)
+    return M.reshape(run_kernel(K.INDEX_COPY, y, index, fill, axis=d), input.shape)
 
 
-def index_fill_(x, dim, index, value) -> Tensor:
+def index_fill_(input, dim, index, value) -> Tensor:
     """In-place ``index_fill``.
 
     >>> import webgrad as wg
     >>> t = wg.zeros(3); _ = t.index_fill_(0, wg.tensor([2]), 1.0); t.tolist()
     [0.0, 0.0, 1.0]
     """
-    return x._assign(index_fill(x, dim, index, value), "index_fill_")
+    return input._assign(index_fill(input, dim, index, value), "index_fill_")
 
 
-def index_put(x, indices, values, accumulate=False) -> Tensor:
-    """A copy of ``x`` with ``x[indices] = values`` (``+=`` with ``accumulate=True``, where repeated
+def index_put(input, indices, values, accumulate=False) -> Tensor:
+    """A copy of ``input`` with ``input[indices] = values`` (``+=`` with ``accumulate=True``, where repeated
     indices add up), as ``torch.index_put``: ``indices`` is a tuple of integer or bool tensors, one
-    per leading dim, and ``values`` a tensor of ``x``'s dtype broadcast to ``x[indices]``. Without
+    per leading dim, and ``values`` a tensor of ``input``'s dtype broadcast to ``input[indices]``. Without
     ``accumulate`` the last of repeated indices wins (numpy's rule; PyTorch leaves it unspecified).
 
     >>> import webgrad as wg
@@ -256,24 +257,24 @@ def index_put(x, indices, values, accumulate=False) -> Tensor:
     [3.0, 0.0, 3.0]
     """
     op = "index_put"
-    check_tensor(op, x)
+    check_tensor(op, input)
     if not isinstance(indices, (tuple, list)) or not all(isinstance(t, Tensor) for t in indices):
         raise TypeError(f"{op}: indices must be a tuple of tensors, got {indices!r}")
     if not isinstance(values, Tensor):
         raise TypeError(f"{op}: values must be a Tensor, got {type(values).__name__}")
-    if values._dtype is not x._dtype:
-        raise TypeError(f"{op}: values dtype {values.dtype.name} differs from the input's {x.dtype.name}")
-    return _put_at(x, _plan(x, tuple(indices), op), values, op, bool(accumulate))
+    if values._dtype is not input._dtype:
+        raise TypeError(f"{op}: values dtype {values.dtype.name} differs from the input's {input.dtype.name}")
+    return _put_at(input, _plan(input, tuple(indices), op), values, op, bool(accumulate))
 
 
-def index_put_(x, indices, values, accumulate=False) -> Tensor:
+def index_put_(input, indices, values, accumulate=False) -> Tensor:
     """In-place ``index_put``.
 
     >>> import webgrad as wg
     >>> t = wg.zeros(2, 2); _ = t.index_put_((wg.tensor([1]), wg.tensor([0])), wg.tensor(5.0)); t.tolist()
     [[0.0, 0.0], [5.0, 0.0]]
     """
-    return x._assign(index_put(x, indices, values, accumulate), "index_put_")
+    return input._assign(index_put(input, indices, values, accumulate), "index_put_")
 
 
 def nonzero(input, *, as_tuple=False):
@@ -309,7 +310,7 @@ def select_unique(x, dim, index) -> Tensor:
     shape, axis = x.shape, normalize_axis(dim, max(1, x.ndim), "select_unique")
 
     def backward(dy, saved, attrs):
-        zero = zeros(*shape, dtype=dy.dtype, backend=dy._backend)
+        zero = zeros(shape, dtype=dy.dtype, backend=dy._backend)
         return run_kernel(K.INDEX_COPY, zero, index, dy, axis=axis), None
     record_function("SelectUnique", backward, [x, index], [out])
     return out

@@ -14,7 +14,10 @@ from ..dtypes import promote
 from ..engine import run_kernel
 from ..shapes import ShapeError, broadcast_shapes, numel
 from ..tensor import Tensor
-from .common import check_tensor, reshape_to
+from .binary import where
+from .common import check_tensor, inplace_method, reshape_to
+from .creation import arange
+from .movement import pad
 
 
 def _operands(op, a, b):
@@ -27,7 +30,7 @@ def _operands(op, a, b):
             b if b._dtype is dt else run_kernel(K.CAST, b, dtype=dt))
 
 
-def matmul(a, b):
+def matmul(input, other):
     """Matrix product with PyTorch's rules: 1-D operands act as a row (left) or column (right)
     vector and that dim is dropped; leading batch dims broadcast.
 
@@ -40,23 +43,24 @@ def matmul(a, b):
     11.0
     """
     if autocast.dtypes:
-        a, b = lower_precision(a, b)
-    if type(a) is Tensor and type(b) is Tensor and a._dtype is b._dtype and a._dtype.is_floating:
-        sa, sb = a._data.shape, b._data.shape   # the fast path: [m, k] @ [k, n], one float dtype
+        input, other = lower_precision(input, other)
+    if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype and input._dtype.is_floating:
+        sa, sb = input._data.shape, other._data.shape   # the fast path: [m, k] @ [k, n], one float dtype
         if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:
-            return run_kernel(K.MATMUL, a, b, transpose_a=False, transpose_b=False)
-    a, b = _operands("matmul", a, b)
-    if not a.ndim or not b.ndim:
-        raise ShapeError(f"matmul: both arguments need to be at least 1D, but they are {a.ndim}D and "
-                         f"{b.ndim}D")
-    a2 = reshape_to(a, (1,) + a.shape) if a.ndim == 1 else a
-    b2 = reshape_to(b, b.shape + (1,)) if b.ndim == 1 else b
+            return run_kernel(K.MATMUL, input, other, transpose_a=False, transpose_b=False)
+    input, other = _operands("matmul", input, other)
+    if not input.ndim or not other.ndim:
+        raise ShapeError(f"matmul: both arguments need to be at least 1D, but they are {input.ndim}D and "
+                         f"{other.ndim}D")
+    a2 = reshape_to(input, (1,) + input.shape) if input.ndim == 1 else input
+    b2 = reshape_to(other, other.shape + (1,)) if other.ndim == 1 else other
     if a2.shape[-1] != b2.shape[-2]:
-        raise ShapeError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
+        raise ShapeError(f"matmul: shapes {tuple(input.shape)} and {tuple(other.shape)} cannot be multiplied "
                          f"({a2.shape[-1]} != {b2.shape[-2]})")
     batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2], op="matmul")
     out = run_kernel(K.MATMUL, a2, b2, transpose_a=False, transpose_b=False)
-    shape = batch + ((a.shape[-2],) if a.ndim > 1 else ()) + ((b.shape[-1],) if b.ndim > 1 else ())
+    rows = (input.shape[-2],) if input.ndim > 1 else ()
+    shape = batch + rows + ((other.shape[-1],) if other.ndim > 1 else ())
     return reshape_to(out, shape)
 
 
@@ -71,52 +75,199 @@ def _check_ndim(op, want, a, b):
         raise ShapeError(f"{op}: expected two {want}D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
 
 
-def dot(a, b):
+def dot(input, tensor):
     """Dot product of two 1-D tensors of one size.
 
     >>> import webgrad as wg
     >>> wg.dot(wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).item()
     11.0
     """
-    _check_ndim("dot", 1, check_tensor("dot", a), check_tensor("dot", b))
-    if a.shape != b.shape:
-        raise ShapeError(f"dot: inconsistent sizes, shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    return matmul(a, b)
+    _check_ndim("dot", 1, check_tensor("dot", input), check_tensor("dot", tensor))
+    if input.shape != tensor.shape:
+        raise ShapeError(f"dot: inconsistent sizes, shapes {tuple(input.shape)} and {tuple(tensor.shape)}")
+    return matmul(input, tensor)
 
 
-def mm(a, b):
+def mm(input, mat2):
     """Product of two 2-D matrices (no broadcasting).
 
     >>> import webgrad as wg
     >>> wg.mm(wg.ones(2, 3), wg.ones(3, 1)).tolist()
     [[3.0], [3.0]]
     """
-    _check_ndim("mm", 2, check_tensor("mm", a), check_tensor("mm", b))
-    return matmul(a, b)
+    _check_ndim("mm", 2, check_tensor("mm", input), check_tensor("mm", mat2))
+    return matmul(input, mat2)
 
 
-def bmm(a, b):
+def bmm(input, mat2):
     """Batched product of 3-D tensors with one batch size (no broadcasting).
 
     >>> import webgrad as wg
     >>> wg.bmm(wg.ones(4, 2, 3), wg.ones(4, 3, 5)).shape
     (4, 2, 5)
     """
-    _check_ndim("bmm", 3, check_tensor("bmm", a), check_tensor("bmm", b))
-    if a.shape[0] != b.shape[0]:
-        raise ShapeError(f"bmm: batch sizes differ, shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    return matmul(a, b)
+    _check_ndim("bmm", 3, check_tensor("bmm", input), check_tensor("bmm", mat2))
+    if input.shape[0] != mat2.shape[0]:
+        raise ShapeError(f"bmm: batch sizes differ, shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
+    return matmul(input, mat2)
 
 
-def outer(a, b):
-    """Outer product of two 1-D tensors: ``out[i, j] = a[i] * b[j]``.
+def outer(input, vec2):
+    """Outer product of two 1-D tensors: ``out[i, j] = input[i] * vec2[j]``.
 
     >>> import webgrad as wg
     >>> wg.outer(wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).tolist()
     [[3.0, 4.0], [6.0, 8.0]]
     """
-    _check_ndim("outer", 1, check_tensor("outer", a), check_tensor("outer", b))
-    return matmul(reshape_to(a, a.shape + (1,)), reshape_to(b, (1,) + b.shape))
+    _check_ndim("outer", 1, check_tensor("outer", input), check_tensor("outer", vec2))
+    return matmul(reshape_to(input, input.shape + (1,)), reshape_to(vec2, (1,) + vec2.shape))
+
+
+# ---------------------------------------------------------------- products added to a tensor
+
+
+def _add_scaled(op, input, product, beta, alpha):
+    """``beta * input + alpha * product``, where ``input`` broadcasts to ``product``'s shape; with
+    ``beta == 0`` ``input`` is not read (its NaN and inf do not propagate), as in PyTorch."""
+    check_tensor(op, input)
+    shape = broadcast_shapes(input.shape, product.shape, op=op)
+    if shape != tuple(product.shape):
+        raise ValueError(f"{op}: input of shape {tuple(input.shape)} does not broadcast to the product's shape "
+                         f"{tuple(product.shape)}")
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return product + (input if beta == 1 else input * beta)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` and ``mat2``.
+
+    >>> import webgrad as wg
+    >>> wg.addmm(wg.ones(2), wg.ones(2, 3), wg.ones(3, 2), beta=0.5).tolist()
+    [[3.5, 3.5], [3.5, 3.5]]
+    """
+    return _add_scaled("addmm", input, mm(mat1, mat2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2)`` for 3-D batches.
+
+    >>> import webgrad as wg
+    >>> wg.baddbmm(wg.zeros(4, 2, 5), wg.ones(4, 2, 3), wg.ones(4, 3, 5), alpha=2).shape
+    (4, 2, 5)
+    """
+    return _add_scaled("baddbmm", input, bmm(batch1, batch2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``.
+
+    >>> import webgrad as wg
+    >>> wg.addbmm(wg.zeros(2, 2), wg.ones(3, 2, 4), wg.ones(3, 4, 2)).tolist()
+    [[12.0, 12.0], [12.0, 12.0]]
+    """
+    return _add_scaled("addbmm", input, run_kernel(K.SUM, bmm(batch1, batch2), axes=(0,), keepdim=False), beta,
+                       alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` and a 1-D ``vec``.
+
+    >>> import webgrad as wg
+    >>> wg.addmv(wg.ones(2), wg.ones(2, 3), wg.ones(3)).tolist()
+    [4.0, 4.0]
+    """
+    check_tensor("addmv", mat, "mat")
+    check_tensor("addmv", vec, "vec")
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise ValueError(f"addmv: expected a 2-D mat and a 1-D vec, got shapes {tuple(mat.shape)} and "
+                         f"{tuple(vec.shape)}")
+    return _add_scaled("addmv", input, matmul(mat, vec), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)``.
+
+    >>> import webgrad as wg
+    >>> wg.addr(wg.zeros(2, 2), wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).tolist()
+    [[3.0, 4.0], [6.0, 8.0]]
+    """
+    return _add_scaled("addr", input, outer(vec1, vec2), beta, alpha)
+
+
+def inner(input, other):
+    """Sums of products over the last dims: shape ``input.shape[:-1] + other.shape[:-1]`` (a product
+    when either is 0-d).
+
+    >>> import webgrad as wg
+    >>> wg.inner(wg.tensor([[1.0, 2.0], [3.0, 4.0]]), wg.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    """
+    check_tensor("inner", input)
+    check_tensor("inner", other, "other")
+    if not input.ndim or not other.ndim:
+        return input * other
+    k = input.shape[-1]
+    if other.shape[-1] != k:
+        raise ValueError(f"inner: the last dims must match, got shapes {tuple(input.shape)} and {tuple(other.shape)}")
+    out = matmul(reshape_to(input, (numel(input.shape[:-1]), k)), reshape_to(other, (numel(other.shape[:-1]), k)).mT)
+    return reshape_to(out, input.shape[:-1] + other.shape[:-1])
+
+
+def mv(input, vec):
+    """The product of a 2-D ``input`` and a 1-D ``vec``.
+
+    >>> import webgrad as wg
+    >>> wg.mv(wg.tensor([[1.0, 2.0], [3.0, 4.0]]), wg.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    """
+    check_tensor("mv", input)
+    check_tensor("mv", vec, "vec")
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"mv: expected a 2-D input and a 1-D vec, got shapes {tuple(input.shape)} and "
+                           f"{tuple(vec.shape)}")
+    return matmul(input, vec)
+
+
+def trace(input):
+    """The sum of the main diagonal of a 2-D tensor.
+
+    >>> import webgrad as wg
+    >>> wg.trace(wg.tensor([[1.0, 2.0], [3.0, 4.0]])).item()
+    5.0
+    """
+    check_tensor("trace", input)
+    if input.ndim != 2:
+        raise ValueError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
+    if input._dtype.kind == "b":
+        raise NotImplementedError("trace: not implemented for bool tensors (as PyTorch); use x.long() first")
+    d = input.diagonal()
+    return run_kernel(K.SUM, d if d._dtype.is_floating else d.to("int64"), axes=(0,), keepdim=False)
+
+
+def diag(input, diagonal=0):
+    """A 1-D tensor made the ``diagonal``-th diagonal of a square matrix (zeros elsewhere), or the
+    ``diagonal``-th diagonal of a 2-D tensor (a copy).
+
+    >>> import webgrad as wg
+    >>> wg.diag(wg.tensor([1, 2])).tolist(), wg.diag(wg.tensor([[1, 2], [3, 4]]), 1).tolist()
+    ([[1, 0], [0, 2]], [2])
+    """
+    check_tensor("diag", input)
+    if input.ndim == 2:
+        return run_kernel(K.IDENTITY, input.diagonal(diagonal))
+    if input.ndim != 1:
+        raise ValueError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+    n = input.shape[0] + abs(diagonal)
+    rows, cols = arange(n, backend=input._backend).reshape(n, 1), arange(n, backend=input._backend)
+    padded = pad(input, (0, abs(diagonal)))   # out[r, r + d] = input[r] (d >= 0), out[c - d, c] = input[c]
+    values = padded.reshape(n, 1) if diagonal >= 0 else padded.reshape(1, n)
+    return where((cols - rows) == diagonal, values, 0)
+
+
+_ADDED = {"addmm": addmm, "baddbmm": baddbmm, "addbmm": addbmm, "addmv": addmv, "addr": addr}
 
 
 # ---------------------------------------------------------------- einsum
@@ -242,6 +393,9 @@ def einsum(equation, *operands):
 
 
 METHODS = {"matmul": matmul, "__matmul__": matmul, "__rmatmul__": rmatmul, "dot": dot, "mm": mm, "bmm": bmm,
-           "outer": outer}
+           "outer": outer, "ger": outer, "inner": inner, "mv": mv, "trace": trace, "diag": diag, **_ADDED,
+           **{f"{name}_": inplace_method(f"{name}_", fn) for name, fn in _ADDED.items()}}
 
-__all__ = ["matmul", "dot", "mm", "bmm", "outer", "einsum"]
+ger = outer
+
+__all__ = ["matmul", "dot", "mm", "bmm", "outer", "ger", "inner", "mv", "trace", "diag", "einsum"] + list(_ADDED)

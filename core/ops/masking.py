@@ -90,8 +90,8 @@ def argwhere(input) -> Tensor:
     return nonzero(input)
 
 
-def count_nonzero(input, dim=None) -> Tensor:
-    """How many elements of ``input`` are nonzero over ``dim`` (an int, a tuple of ints, or all dims),
+def count_nonzero(input, *dims, dim=None) -> Tensor:
+    """How many elements of ``input`` are nonzero over ``dim`` (an int, a tuple or several ints, or all dims),
     as int64 (``torch.count_nonzero``).
 
     >>> import webgrad as wg
@@ -100,6 +100,7 @@ def count_nonzero(input, dim=None) -> Tensor:
     (3, [2, 1])
     """
     check_tensor("count_nonzero", input)
+    dim = M._dims_or("count_nonzero", dims, dim, "dim")
     flags = run_kernel(K.NOT_EQUAL, input, scalar_tensor(0, input._dtype, input._backend))
     return reduce.sum(flags, None if dim is None else normalize_axes(dim, input.ndim, "count_nonzero"))
 

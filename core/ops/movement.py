@@ -13,7 +13,8 @@ import operator
 
 from .. import kernel_names as K
 from .. import strides as S
-from ..dtypes import int64, promote
+from ..dtypes import DType, int64, promote
+from ..layouts import check_memory_format
 from ..engine import run_kernel
 from ..shapes import ShapeError, infer_reshape, normalize_axes, normalize_axis, numel, unique_axes
 from ..tensor import Tensor, tensor
@@ -31,6 +32,25 @@ def _sizes(args, op) -> tuple:
         return tuple(operator.index(a) for a in args)
     except TypeError:
         raise TypeError(f"{op}: sizes must be ints, got {tuple(args)}") from None
+
+
+def _sizes_or(op, args, keyword, name) -> tuple:
+    """The sizes of ``f(2, 3)``, ``f((2, 3))`` or ``f(name=(2, 3))``: PyTorch's ``*size`` parameters
+    take their name as a keyword too."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{op}() got multiple values for argument '{name}'")
+        args = (keyword,)
+    return _sizes(args, op)
+
+
+def _dims_or(op, args, keyword, name):
+    """The dims of ``f(0, 1)``, ``f((0, 1))`` or ``f(name=(0, 1))``; None when none are given."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{op}() got multiple values for argument '{name}'")
+        return keyword
+    return args[0] if len(args) == 1 else (tuple(args) if args else None)
 
 
 def _fresh(y, x):
@@ -59,79 +79,85 @@ def _reshape(x, shape, op):
     return out
 
 
-def reshape(x, *shape) -> Tensor:
-    """The same elements (row-major) in a new shape; one size may be -1.
+def reshape(input, *sizes, shape=None) -> Tensor:
+    """The same elements (row-major) in a new shape (``reshape(2, 3)``, ``reshape((2, 3))`` or
+    ``reshape(shape=(2, 3))``); one size may be -1.
 
     >>> import webgrad as wg
     >>> wg.arange(6).reshape(2, -1).tolist()
     [[0, 1, 2], [3, 4, 5]]
     """
-    return _reshape(x, _sizes(shape, "reshape"), "reshape")
+    return _reshape(input, _sizes_or("reshape", sizes, shape, "shape"), "reshape")
 
 
-def view(x, *shape) -> Tensor:
-    """``reshape`` (webgrad tensors are values, so every reshape is a valid view).
+def view(input, *sizes, size=None) -> Tensor:
+    """A view of ``input``'s storage in a new shape (``view(2, 3)``, ``view((2, 3))`` or
+    ``view(size=(2, 3))``), where strides can express it; else a RuntimeError (use ``reshape``).
+    ``view(dtype)``, which reinterprets bits, is not supported: ``.to(dtype)`` converts values.
 
     >>> import webgrad as wg
     >>> wg.zeros(4).view(2, 2).shape
     (2, 2)
     """
-    return _reshape(x, _sizes(shape, "view"), "view")
+    if len(sizes) == 1 and isinstance(sizes[0], DType):
+        raise NotImplementedError(f"view: view(dtype) reinterprets the bits of {input.dtype} as {sizes[0]}, which "
+                                  f"webgrad does not do; .to({sizes[0]}) converts the values")
+    return _reshape(input, _sizes_or("view", sizes, size, "size"), "view")
 
 
-def flatten(x, start_dim=0, end_dim=-1) -> Tensor:
+def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
     """Merge dims ``start_dim..end_dim`` into one (a 0-d tensor becomes 1-d).
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3, 4).flatten(1).shape
     (2, 12)
     """
-    check_tensor("flatten", x)
-    s, e = normalize_axis(start_dim, x.ndim, "flatten"), normalize_axis(end_dim, x.ndim, "flatten")
-    if x.ndim == 0:
-        return _reshape(x, (1,), "flatten")
+    check_tensor("flatten", input)
+    s, e = normalize_axis(start_dim, input.ndim, "flatten"), normalize_axis(end_dim, input.ndim, "flatten")
+    if input.ndim == 0:
+        return _reshape(input, (1,), "flatten")
     if s > e:
         raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
-    return _reshape(x, x.shape[:s] + (numel(x.shape[s:e + 1]),) + x.shape[e + 1:], "flatten")
+    return _reshape(input, input.shape[:s] + (numel(input.shape[s:e + 1]),) + input.shape[e + 1:], "flatten")
 
 
-def unflatten(x, dim, sizes) -> Tensor:
+def unflatten(input, dim, sizes) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (one may be -1).
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 12).unflatten(1, (3, -1)).shape
     (2, 3, 4)
     """
-    check_tensor("unflatten", x)
-    d = normalize_axis(dim, x.ndim, "unflatten")
-    if not x.ndim:
+    check_tensor("unflatten", input)
+    d = normalize_axis(dim, input.ndim, "unflatten")
+    if not input.ndim:
         raise RuntimeError(f"unflatten: dim {dim} of a 0-d tensor (it has no dims to split)")
-    sizes = infer_reshape(_sizes((sizes,), "unflatten"), x.shape[d], "unflatten")
-    return _reshape(x, x.shape[:d] + sizes + x.shape[d + 1:], "unflatten")
+    sizes = infer_reshape(_sizes((sizes,), "unflatten"), input.shape[d], "unflatten")
+    return _reshape(input, input.shape[:d] + sizes + input.shape[d + 1:], "unflatten")
 
 
-def squeeze(x, dim=None) -> Tensor:
-    """Drop dims of size 1 (all of them, or those among ``dim``, an int or a tuple).
+def squeeze(input, *dims, dim=None) -> Tensor:
+    """Drop dims of size 1 (all of them, or those among ``dim``: an int, a tuple, or several ints).
 
     >>> import webgrad as wg
     >>> wg.zeros(1, 2, 1).squeeze().shape, wg.zeros(1, 2, 1).squeeze(0).shape
     ((2,), (2, 1))
     """
-    check_tensor("squeeze", x)
-    dims = normalize_axes(dim, x.ndim, "squeeze")
-    return _reshape(x, tuple(s for i, s in enumerate(x.shape) if not (i in dims and s == 1)), "squeeze")
+    check_tensor("squeeze", input)
+    dims = normalize_axes(_dims_or("squeeze", dims, dim, "dim"), input.ndim, "squeeze")
+    return _reshape(input, tuple(s for i, s in enumerate(input.shape) if not (i in dims and s == 1)), "squeeze")
 
 
-def unsqueeze(x, dim) -> Tensor:
+def unsqueeze(input, dim) -> Tensor:
     """Insert a dim of size 1 at ``dim`` (in ``[-ndim - 1, ndim]``).
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3).unsqueeze(-1).shape
     (2, 3, 1)
     """
-    check_tensor("unsqueeze", x)
-    d = normalize_axis(dim, x.ndim + 1, "unsqueeze")
-    return _reshape(x, x.shape[:d] + (1,) + x.shape[d:], "unsqueeze")
+    check_tensor("unsqueeze", input)
+    d = normalize_axis(dim, input.ndim + 1, "unsqueeze")
+    return _reshape(input, input.shape[:d] + (1,) + input.shape[d:], "unsqueeze")
 
 
 # ---------------------------------------------------------------- transposing
@@ -144,51 +170,51 @@ def _transpose(x, perm):
     return make_view(x, run_kernel(K.TRANSPOSE, x, perm=perm), S.permuted(layout_of(x), perm))
 
 
-def permute(x, *dims) -> Tensor:
+def permute(input, *order, dims=None) -> Tensor:
     """Reorder the dims: output dim ``i`` is input dim ``dims[i]``.
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3, 4).permute(2, 0, 1).shape
     (4, 2, 3)
     """
-    check_tensor("permute", x)
-    dims = unique_axes(_sizes(dims, "permute"), x.ndim, "permute")
-    if len(dims) != x.ndim:
-        raise ShapeError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {tuple(x.shape)}")
-    return _transpose(x, dims)
+    check_tensor("permute", input)
+    dims = unique_axes(_sizes_or("permute", order, dims, "dims"), input.ndim, "permute")
+    if len(dims) != input.ndim:
+        raise ShapeError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {tuple(input.shape)}")
+    return _transpose(input, dims)
 
 
-def transpose(x, dim0, dim1) -> Tensor:
+def transpose(input, dim0, dim1) -> Tensor:
     """Swap two dims.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2, 3]]).transpose(0, 1).tolist()
     [[1], [2], [3]]
     """
-    check_tensor("transpose", x)
-    if x.ndim == 0:
+    check_tensor("transpose", input)
+    if input.ndim == 0:
         normalize_axis(dim0, 0, "transpose"), normalize_axis(dim1, 0, "transpose")
-        return x
-    perm = list(range(x.ndim))
-    a, b = normalize_axis(dim0, x.ndim, "transpose"), normalize_axis(dim1, x.ndim, "transpose")
+        return input
+    perm = list(range(input.ndim))
+    a, b = normalize_axis(dim0, input.ndim, "transpose"), normalize_axis(dim1, input.ndim, "transpose")
     perm[a], perm[b] = b, a
-    return _transpose(x, perm)
+    return _transpose(input, perm)
 
 
-def movedim(x, source, destination) -> Tensor:
+def movedim(input, source, destination) -> Tensor:
     """Move dims ``source`` to positions ``destination`` (ints or tuples), keeping the others' order.
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3, 4).movedim(0, -1).shape
     (3, 4, 2)
     """
-    check_tensor("movedim", x)
-    src, dst = unique_axes(source, x.ndim, "movedim"), unique_axes(destination, x.ndim, "movedim")
+    check_tensor("movedim", input)
+    src, dst = unique_axes(source, input.ndim, "movedim"), unique_axes(destination, input.ndim, "movedim")
     if len(src) != len(dst):
         raise ShapeError(f"movedim: source {source} and destination {destination} differ in length")
-    rest = iter(d for d in range(x.ndim) if d not in src)
+    rest = iter(d for d in range(input.ndim) if d not in src)
     where = dict(zip(dst, src))
-    return _transpose(x, [where[i] if i in where else next(rest) for i in range(x.ndim)])
+    return _transpose(input, [where[i] if i in where else next(rest) for i in range(input.ndim)])
 
 
 def _T(x):
@@ -206,76 +232,79 @@ def _mT(x):
 # ---------------------------------------------------------------- broadcasting and copies
 
 
-def expand(x, *sizes) -> Tensor:
-    """Broadcast to ``sizes`` (new dims go in front; -1 keeps a dim's size).
+def expand(input, *sizes, size=None, implicit=False) -> Tensor:
+    """Broadcast to ``sizes`` (new dims go in front; -1 keeps a dim's size). ``implicit`` is
+    accepted without effect, as it has none on PyTorch's results.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1], [2]]).expand(-1, 3).tolist()
     [[1, 1, 1], [2, 2, 2]]
     """
-    check_tensor("expand", x)
-    sizes = _sizes(sizes, "expand")
-    lead = len(sizes) - x.ndim
+    check_tensor("expand", input)
+    sizes = _sizes_or("expand", sizes, size, "size")
+    lead = len(sizes) - input.ndim
     if lead < 0:
         raise ShapeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
-                         f"number of dimensions in the tensor ({x.ndim}); tensor shape {tuple(x.shape)}")
+                         f"number of dimensions in the tensor ({input.ndim}); tensor shape {tuple(input.shape)}")
     out = list(sizes)
     for i, s in enumerate(sizes):
-        have = x.shape[i - lead] if i >= lead else None
+        have = input.shape[i - lead] if i >= lead else None
         if s == -1 and have is not None:
             out[i] = have
         elif s < 0 and have is None:
             raise ShapeError(f"expand: the expanded size of the tensor ({s}) isn't allowed in a leading, "
-                             f"non-existing dimension {i}; tensor shape {tuple(x.shape)}")
+                             f"non-existing dimension {i}; tensor shape {tuple(input.shape)}")
         elif s < 0 or (have is not None and have not in (1, s)):
             raise ShapeError(f"expand: the expanded size of the tensor ({s}) must match the existing size "
                              f"({have}) at non-singleton dimension {i}. Target sizes: {tuple(sizes)}. "
-                             f"Tensor sizes: {tuple(x.shape)}")
+                             f"Tensor sizes: {tuple(input.shape)}")
     out = tuple(out)
-    if out == x.shape:
-        return x
-    return make_view(x, run_kernel(K.EXPAND, x, shape=out), S.expanded(layout_of(x), out))
+    if out == input.shape:
+        return input
+    return make_view(input, run_kernel(K.EXPAND, input, shape=out), S.expanded(layout_of(input), out))
 
 
-def broadcast_to(x, shape) -> Tensor:
-    """``expand`` to ``shape``.
+def broadcast_to(input, *sizes, size=None) -> Tensor:
+    """``expand`` to ``size``.
 
     >>> import webgrad as wg
     >>> wg.broadcast_to(wg.tensor([1, 2]), (2, 2)).tolist()
     [[1, 2], [1, 2]]
     """
-    return expand(x, tuple(shape))
+    return expand(input, _sizes_or("broadcast_to", sizes, size, "size"))
 
 
-def expand_as(x, other) -> Tensor:
+def expand_as(input, other) -> Tensor:
     """``expand`` to ``other``'s shape.
 
     >>> import webgrad as wg
     >>> wg.tensor([1]).expand_as(wg.zeros(3)).tolist()
     [1, 1, 1]
     """
-    return expand(x, tuple(other.shape))
+    return expand(input, tuple(other.shape))
 
 
-def contiguous(x, memory_format=None) -> Tensor:
-    """``x`` itself when its elements lie in row-major order in its storage, else a copy that does.
+def contiguous(input, memory_format=None) -> Tensor:
+    """``input`` itself when its elements lie in row-major order in its storage, else a copy that does.
 
     >>> import webgrad as wg
     >>> t = wg.zeros(2, 3); t.contiguous() is t, t.t().contiguous().is_contiguous()
     (True, True)
     """
-    check_tensor("contiguous", x)
-    return x if x.is_contiguous() else clone(x)
+    check_tensor("contiguous", input)
+    return input if input.is_contiguous() else clone(input)
 
 
-def clone(x) -> Tensor:
-    """A copy of ``x`` (differentiable, unlike ``detach``).
+def clone(input, *, memory_format=None) -> Tensor:
+    """A copy of ``input`` (differentiable, unlike ``detach``); ``memory_format`` is accepted without
+    effect (webgrad keeps tensors row-major).
 
     >>> import webgrad as wg
     >>> wg.tensor([1.0]).clone().tolist()
     [1.0]
     """
-    return run_kernel(K.IDENTITY, check_tensor("clone", x))
+    check_memory_format("clone", memory_format)
+    return run_kernel(K.IDENTITY, check_tensor("clone", input))
 
 
 # ---------------------------------------------------------------- slicing
@@ -319,54 +348,57 @@ def _dims_of(op, x, error):
         raise error(f"{op}: cannot be applied to a 0-dim tensor (it has no dims)")
 
 
-def narrow(x, dim, start, length) -> Tensor:
+def narrow(input, dim, start, length) -> Tensor:
     """Elements ``start .. start + length`` of dim ``dim``.
 
     >>> import webgrad as wg
     >>> wg.arange(5).narrow(0, 1, 3).tolist()
     [1, 2, 3]
     """
-    _dims_of("narrow", x, RuntimeError)
-    d = normalize_axis(dim, x.ndim, "narrow")
-    n = x.shape[d]
+    _dims_of("narrow", input, RuntimeError)
+    d = normalize_axis(dim, input.ndim, "narrow")
+    n = input.shape[d]
     if not -n <= start <= n:
-        raise IndexError(f"narrow: start {start} is out of range for dim {dim} of size {n} (expected one in [{-n}, {n}])")
+        raise IndexError(f"narrow: start {start} is out of range for dim {dim} of size {n} "
+                         f"(expected one in [{-n}, {n}])")
     start = start + n if start < 0 else start
     if not 0 <= length <= n - start:    # PyTorch's RuntimeError
         raise RuntimeError(f"narrow: start ({start}) + length ({length}) exceeds the size ({n}) of dim {dim}, or "
                            f"length is negative")
-    return basic_index(x, *_dim_range(x, d, start, start + length), x.shape[:d] + (length,) + x.shape[d + 1:])
+    shape = input.shape[:d] + (length,) + input.shape[d + 1:]
+    return basic_index(input, *_dim_range(input, d, start, start + length), shape)
 
 
-def select(x, dim, index) -> Tensor:
-    """The slice at ``index`` along ``dim``, that dim removed: a view (``x[:, index]`` for ``dim=1``).
+def select(input, dim, index) -> Tensor:
+    """The slice at ``index`` along ``dim``, that dim removed: a view (``input[:, index]`` for ``dim=1``).
 
     >>> import webgrad as wg
     >>> wg.arange(6).reshape(2, 3).select(1, -1).tolist()
     [2, 5]
     """
-    _dims_of("select", x, IndexError)
-    d = normalize_axis(dim, x.ndim, "select")
-    n = x.shape[d]
+    _dims_of("select", input, IndexError)
+    d = normalize_axis(dim, input.ndim, "select")
+    n = input.shape[d]
     if not -n <= index < n:
-        raise IndexError(f"select: index {index} out of range for tensor of size {tuple(x.shape)} at dimension {dim}")
+        raise IndexError(f"select: index {index} out of range for tensor of size {tuple(input.shape)} at "
+                         f"dimension {dim}")
     i = index + n if index < 0 else index
-    return basic_index(x, *_dim_range(x, d, i, i + 1), x.shape[:d] + x.shape[d + 1:])
+    return basic_index(input, *_dim_range(input, d, i, i + 1), input.shape[:d] + input.shape[d + 1:])
 
 
-def unbind(x, dim=0) -> tuple:
+def unbind(input, dim=0) -> tuple:
     """The slices along ``dim``, that dim removed: a tuple of views.
 
     >>> import webgrad as wg
     >>> [t.tolist() for t in wg.arange(4).reshape(2, 2).unbind(1)]
     [[0, 2], [1, 3]]
     """
-    _dims_of("unbind", x, IndexError)
-    d = normalize_axis(dim, x.ndim, "unbind")
-    return tuple(select(x, d, i) for i in range(x.shape[d]))
+    _dims_of("unbind", input, IndexError)
+    d = normalize_axis(dim, input.ndim, "unbind")
+    return tuple(select(input, d, i) for i in range(input.shape[d]))
 
 
-def diagonal(x, offset=0, dim1=0, dim2=1) -> Tensor:
+def diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor:
     """The diagonal ``offset`` (above the main one when positive) of the planes ``dim1``, ``dim2``,
     as a last dim: a view, as PyTorch's.
 
@@ -374,49 +406,49 @@ def diagonal(x, offset=0, dim1=0, dim2=1) -> Tensor:
     >>> wg.arange(9).reshape(3, 3).diagonal(1).tolist()
     [1, 5]
     """
-    check_tensor("diagonal", x)
-    d1, d2 = normalize_axis(dim1, x.ndim, "diagonal"), normalize_axis(dim2, x.ndim, "diagonal")
+    check_tensor("diagonal", input)
+    d1, d2 = normalize_axis(dim1, input.ndim, "diagonal"), normalize_axis(dim2, input.ndim, "diagonal")
     if d1 == d2:
         raise ShapeError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
-    here = S.diagonal(S.contiguous(x.shape), offset, d1, d2)
-    out = run_kernel(K.AS_STRIDED, x, shape=here.shape, strides=here.strides, offset=here.offset)
-    return make_view(x, out, S.diagonal(layout_of(x), offset, d1, d2))
+    here = S.diagonal(S.contiguous(input.shape), offset, d1, d2)
+    out = run_kernel(K.AS_STRIDED, input, shape=here.shape, strides=here.strides, offset=here.offset)
+    return make_view(input, out, S.diagonal(layout_of(input), offset, d1, d2))
 
 
-def t(x) -> Tensor:
-    """The transpose of a tensor of at most 2 dims (``x`` itself below 2).
+def t(input) -> Tensor:
+    """The transpose of a tensor of at most 2 dims (``input`` itself below 2).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2]]).t().tolist()
     [[1], [2]]
     """
-    check_tensor("t", x)
-    if x.ndim > 2:
-        raise RuntimeError(f"t: t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return transpose(x, 0, 1) if x.ndim == 2 else x
+    check_tensor("t", input)
+    if input.ndim > 2:
+        raise RuntimeError(f"t: t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
 
 
-def view_as(x, other) -> Tensor:
-    """``x.view(other.shape)``."""
-    return view(x, tuple(check_tensor("view_as", other, "other").shape))
+def view_as(input, other) -> Tensor:
+    """``input.view(other.shape)``."""
+    return view(input, tuple(check_tensor("view_as", other, "other").shape))
 
 
-def reshape_as(x, other) -> Tensor:
-    """``x.reshape(other.shape)``."""
-    return reshape(x, tuple(check_tensor("reshape_as", other, "other").shape))
+def reshape_as(input, other) -> Tensor:
+    """``input.reshape(other.shape)``."""
+    return reshape(input, tuple(check_tensor("reshape_as", other, "other").shape))
 
 
-def split(x, split_size_or_sections, dim=0) -> tuple:
-    """Pieces of ``x`` along ``dim``: of ``split_size`` each (the last may be smaller), or of the
+def split(tensor, split_size_or_sections, dim=0) -> tuple:
+    """Pieces of ``tensor`` along ``dim``: of ``split_size`` each (the last may be smaller), or of the
     given section sizes.
 
     >>> import webgrad as wg
     >>> [t.tolist() for t in wg.arange(5).split(2)]
     [[0, 1], [2, 3], [4]]
     """
-    _dims_of("split", x, RuntimeError)
-    d = normalize_axis(dim, x.ndim, "split")
-    n = x.shape[d]
+    _dims_of("split", tensor, RuntimeError)
+    d = normalize_axis(dim, tensor.ndim, "split")
+    n = tensor.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
         if size <= 0 and not (size == 0 and n == 0):
@@ -426,71 +458,85 @@ def split(x, split_size_or_sections, dim=0) -> tuple:
         sections = list(split_size_or_sections)
         if sum(sections) != n or any(s < 0 for s in sections):
             raise ShapeError(f"split: sections {tuple(sections)} do not sum to {n}, the size of dim {dim} "
-                             f"of shape {tuple(x.shape)}")
+                             f"of shape {tuple(tensor.shape)}")
     out, start = [], 0
     for s in sections:
-        out.append(basic_index(x, *_dim_range(x, d, start, start + s), x.shape[:d] + (s,) + x.shape[d + 1:]))
+        shape = tensor.shape[:d] + (s,) + tensor.shape[d + 1:]
+        out.append(basic_index(tensor, *_dim_range(tensor, d, start, start + s), shape))
         start += s
     return tuple(out)
 
 
-def chunk(x, chunks, dim=0) -> tuple:
+def _split_method(self, split_size, dim=0) -> tuple:
+    """``torch.split(self, split_size, dim)``: pieces of ``split_size`` each, or of the given section sizes.
+
+    >>> import webgrad as wg
+    >>> [t.tolist() for t in wg.arange(5).split(split_size=[1, 4])]
+    [[0], [1, 2, 3, 4]]
+    """
+    return split(self, split_size, dim)
+
+
+def chunk(input, chunks, dim=0) -> tuple:
     """Split into ``chunks`` pieces of ``ceil(n / chunks)`` (maybe fewer pieces, as in PyTorch).
 
     >>> import webgrad as wg
     >>> [t.tolist() for t in wg.arange(5).chunk(2)]
     [[0, 1, 2], [3, 4]]
     """
-    check_tensor("chunk", x)
+    check_tensor("chunk", input)
     if not isinstance(chunks, int) or chunks <= 0:
         raise ValueError(f"chunk: chunks must be a positive int, got {chunks!r}")
-    _dims_of("chunk", x, RuntimeError)
-    n = x.shape[normalize_axis(dim, x.ndim, "chunk")]
+    _dims_of("chunk", input, RuntimeError)
+    n = input.shape[normalize_axis(dim, input.ndim, "chunk")]
     if not n:   # PyTorch's: ``chunks`` empty pieces
-        return split(x, [0] * chunks, dim)
-    return split(x, max(1, -(-n // chunks)), dim)
+        return split(input, [0] * chunks, dim)
+    return split(input, max(1, -(-n // chunks)), dim)
 
 
-def flip(x, dims) -> Tensor:
-    """Reverse the order of elements along ``dims`` (an int or a tuple).
+def flip(input, *order, dims=None) -> Tensor:
+    """Reverse the order of elements along ``dims`` (an int, a tuple, or several ints).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]]).flip(1).tolist()
     [[2, 1], [4, 3]]
     """
-    check_tensor("flip", x)
-    dims = unique_axes(dims, x.ndim, "flip")
-    begin = [n - 1 if i in dims else 0 for i, n in enumerate(x.shape)]
-    end = [-1 if i in dims else n for i, n in enumerate(x.shape)]
-    step = [-1 if i in dims else 1 for i in range(x.ndim)]
-    return _fresh(_slice(x, begin, end, step), x)
+    check_tensor("flip", input)
+    dims = _dims_or("flip", order, dims, "dims")
+    if dims is None:
+        raise TypeError("flip() missing 1 required argument: 'dims'")
+    dims = unique_axes(dims, input.ndim, "flip")
+    begin = [n - 1 if i in dims else 0 for i, n in enumerate(input.shape)]
+    end = [-1 if i in dims else n for i, n in enumerate(input.shape)]
+    step = [-1 if i in dims else 1 for i in range(input.ndim)]
+    return _fresh(_slice(input, begin, end, step), input)
 
 
-def roll(x, shifts, dims=None) -> Tensor:
+def roll(input, shifts, dims=None) -> Tensor:
     """Shift elements cyclically by ``shifts`` along ``dims`` (the flattened tensor when None).
 
     >>> import webgrad as wg
     >>> wg.arange(5).roll(2).tolist()
     [3, 4, 0, 1, 2]
     """
-    check_tensor("roll", x)
+    check_tensor("roll", input)
     if dims is None:
-        return _reshape(roll(flatten(x), shifts, 0), x.shape, "roll")
-    y = x
+        return _reshape(roll(flatten(input), shifts, 0), input.shape, "roll")
+    y = input
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise ShapeError(f"roll: got {len(shifts)} shifts {shifts} for {len(dims)} dims {dims}")
-    if not x.numel():   # PyTorch's: an empty tensor's copy, its dims not looked at
-        return clone(x)
-    _dims_of("roll", x, IndexError)
+    if not input.numel():   # PyTorch's: an empty tensor's copy, its dims not looked at
+        return clone(input)
+    _dims_of("roll", input, IndexError)
     for s, dim in zip(shifts, dims):
         d = normalize_axis(dim, y.ndim, "roll")
         n = y.shape[d]
         k = s % n if n else 0
         if k:
             y = cat([_slice_dim(y, d, n - k, n), _slice_dim(y, d, 0, n - k)], d)
-    return _fresh(y, x)
+    return _fresh(y, input)
 
 
 # ---------------------------------------------------------------- joining and repeating
@@ -546,33 +592,36 @@ def stack(tensors, dim=0) -> Tensor:
     return cat([unsqueeze(t, d) for t in tensors], d)
 
 
-def repeat(x, *sizes) -> Tensor:
-    """Tile ``x`` ``sizes[i]`` times along dim ``i`` (PyTorch's ``repeat``; extra sizes add leading dims).
+def repeat(input, *sizes, repeats=None) -> Tensor:
+    """Tile ``input`` ``sizes[i]`` times along dim ``i`` (PyTorch's ``repeat``; extra sizes add leading dims).
 
     >>> import webgrad as wg
     >>> wg.tensor([1, 2]).repeat(2, 2).tolist()
     [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
-    check_tensor("repeat", x)
-    sizes = _sizes(sizes, "repeat")
-    if len(sizes) < x.ndim or any(s < 0 for s in sizes):
+    check_tensor("repeat", input)
+    sizes = _sizes_or("repeat", sizes, repeats, "repeats")
+    if len(sizes) < input.ndim or any(s < 0 for s in sizes):
         raise ShapeError(f"repeat: number of repeat dims {sizes} can not be smaller than number of tensor "
-                         f"dims {x.ndim} and must be non-negative")
-    shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
-    y = _reshape(x, [p for n in shape for p in (1, n)], "repeat")
+                         f"dims {input.ndim} and must be non-negative")
+    shape = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
+    y = _reshape(input, [p for n in shape for p in (1, n)], "repeat")
     y = expand(y, [p for r, n in zip(sizes, shape) for p in (r, n)])
-    return _fresh(_reshape(y, tuple(r * n for r, n in zip(sizes, shape)), "repeat"), x)
+    return _fresh(_reshape(y, tuple(r * n for r, n in zip(sizes, shape)), "repeat"), input)
 
 
-def tile(x, dims) -> Tensor:
-    """``repeat``, with ``dims`` padded with leading 1s to ``x.ndim``.
+def tile(input, *order, dims=None) -> Tensor:
+    """``repeat``, with ``dims`` (a tuple, or several ints) padded with leading 1s to ``input.ndim``.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2]]).tile((2,)).tolist()
     [[1, 2, 1, 2]]
     """
+    dims = _dims_or("tile", order, dims, "dims")
+    if dims is None:
+        raise TypeError("tile() missing 1 required argument: 'dims'")
     dims = _sizes((dims,) if isinstance(dims, int) else (tuple(dims),), "tile")
-    return repeat(x, (1,) * (x.ndim - len(dims)) + dims)
+    return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
 # ---------------------------------------------------------------- padding
@@ -599,8 +648,8 @@ _PAD_INDEX = {
 }
 
 
-def pad(x, pad, mode="constant", value=0.0) -> Tensor:
-    """Pad ``x`` as ``torch.nn.functional.pad``: ``pad`` lists (before, after) amounts starting
+def pad(input, pad, mode="constant", value=0.0) -> Tensor:
+    """Pad ``input`` as ``torch.nn.functional.pad``: ``pad`` lists (before, after) amounts starting
     from the last dim; ``mode`` is 'constant' (with ``value``; negative amounts crop), 'reflect',
     'replicate' or 'circular'.
 
@@ -610,30 +659,30 @@ def pad(x, pad, mode="constant", value=0.0) -> Tensor:
     >>> wg.pad(wg.tensor([1, 2, 3]), (2, 1), mode="reflect").tolist()
     [3, 2, 1, 2, 3, 2]
     """
-    check_tensor("pad", x)
+    check_tensor("pad", input)
     pad = tuple(pad)
-    if len(pad) % 2 or len(pad) > 2 * x.ndim:
+    if len(pad) % 2 or len(pad) > 2 * input.ndim:
         raise ValueError(f"pad: padding length {len(pad)} must be even and at most twice the number of dims "
-                         f"of the input of shape {tuple(x.shape)}")
+                         f"of the input of shape {tuple(input.shape)}")
     k = len(pad) // 2
-    pads = [(0, 0)] * (x.ndim - k) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(k))]
+    pads = [(0, 0)] * (input.ndim - k) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(k))]
     if mode == "constant":
-        return _fresh(_pad_constant(x, pads, value), x)
+        return _fresh(_pad_constant(input, pads, value), input)
     fn = _PAD_INDEX.get(mode)
     if fn is None:
         raise ValueError(f"pad: unknown mode {mode!r}; expected 'constant', {', '.join(map(repr, _PAD_INDEX))}")
-    y = x
-    for d in range(x.ndim - k, x.ndim):
+    y = input
+    for d in range(input.ndim - k, input.ndim):
         lo, hi = pads[d]
-        n = x.shape[d]
+        n = input.shape[d]
         limit = {"reflect": n - 1, "circular": n}.get(mode, float("inf") if n else 0)
         if lo < 0 or hi < 0 or (lo or hi) and max(lo, hi) > limit:
             raise ValueError(f"pad: {mode} padding ({lo}, {hi}) is invalid for dim {d} of size {n} in input of "
-                             f"shape {tuple(x.shape)} (each amount must be in [0, {limit}])")
+                             f"shape {tuple(input.shape)} (each amount must be in [0, {limit}])")
         if lo or hi:
             index = [fn(i, n) for i in range(-lo, n + hi)]
-            y = indexing.index_select(y, d, tensor(index, dtype=int64, backend=x._backend))
-    return _fresh(y, x)
+            y = indexing.index_select(y, d, tensor(index, dtype=int64, backend=input._backend))
+    return _fresh(y, input)
 
 
 # ---------------------------------------------------------------- triangles
@@ -650,35 +699,46 @@ def _triangle(x, diagonal, kernel, op):
     return run_kernel(K.WHERE, mask, x, scalar_tensor(0, x.dtype, be))
 
 
-def tril(x, diagonal=0) -> Tensor:
+def tril(input, diagonal=0) -> Tensor:
     """The lower triangle of the last two dims (elements with ``col - row <= diagonal``); zeros elsewhere.
 
     >>> import webgrad as wg
     >>> wg.ones(2, 2).tril().tolist()
     [[1.0, 0.0], [1.0, 1.0]]
     """
-    return _triangle(x, diagonal, K.LESS_EQUAL, "tril")
+    return _triangle(input, diagonal, K.LESS_EQUAL, "tril")
 
 
-def triu(x, diagonal=0) -> Tensor:
+def triu(input, diagonal=0) -> Tensor:
     """The upper triangle of the last two dims (elements with ``col - row >= diagonal``); zeros elsewhere.
 
     >>> import webgrad as wg
     >>> wg.ones(2, 2).triu(1).tolist()
     [[0.0, 1.0], [0.0, 0.0]]
     """
-    return _triangle(x, diagonal, K.GREATER_EQUAL, "triu")
+    return _triangle(input, diagonal, K.GREATER_EQUAL, "triu")
 
 
 concat = cat
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input, axis0, axis1) -> Tensor:
+    """``transpose(input, axis0, axis1)`` (numpy's name).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 3).swapaxes(0, 1).shape
+    (3, 2)
+    """
+    return transpose(input, axis0, axis1)
+
 
 METHODS = {
     "reshape": reshape, "view": view, "flatten": flatten, "unflatten": unflatten, "squeeze": squeeze,
     "unsqueeze": unsqueeze, "permute": permute, "transpose": transpose, "swapaxes": swapaxes,
     "swapdims": swapdims, "movedim": movedim, "T": property(_T), "mT": property(_mT), "expand": expand,
     "expand_as": expand_as, "broadcast_to": broadcast_to, "contiguous": contiguous, "clone": clone,
-    "narrow": narrow, "split": split, "chunk": chunk, "flip": flip, "roll": roll, "repeat": repeat,
+    "narrow": narrow, "split": _split_method, "chunk": chunk, "flip": flip, "roll": roll, "repeat": repeat,
     "tile": tile, "tril": tril, "triu": triu, "select": select, "unbind": unbind, "diagonal": diagonal, "t": t,
     "view_as": view_as, "reshape_as": reshape_as,
 }

@@ -13,12 +13,13 @@ import math
 from .. import kernel_names as K
 from ..dtypes import get_default_dtype, to_dtype
 from ..engine import no_grad, run_kernel
+from ..layouts import check_factory
 from ..random import draw_seed, permutation
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor, tensor
 from .binary import where
 from .common import check_tensor, is_scalar
-from .creation import _backend, _finish, _like, _shape, arange, full
+from .creation import _backend, _finish, _like, _shape, arange, full, sizes_from
 from .movement import cat, stack
 from .reduce import argmax
 
@@ -29,17 +30,6 @@ _COMPARE_BUDGET = 1 << 22            # elements per chunk of multinomial's [rows
 
 
 # ---------------------------------------------------------------- checks
-
-
-def _size(op, args, size) -> tuple:
-    """The shape from ``op(2, 3)``, ``op((2, 3))`` or ``op(size=(2, 3))``."""
-    if size is not None:
-        if args:
-            raise TypeError(f"{op}: give the size positionally or as size=, not both (got {args} and size={size})")
-        args = (size,)
-    if not args:
-        raise TypeError(f"{op}: missing the size, e.g. {op}(2, 3) or {op}((2, 3))")
-    return _shape(args, op)
 
 
 def _floating(op, dtype, error=NotImplementedError):
@@ -79,30 +69,34 @@ def _integers(shape, low, high, be, generator, op) -> Tensor:
 # ---------------------------------------------------------------- new tensors
 
 
-def rand(*args, size=None, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+def rand(*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, backend=None) -> Tensor:
     """Uniform random values in [0, 1): ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``.
 
     >>> import webgrad as wg
     >>> 0 <= wg.rand(3, generator=wg.Generator().manual_seed(0)).min().item() < 1
     True
     """
-    shape, dt = _size("rand", args, size), _floating("rand", dtype)
+    check_factory("rand", layout, pin_memory)
+    shape, dt = sizes_from("rand", args, size), _floating("rand", dtype)
     return _finish(_uniform(shape, dt, _backend(backend, device), generator, "rand"), requires_grad)
 
 
-def randn(*args, size=None, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+def randn(*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, backend=None) -> Tensor:
     """Standard normal random values: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``.
 
     >>> import webgrad as wg
     >>> wg.randn(2, 3).shape
     (2, 3)
     """
-    shape, dt = _size("randn", args, size), _floating("randn", dtype)
+    check_factory("randn", layout, pin_memory)
+    shape, dt = sizes_from("randn", args, size), _floating("randn", dtype)
     return _finish(_normal(shape, dt, _backend(backend, device), generator, "randn"), requires_grad)
 
 
-def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, requires_grad=False, backend=None,
-            device=None) -> Tensor:
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False, backend=None) -> Tensor:
     """Random integers in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``
     (each also by keyword); ``dtype`` defaults to ``webgrad.long``.
 
@@ -112,6 +106,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, r
     >>> wg.randint(5, size=(4,)).dtype == wg.long
     True
     """
+    check_factory("randint", layout, pin_memory)
     low, high, size = _randint_args(args, {"low": low, "high": high, "size": size})
     dt = LONG if dtype is None else to_dtype(dtype)
     _grad_dtype("randint", dt, requires_grad)
@@ -144,30 +139,34 @@ def _int(op, value, name) -> int:
     return int(value)
 
 
-def rand_like(input, *, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+              pin_memory=False, backend=None) -> Tensor:
     """Uniform values in [0, 1) with ``input``'s shape, dtype and backend.
 
     >>> import webgrad as wg
     >>> wg.rand_like(wg.zeros(2, 3)).shape
     (2, 3)
     """
+    check_factory("rand_like", layout, pin_memory, memory_format)
     like = _like(check_tensor("rand_like", input), dtype, backend, device)
     return rand(input.shape, generator=generator, requires_grad=requires_grad, **like)
 
 
-def randn_like(input, *, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+               pin_memory=False, backend=None) -> Tensor:
     """Standard normal values with ``input``'s shape, dtype and backend.
 
     >>> import webgrad as wg
     >>> wg.randn_like(wg.zeros(4)).shape
     (4,)
     """
+    check_factory("randn_like", layout, pin_memory, memory_format)
     like = _like(check_tensor("randn_like", input), dtype, backend, device)
     return randn(input.shape, generator=generator, requires_grad=requires_grad, **like)
 
 
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, requires_grad=False, backend=None,
-                 device=None) -> Tensor:
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None, pin_memory=False, backend=None) -> Tensor:
     """Random integers in [low, high) with ``input``'s shape, dtype and backend:
     ``randint_like(x, high)`` or ``randint_like(x, low, high)``.
 
@@ -176,17 +175,20 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, require
     webgrad.float32
     """
     low, high = (0, low) if high is None else (low, high)
+    check_factory("randint_like", layout, pin_memory, memory_format)
     like = _like(check_tensor("randint_like", input), dtype, backend, device)
     return randint(low, high, input.shape, generator=generator, requires_grad=requires_grad, **like)
 
 
-def randperm(n, *, generator=None, dtype=None, requires_grad=False, backend=None, device=None) -> Tensor:
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+             backend=None) -> Tensor:
     """A random permutation of ``0 .. n-1`` (shuffled on the host, then uploaded).
 
     >>> import webgrad as wg
     >>> sorted(wg.randperm(5).tolist())
     [0, 1, 2, 3, 4]
     """
+    check_factory("randperm", layout, pin_memory)
     n = _int("randperm", n, "n")
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
@@ -305,8 +307,8 @@ def _probability(op, p):
     return p
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False, backend=None,
-           device=None) -> Tensor:
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False, backend=None) -> Tensor:
     """Normal draws with the given mean and std: both tensors (broadcast), either a tensor and the
     other a number, or two numbers and a ``size``. Not differentiable in ``mean``/``std``
     (PyTorch's gradients for them are zero).
@@ -317,6 +319,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_gra
     >>> wg.normal(2.0, 0.0, size=(2,)).tolist()
     [2.0, 2.0]
     """
+    check_factory("normal", layout, pin_memory)
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not tensors:
         if size is None:

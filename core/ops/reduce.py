@@ -17,6 +17,7 @@ from ..engine import no_grad, record_function, run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
 from . import binary
+from .movement import cat, narrow, pad
 from .common import check_tensor, scalar_tensor
 
 _max_result = namedtuple("max", ["values", "indices"])
@@ -81,7 +82,7 @@ def _squeeze(x, axes, t, keepdim):
 
 # ---------------------------------------------------------------- sums and products
 
-def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (torch.sum)
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (torch.sum)
     """Sum over ``dim`` (all dims by default). Ints and bools sum to int64.
 
     >>> import webgrad as wg
@@ -90,23 +91,23 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (torch.sum)
     >>> wg.tensor([True, True, False]).sum().item()
     2
     """
-    axes = _axes(x, dim, "sum")
-    return run_kernel(K.SUM, _accumulating(x, dtype), axes=axes, keepdim=bool(keepdim))
+    axes = _axes(input, dim, "sum")
+    return run_kernel(K.SUM, _accumulating(input, dtype), axes=axes, keepdim=bool(keepdim))
 
 
-def mean(x, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over ``dim`` (all dims by default); floating tensors only, as in PyTorch.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(1).tolist()
     [1.5, 3.5]
     """
-    check_tensor("mean", x)
-    x = _cast(x, to_dtype(dtype)) if dtype is not None else x
-    _float_only(x, "mean", "could not infer output dtype. Input dtype must be either a floating point or "
-                           "complex dtype")
-    axes = _axes(x, dim, "mean")
-    return _mean(x, axes, bool(keepdim))
+    check_tensor("mean", input)
+    input = _cast(input, to_dtype(dtype)) if dtype is not None else input
+    _float_only(input, "mean", "could not infer output dtype. Input dtype must be either a floating point or "
+                               "complex dtype")
+    axes = _axes(input, dim, "mean")
+    return _mean(input, axes, bool(keepdim))
 
 
 def _mean(x, axes, keepdim):
@@ -114,35 +115,80 @@ def _mean(x, axes, keepdim):
     return run_kernel(K.DIV, s, _scalar(float(_count(x, axes)), s))
 
 
-def prod(x, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over ``dim`` (all dims by default). Ints and bools multiply in int64.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1).tolist()
     [2.0, 12.0]
     """
-    axes = _axes(x, dim, "prod")
-    return run_kernel(K.PROD, _accumulating(x, dtype), axes=axes, keepdim=bool(keepdim))
+    axes = _axes(input, dim, "prod")
+    return run_kernel(K.PROD, _accumulating(input, dtype), axes=axes, keepdim=bool(keepdim))
 
 
-def cumsum(x, dim, *, dtype=None):
+def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along ``dim``. Ints and bools accumulate in int64.
 
     >>> import webgrad as wg
     >>> wg.tensor([1, 2, 3]).cumsum(0).tolist()
     [1, 3, 6]
     """
-    check_tensor("cumsum", x)
-    axis = normalize_axis(dim, x.ndim, "cumsum")
-    x = _accumulating(x, dtype)
-    if x.ndim:
-        return run_kernel(K.CUMSUM, x, axis=axis)
-    return run_kernel(K.RESHAPE, run_kernel(K.CUMSUM, run_kernel(K.RESHAPE, x, shape=(1,)), axis=0), shape=())
+    check_tensor("cumsum", input)
+    axis = normalize_axis(dim, input.ndim, "cumsum")
+    input = _accumulating(input, dtype)
+    if input.ndim:
+        return run_kernel(K.CUMSUM, input, axis=axis)
+    return run_kernel(K.RESHAPE, run_kernel(K.CUMSUM, run_kernel(K.RESHAPE, input, shape=(1,)), axis=0), shape=())
+
+
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along ``dim`` (ints and bools in int64), as ``log2(n)`` rounds of products
+    of shifted copies (Hillis-Steele): exact with zeros, and differentiable through them.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1, 2, 3, 0, 5]).cumprod(0).tolist()
+    [1, 2, 6, 0, 0]
+    """
+    check_tensor("cumprod", input)
+    axis = normalize_axis(dim, input.ndim, "cumprod")
+    x = _accumulating(input, dtype)
+    if not x.ndim:
+        return run_kernel(K.IDENTITY, x)
+    n, step = x.shape[axis], 1
+    while step < n:   # x[i] *= x[i - step], 1 before the start
+        lead = (0, 0) * (x.ndim - 1 - axis) + (step, 0)
+        x = run_kernel(K.MUL, x, pad(narrow(x, axis, 0, n - step), lead, value=1))
+        step *= 2
+    return x
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, XOR for bools),
+    after joining ``prepend`` and ``append`` to ``input`` along ``dim``.
+
+    >>> import webgrad as wg
+    >>> wg.diff(wg.tensor([1, 4, 9, 16])).tolist(), wg.diff(wg.tensor([1, 4, 9, 16]), n=2).tolist()
+    ([3, 5, 7], [2, 2])
+    """
+    check_tensor("diff", input)
+    if not input.ndim:
+        raise RuntimeError("diff: expects input to be at least one-dimensional")
+    if not isinstance(n, int) or n < 0:
+        raise ValueError(f"diff: order n must be a non-negative int, got {n!r}")
+    axis = normalize_axis(dim, input.ndim, "diff")
+    x = cat([t for t in (prepend, input, append) if t is not None], axis)
+    subtract = binary.ne if x._dtype.kind == "b" else binary.sub
+    for _ in range(n):
+        length = x.shape[axis] - 1
+        if length <= 0:
+            return narrow(x, axis, 0, 0)
+        x = subtract(narrow(x, axis, 1, length), narrow(x, axis, 0, length))
+    return x
 
 
 # ---------------------------------------------------------------- extrema
 
-def amax(x, dim=(), keepdim=False):
+def amax(input, dim=(), keepdim=False):
     """Largest value over ``dim`` (an int or tuple; all dims by default). Its gradient is split
     evenly among tied maxima.
 
@@ -150,21 +196,21 @@ def amax(x, dim=(), keepdim=False):
     >>> wg.tensor([[1.0, 5.0], [3.0, 4.0]]).amax(1).tolist()
     [5.0, 4.0]
     """
-    axes = _axes(x, dim, "amax")
-    _nonempty(x, _named_axes(dim, axes), "amax")
-    return run_kernel(K.MAX, x, axes=axes, keepdim=bool(keepdim))
+    axes = _axes(input, dim, "amax")
+    _nonempty(input, _named_axes(dim, axes), "amax")
+    return run_kernel(K.MAX, input, axes=axes, keepdim=bool(keepdim))
 
 
-def amin(x, dim=(), keepdim=False):
+def amin(input, dim=(), keepdim=False):
     """Smallest value over ``dim`` (an int or tuple; all dims by default).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 5.0], [3.0, 4.0]]).amin(0).tolist()
     [1.0, 4.0]
     """
-    axes = _axes(x, dim, "amin")
-    _nonempty(x, _named_axes(dim, axes), "amin")
-    return run_kernel(K.MIN, x, axes=axes, keepdim=bool(keepdim))
+    axes = _axes(input, dim, "amin")
+    _nonempty(input, _named_axes(dim, axes), "amin")
+    return run_kernel(K.MIN, input, axes=axes, keepdim=bool(keepdim))
 
 
 def _no_bool(x, op):
@@ -185,7 +231,7 @@ def _arg_extreme(kernel, op, x, dim, keepdim):
     return run_kernel(K.RESHAPE, i, shape=(1,) * x.ndim) if keepdim else i
 
 
-def argmax(x, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False):
     """Index of the largest value along ``dim`` (of the flattened tensor when ``dim`` is None);
     the first one among ties. int64.
 
@@ -193,10 +239,10 @@ def argmax(x, dim=None, keepdim=False):
     >>> wg.tensor([[1.0, 5.0], [7.0, 4.0]]).argmax().item()
     2
     """
-    return _arg_extreme(K.ARGMAX, "argmax", _no_bool(x, "argmax"), dim, keepdim)
+    return _arg_extreme(K.ARGMAX, "argmax", _no_bool(input, "argmax"), dim, keepdim)
 
 
-def argmin(x, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False):
     """Index of the smallest value along ``dim`` (of the flattened tensor when ``dim`` is None);
     the first one among ties. int64.
 
@@ -204,7 +250,7 @@ def argmin(x, dim=None, keepdim=False):
     >>> wg.tensor([[1.0, 5.0], [7.0, 0.0]]).argmin(1).tolist()
     [0, 1]
     """
-    return _arg_extreme(K.ARGMIN, "argmin", _no_bool(x, "argmin"), dim, keepdim)
+    return _arg_extreme(K.ARGMIN, "argmin", _no_bool(input, "argmin"), dim, keepdim)
 
 
 def _extreme(op, x, dim, keepdim, reduce_fn, arg_fn, result, pairwise):
@@ -241,49 +287,57 @@ def _extreme_of_all_gradient(dy, saved, attrs):
                                                                     keepdim=False))),)
 
 
-def max(x, dim=None, keepdim=False):  # noqa: A001  (torch.max)
+def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.max)
     """The largest value; with an int ``dim``, a ``(values, indices)`` named tuple along it;
-    with a tensor, the elementwise maximum.
+    with a tensor (positional, or ``other=``), the elementwise maximum.
 
     >>> import webgrad as wg
     >>> x = wg.tensor([[1.0, 5.0], [7.0, 4.0]])
     >>> x.max().item(), x.max(1).values.tolist(), x.max(1).indices.tolist()
     (7.0, [5.0, 7.0], [1, 0])
     """
-    return _extreme("max", x, dim, keepdim, amax, partial(_arg_extreme, K.ARGMAX, "max"), _max_result, "maximum")
+    if other is not None:
+        if dim is not None:
+            raise TypeError("max() takes dim or other, not both")
+        dim = check_tensor("max", other, "other")
+    return _extreme("max", input, dim, keepdim, amax, partial(_arg_extreme, K.ARGMAX, "max"), _max_result, "maximum")
 
 
-def min(x, dim=None, keepdim=False):  # noqa: A001  (torch.min)
+def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.min)
     """The smallest value; with an int ``dim``, a ``(values, indices)`` named tuple along it;
-    with a tensor, the elementwise minimum.
+    with a tensor (positional, or ``other=``), the elementwise minimum.
 
     >>> import webgrad as wg
     >>> wg.tensor([[1.0, 5.0], [7.0, 4.0]]).min(0).values.tolist()
     [1.0, 4.0]
     """
-    return _extreme("min", x, dim, keepdim, amin, partial(_arg_extreme, K.ARGMIN, "min"), _min_result, "minimum")
+    if other is not None:
+        if dim is not None:
+            raise TypeError("min() takes dim or other, not both")
+        dim = check_tensor("min", other, "other")
+    return _extreme("min", input, dim, keepdim, amin, partial(_arg_extreme, K.ARGMIN, "min"), _min_result, "minimum")
 
 
 # ---------------------------------------------------------------- logic
 
-def all(x, dim=None, keepdim=False):  # noqa: A001  (torch.all)
+def all(input, dim=None, keepdim=False):  # noqa: A001  (torch.all)
     """Whether every element over ``dim`` is nonzero (bool).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 0], [1, 1]]).all(1).tolist()
     [False, True]
     """
-    return run_kernel(K.ALL, x, axes=_logical_axes(x, dim, "all"), keepdim=bool(keepdim))
+    return run_kernel(K.ALL, input, axes=_logical_axes(input, dim, "all"), keepdim=bool(keepdim))
 
 
-def any(x, dim=None, keepdim=False):  # noqa: A001  (torch.any)
+def any(input, dim=None, keepdim=False):  # noqa: A001  (torch.any)
     """Whether some element over ``dim`` is nonzero (bool).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 0], [0, 0]]).any(1).tolist()
     [True, False]
     """
-    return run_kernel(K.ANY, x, axes=_logical_axes(x, dim, "any"), keepdim=bool(keepdim))
+    return run_kernel(K.ANY, input, axes=_logical_axes(input, dim, "any"), keepdim=bool(keepdim))
 
 
 def _logical_axes(x, dim, op) -> tuple:
@@ -295,7 +349,7 @@ def _logical_axes(x, dim, op) -> tuple:
 
 # ---------------------------------------------------------------- moments, logsumexp, norms
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (1 by default; ``unbiased=False`` means 0).
 
     >>> import webgrad as wg
@@ -304,7 +358,7 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> wg.tensor([1.0, 2.0, 3.0, 4.0]).var(correction=0).item()
     1.25
     """
-    return _var(x, dim, unbiased, keepdim, correction, "var")
+    return _var(input, dim, unbiased, keepdim, correction, "var")
 
 
 def _var(x, dim, unbiased, keepdim, correction, op):
@@ -338,14 +392,14 @@ def _var_gradient(dy, saved, attrs):
     return (dy * (x - mean) * (2.0 / dof if dof else math.inf),)
 
 
-def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over ``dim``: ``sqrt(var(...))``, same arguments as ``var``.
 
     >>> import webgrad as wg
     >>> wg.tensor([1.0, 3.0]).std(correction=0).item()
     1.0
     """
-    return _root(_var(x, dim, unbiased, keepdim, correction, "std"), 2)
+    return _root(_var(input, dim, unbiased, keepdim, correction, "std"), 2)
 
 
 def _root(s, p):
@@ -364,23 +418,64 @@ def _root_gradient(dy, saved, attrs):
     return (binary.where(run_kernel(K.EQUAL, y, zero), zero, dy / (p * (y if p == 2 else y ** (p - 1)))),)
 
 
-def logsumexp(x, dim, keepdim=False):
-    """``log(sum(exp(x), dim))`` computed stably (the max is subtracted first). Ints become float32.
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var(...), mean(...))`` over ``dim``, with ``var``'s arguments.
+
+    >>> import webgrad as wg
+    >>> [t.item() for t in wg.var_mean(wg.tensor([1.0, 3.0]))]
+    [2.0, 2.0]
+    """
+    return _var(input, dim, unbiased, keepdim, correction, "var_mean"), _moment_mean(input, dim, unbiased, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std(...), mean(...))`` over ``dim``, with ``std``'s arguments.
+
+    >>> import webgrad as wg
+    >>> [t.item() for t in wg.std_mean(wg.tensor([1.0, 3.0]), correction=0)]
+    [1.0, 2.0]
+    """
+    std_ = _root(_var(input, dim, unbiased, keepdim, correction, "std_mean"), 2)
+    return std_, _moment_mean(input, dim, unbiased, keepdim)
+
+
+def _moment_mean(input, dim, unbiased, keepdim):
+    if isinstance(dim, bool):             # torch's std_mean(input, unbiased)
+        dim = None
+    return _mean(input, _axes(input, dim, "mean"), bool(keepdim))
+
+
+_aminmax_result = namedtuple("aminmax", ["min", "max"])
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` over ``dim`` (all elements by default), as a named tuple.
+
+    >>> import webgrad as wg
+    >>> wg.aminmax(wg.tensor([3, 1, 2]))
+    aminmax(min=tensor(1), max=tensor(3))
+    """
+    dims = () if dim is None else dim
+    return _aminmax_result(amin(input, dims, keepdim), amax(input, dims, keepdim))
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably (the max is subtracted first). Ints become float32.
 
     >>> import webgrad as wg
     >>> round(wg.tensor([1000.0, 1000.0]).logsumexp(0).item(), 2)
     1000.69
     """
-    axes = _axes(x, dim, "logsumexp")
-    x = x if x._dtype.is_floating else _cast(x, get_default_dtype())
-    if not _count(x, axes):     # log(0) = -inf over an empty reduction
-        return run_kernel(K.FILL, backend=x._backend, shape=reduced_shape(x.shape, axes, keepdim),
-                          value=-math.inf, dtype=x._dtype)
-    m = run_kernel(K.MAX, x.detach(), axes=axes, keepdim=True)
+    axes = _axes(input, dim, "logsumexp")
+    input = input if input._dtype.is_floating else _cast(input, get_default_dtype())
+    if not _count(input, axes):     # log(0) = -inf over an empty reduction
+        return run_kernel(K.FILL, backend=input._backend, shape=reduced_shape(input.shape, axes, keepdim),
+                          value=-math.inf, dtype=input._dtype)
+    m = run_kernel(K.MAX, input.detach(), axes=axes, keepdim=True)
     finite = run_kernel(K.LESS, run_kernel(K.ABS, m), _scalar(math.inf, m))
     m = run_kernel(K.WHERE, finite, m, _scalar(0.0, m))
-    s = run_kernel(K.SUM, run_kernel(K.EXP, run_kernel(K.SUB, x, m)), axes=axes, keepdim=True)
-    return _squeeze(x, axes, run_kernel(K.ADD, run_kernel(K.LOG, s), m), keepdim)
+    s = run_kernel(K.SUM, run_kernel(K.EXP, run_kernel(K.SUB, input, m)), axes=axes, keepdim=True)
+    return _squeeze(input, axes, run_kernel(K.ADD, run_kernel(K.LOG, s), m), keepdim)
 
 
 
@@ -444,7 +539,7 @@ _NORMS = {
 }
 
 
-def norm(x, p=2, dim=None, keepdim=False, *, dtype=None):
+def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
     """Vector norm over ``dim`` (all elements by default): ``p`` = 2 (default), 1, inf, -inf, 0,
     any other number, or 'fro' (the 2-norm of the elements). Ints become float32.
 
@@ -454,26 +549,27 @@ def norm(x, p=2, dim=None, keepdim=False, *, dtype=None):
     >>> wg.tensor([[3.0, -4.0]]).norm(1, dim=1).tolist()
     [7.0]
     """
-    axes = _axes(x, dim, "norm")
-    x = _cast(x, to_dtype(dtype)) if dtype is not None else x
-    x = x if x._dtype.is_floating else _cast(x, get_default_dtype())
+    axes = _axes(input, dim, "norm")
+    input = _cast(input, to_dtype(dtype)) if dtype is not None else input
+    input = input if input._dtype.is_floating else _cast(input, get_default_dtype())
     if p == "fro":
         p = 2
     if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float)):
         raise ValueError(f"norm: p must be a number or 'fro', got {p!r} ('nuc' and matrix norms are not "
                          f"supported)")
     named = _named_axes(dim, axes)
-    if p in (math.inf, -math.inf) and 0 in ([x.shape[a] for a in named] if named else [x.numel()]):
-        raise RuntimeError(f"norm: cannot compute the {p} norm over an empty dim of shape {tuple(x.shape)} "
+    if p in (math.inf, -math.inf) and 0 in ([input.shape[a] for a in named] if named else [input.numel()]):
+        raise RuntimeError(f"norm: cannot compute the {p} norm over an empty dim of shape {tuple(input.shape)} "
                            f"(dims {axes}): max and min have no identity")
     rule = _NORMS.get(p) if p != 2 else None
-    return rule(x, axes, bool(keepdim)) if rule else _p_norm(x, p, axes, bool(keepdim))
+    return rule(input, axes, bool(keepdim)) if rule else _p_norm(input, p, axes, bool(keepdim))
 
 
 METHODS = {
     "sum": sum, "mean": mean, "prod": prod, "cumsum": cumsum, "amax": amax, "amin": amin, "argmax": argmax,
     "argmin": argmin, "max": max, "min": min, "all": all, "any": any, "var": var, "std": std,
-    "logsumexp": logsumexp, "norm": norm,
+    "logsumexp": logsumexp, "norm": norm, "cumprod": cumprod, "diff": diff,
+    "aminmax": aminmax,
 }
 
-__all__ = list(METHODS)
+__all__ = list(METHODS) + ["var_mean", "std_mean"]

@@ -6,12 +6,13 @@ Float math on integer or bool input works on a float32 copy, as in PyTorch
 """
 from __future__ import annotations
 
+
 from .. import kernel_names as K
 from ..dtypes import (bfloat16, bool_, float16, float32, float64, get_default_dtype, int32, int64, promote,
                       promote_scalar)
 from ..engine import run_kernel
 from ..tensor import Tensor
-from .common import check_tensor, is_scalar
+from .common import check_tensor, inplace_method, is_scalar
 
 
 def _input(op: str, x, floating: bool) -> Tensor:
@@ -58,6 +59,8 @@ _TABLE = {
     "abs": (K.ABS, False, "Absolute value.", "[-1.5, 2.0]", "[1.5, 2.0]"),
     "exp": (K.EXP, True, "``e ** input``.", "[0.0]", "[1.0]"),
     "log": (K.LOG, True, "Natural logarithm.", "[1.0]", "[0.0]"),
+    "log2": (K.LOG2, True, "Base-2 logarithm (exact at powers of 2).", "[8.0, 0.5]", "[3.0, -1.0]"),
+    "log10": (K.LOG10, True, "Base-10 logarithm.", "[100.0]", "[2.0]"),
     "log1p": (K.LOG1P, True, "``log(1 + input)``, accurate near 0.", "[0.0]", "[0.0]"),
     "expm1": (K.EXPM1, True, "``exp(input) - 1``, accurate near 0.", "[0.0]", "[0.0]"),
     "sqrt": (K.SQRT, True, "Square root.", "[4.0, 9]", "[2.0, 3.0]"),
@@ -141,19 +144,21 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def clamp(input, min=None, max=None):
-    """Limit values to [``min``, ``max``] (either may be None, a number, or a tensor).
+    """Limit values to [``min``, ``max``] (either may be None, a number, or a tensor that broadcasts
+    with ``input``). With tensor bounds the gradient goes, as in PyTorch, to ``input`` where it lies
+    within the bounds (inclusive), else to the bound that was taken (``max`` when ``min > max``).
 
     >>> import webgrad as wg
     >>> wg.clamp(wg.tensor([-2.0, 0.5, 3.0]), -1, 1).tolist()
     [-1.0, 0.5, 1.0]
+    >>> wg.clamp(wg.tensor([1.0, 5.0]), max=wg.tensor([3.0, 4.0])).tolist()
+    [1.0, 4.0]
     """
     x = _numeric("clamp", input)
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        from .binary import maximum, minimum
-        x = x if min is None else maximum(x, min)
-        return x if max is None else minimum(x, max)
+        return _clamp_tensors(x, min, max)
     dt = x._dtype
     for bound in (min, max):
         if bound is not None:
@@ -164,6 +169,40 @@ def clamp(input, min=None, max=None):
         x = run_kernel(K.CAST, x, dtype=dt)
     kind = float if dt.is_floating else int
     return run_kernel(K.CLAMP, x, min=None if min is None else kind(min), max=None if max is None else kind(max))
+
+
+def _clamp_tensors(x, min, max):
+    """``clamp`` with a tensor bound: where(x < min, min, x), then where(that > max, max, that),
+    a NaN bound giving NaN, as PyTorch's."""
+    from .binary import gt, logical_or, lt, ne, where
+    for bound, beyond in ((min, lt), (max, gt)):
+        if bound is None:
+            continue
+        taken = beyond(x, bound)
+        if isinstance(bound, Tensor) and bound._dtype.is_floating:
+            taken = logical_or(taken, ne(bound, bound))
+        x = where(taken, bound, x)
+    return x
+
+
+def clamp_min(input, min):
+    """``clamp(input, min=min)``.
+
+    >>> import webgrad as wg
+    >>> wg.clamp_min(wg.tensor([-1.0, 2.0]), 0).tolist()
+    [0.0, 2.0]
+    """
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    """``clamp(input, max=max)``.
+
+    >>> import webgrad as wg
+    >>> wg.clamp_max(wg.tensor([-1.0, 2.0]), 0).tolist()
+    [-1.0, 0.0]
+    """
+    return clamp(input, max=max)
 
 
 clip = clamp
@@ -208,7 +247,8 @@ def clamp_(self, min=None, max=None):
 
 
 def fill_(self, value):
-    """Set every element to ``value`` (a number or a one-element tensor, which stays differentiable).
+    """Set every element to ``value`` (a number or a one-element tensor, on any backend as PyTorch
+    allows a CPU scalar for a CUDA tensor, which stays differentiable).
 
     >>> import webgrad as wg
     >>> wg.zeros(2).fill_(3).tolist()
@@ -221,7 +261,7 @@ def _fill(self, value, op):
     if isinstance(value, Tensor):
         if value.numel() != 1:
             raise ValueError(f"{op}: value must be a number or a one-element tensor, got shape {tuple(value.shape)}")
-        new = run_kernel(K.RESHAPE, value.to(self._dtype), shape=())
+        new = run_kernel(K.RESHAPE, value.to(self._backend.name, self._dtype), shape=())   # a scalar: moved
     elif is_scalar(value):
         new = run_kernel(K.FILL, backend=self._backend, shape=tuple(self.shape), value=value, dtype=self._dtype)
     else:
@@ -239,18 +279,23 @@ def zero_(self):
     return _fill(self, 0, "zero_")
 
 
-def copy_(self, src):
-    """Copy ``src``'s values into this tensor (broadcasting; cast to this tensor's dtype and backend).
+def copy_(self, other, non_blocking=False):
+    """Copy ``other``'s values into this tensor (broadcasting; cast to this tensor's dtype and backend);
+    PyTorch's documentation calls it ``src``, its argument parser ``other``.
+    ``non_blocking`` is accepted without effect (copies are ordered anyway).
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 2).copy_(wg.tensor([1, 2])).tolist()
     [[1.0, 2.0], [1.0, 2.0]]
     """
-    check_tensor("copy_", src, "src")
-    return self._assign(src.to(self._backend.name).to(self._dtype), "copy_")
+    check_tensor("copy_", other, "other")
+    return self._assign(other.to(self._backend.name).to(self._dtype), "copy_")
 
+
+_INPLACE = [name for name in _TABLE if name != "silu"] + ["round", "clamp_min", "clamp_max"]   # torch.Tensor's
 
 METHODS = {name: globals()[name] for name in _TABLE}
+METHODS.update({name + "_": inplace_method(name + "_", globals()[name]) for name in _INPLACE})
 METHODS.update({
     "round": round, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "softplus": softplus, "clamp": clamp,
     "clip": clamp, "logical_not": logical_not, "negative": METHODS["neg"], "absolute": METHODS["abs"],
@@ -258,7 +303,11 @@ METHODS.update({
     "float": _cast_method(float32), "double": _cast_method(float64), "half": _cast_method(float16),
     "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
     "bool": _cast_method(bool_),
-    "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_,
+    "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_, "clamp_min": clamp_min,
+    "clamp_max": clamp_max, "negative_": METHODS["neg_"], "absolute_": METHODS["abs_"],
 })
 
-__all__ = list(_TABLE) + ["round", "leaky_relu", "elu", "gelu", "softplus", "clamp", "clip", "logical_not"]
+negative, absolute = neg, abs  # noqa: F821  (made from _TABLE above)
+
+__all__ = list(_TABLE) + ["round", "leaky_relu", "elu", "gelu", "softplus", "clamp", "clip", "clamp_min", "clamp_max",
+                          "logical_not", "negative", "absolute"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..ops.creation import full_like
+from ..per_step import per_step
 from ._checks import check_flags, check_ranges, to_scalar
 from ._updates import addcmul, with_weight_decay
 from .optimizer import Optimizer
@@ -21,6 +22,8 @@ class Adagrad(Optimizer):
     0.5
     """
 
+    per_step_numbers = True   # its step's Python numbers come from per_step (a compiled step replays them)
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         check_ranges("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
@@ -39,11 +42,16 @@ class Adagrad(Optimizer):
     def _update(self, p, grad, group, state):
         if not state:
             self._init_state(p, state)
-        state["step"] = step = state["step"] + 1
+        clr = per_step(_step_lr, group, state)
         grad = with_weight_decay(grad, p, group["weight_decay"])
-        clr = to_scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
         state["sum"] = s = addcmul(state["sum"], grad, grad, 1)
         return grad / (s.sqrt() + group["eps"]) * clr
+
+
+def _step_lr(group, state):
+    """One more step; its decayed learning rate (re-run by a compiled step: see ``webgrad.per_step``)."""
+    state["step"] = step = state["step"] + 1
+    return to_scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
 
 
 __all__ = ["Adagrad"]

@@ -1,6 +1,7 @@
 """Adam and AdamW (decoupled weight decay), with AMSGrad."""
 from __future__ import annotations
 
+from ..per_step import per_step
 from ..ops.binary import maximum
 from ..ops.creation import zeros_like
 from ._checks import check_betas, check_flags, check_ranges, to_scalar
@@ -22,6 +23,8 @@ class Adam(Optimizer):
     0.9
     """
 
+    per_step_numbers = True   # its step's Python numbers come from per_step (a compiled step replays them)
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
@@ -34,23 +37,31 @@ class Adam(Optimizer):
                                       differentiable=differentiable, fused=fused,
                                       decoupled_weight_decay=decoupled_weight_decay))
 
-    def _update(self, p, grad, group, state):
+    @staticmethod
+    def _scalars(group, state):
+        """This step's numbers (Python, re-run by a compiled step; see ``per_step``): the step count
+        goes up by one; (decoupled decay factor, sqrt of the second bias correction, step size)."""
         lr, (beta1, beta2), wd = to_scalar(group["lr"]), group["betas"], group["weight_decay"]
+        state["step"] = step = state["step"] + 1
+        return 1 - lr * wd, (1 - beta2 ** step) ** 0.5, lr / (1 - beta1 ** step)
+
+    def _update(self, p, grad, group, state):
+        (beta1, beta2), wd = group["betas"], group["weight_decay"]
         if not state:
             state.update(step=0.0, exp_avg=zeros_like(p), exp_avg_sq=zeros_like(p))
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(p)
-        state["step"] = step = state["step"] + 1
+        decay, correction2, step_size = per_step(self._scalars, group, state)
         if wd != 0 and group["decoupled_weight_decay"]:
-            p.mul_(1 - lr * wd)       # the decoupled decay scales the parameter itself (in place)
+            p.mul_(decay)             # the decoupled decay scales the parameter itself (in place)
         else:
             grad = with_weight_decay(grad, p, wd)
         state["exp_avg"] = m = lerp(state["exp_avg"], grad, 1 - beta1)
         state["exp_avg_sq"] = v = square_average(state["exp_avg_sq"], grad, beta2)
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = v = maximum(state["max_exp_avg_sq"], v)
-        denom = v.sqrt() / (1 - beta2 ** step) ** 0.5 + group["eps"]
-        return m / denom * (lr / (1 - beta1 ** step))
+        denom = v.sqrt() / correction2 + group["eps"]
+        return m / denom * step_size
 
 
 class AdamW(Adam):

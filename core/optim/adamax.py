@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..ops.binary import maximum
 from ..ops.creation import zeros_like
+from ..per_step import per_step
 from ._checks import check_betas, check_flags, check_ranges, to_scalar
 from ._updates import lerp, with_weight_decay
 from .optimizer import Optimizer
@@ -21,6 +22,8 @@ class Adamax(Optimizer):
     0.9
     """
 
+    per_step_numbers = True   # its step's Python numbers come from per_step (a compiled step replays them)
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         check_ranges("Adamax", lr=lr, eps=eps, weight_decay=weight_decay)
@@ -33,11 +36,18 @@ class Adamax(Optimizer):
         beta1, beta2 = group["betas"]
         if not state:
             state.update(step=0.0, exp_avg=zeros_like(p), exp_inf=zeros_like(p))
-        state["step"] = step = state["step"] + 1
+        step_size = per_step(_step_size, group, state)
         grad = with_weight_decay(grad, p, group["weight_decay"])
         state["exp_avg"] = m = lerp(state["exp_avg"], grad, 1 - beta1)
         state["exp_inf"] = u = maximum(state["exp_inf"] * beta2, grad.abs() + group["eps"])
-        return m / u * (to_scalar(group["lr"]) / (1 - beta1 ** step))
+        return m / u * step_size
+
+
+def _step_size(group, state):
+    """One more step; lr over the first moment's bias correction (re-run by a compiled step: see
+    ``webgrad.per_step``)."""
+    state["step"] = step = state["step"] + 1
+    return to_scalar(group["lr"]) / (1 - group["betas"][0] ** step)
 
 
 __all__ = ["Adamax"]

@@ -67,6 +67,8 @@ class Optimizer:
     [0.0, 0.0]
     """
 
+    per_step_numbers = False   # True where every Python number a step changes comes from webgrad.per_step
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..ops.creation import zeros_like
+from ..per_step import per_step
 from ._checks import check_flags, check_ranges, to_scalar
 from ._updates import addcmul, lerp, square_average, with_weight_decay
 from .optimizer import Optimizer
@@ -20,6 +21,8 @@ class RMSprop(Optimizer):
     0.9
     """
 
+    per_step_numbers = True   # its step's Python numbers come from per_step (a compiled step replays them)
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         check_ranges("RMSprop", lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
@@ -36,7 +39,7 @@ class RMSprop(Optimizer):
                 state["momentum_buffer"] = zeros_like(p)
             if group["centered"]:
                 state["grad_avg"] = zeros_like(p)
-        state["step"] += 1
+        lr = per_step(_count_step, group, state)
         grad = with_weight_decay(grad, p, group["weight_decay"])
         state["square_avg"] = sq = square_average(state["square_avg"], grad, alpha)
         if group["centered"]:
@@ -45,8 +48,14 @@ class RMSprop(Optimizer):
         avg = sq.sqrt() + group["eps"]
         if m > 0:
             state["momentum_buffer"] = buf = state["momentum_buffer"] * m + grad / avg
-            return buf * to_scalar(group["lr"])
-        return grad / avg * to_scalar(group["lr"])
+            return buf * lr
+        return grad / avg * lr
+
+
+def _count_step(group, state):
+    """One more step; the learning rate (Python, re-run by a compiled step: see ``webgrad.per_step``)."""
+    state["step"] += 1
+    return to_scalar(group["lr"])
 
 
 __all__ = ["RMSprop"]

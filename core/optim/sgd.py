@@ -1,6 +1,7 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
 from __future__ import annotations
 
+from ..per_step import per_step
 from ._checks import check_flags, check_ranges, to_scalar
 from ._updates import with_weight_decay
 from .optimizer import Optimizer
@@ -21,6 +22,8 @@ class SGD(Optimizer):
     0.42
     """
 
+    per_step_numbers = True   # its step's Python numbers come from per_step (a compiled step replays them)
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         check_ranges("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
@@ -40,7 +43,12 @@ class SGD(Optimizer):
             buf = d.clone() if buf is None else buf * m + d * (1 - group["dampening"])
             state["momentum_buffer"] = buf
             d = d + buf * m if group["nesterov"] else buf
-        return d * to_scalar(group["lr"])
+        return d * per_step(_lr, group)
+
+
+def _lr(group):
+    """The learning rate (a compiled step reads it again at each replay: a scheduler may change it)."""
+    return to_scalar(group["lr"])
 
 
 __all__ = ["SGD"]

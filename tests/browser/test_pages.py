@@ -155,16 +155,18 @@ def test_links_keep_the_shared_query(browser_page, server_url):
 
 
 def test_the_served_pages_are_cross_origin_isolated(browser_page, server_url):
-    """COOP/COEP on the page, its scripts, the worker, Pyodide's files and the wheel, which all
-    still load; the page gets SharedArrayBuffer (the playground's Stop)."""
+    """COOP/COEP on the page, its scripts, the worker, Pyodide's files and the wheel (the site's
+    hashed one), which all still load; the page gets SharedArrayBuffer (the playground's Stop)."""
     seen = {}
     browser_page.on("response", lambda r: seen.setdefault(r.url.split("?")[0].rsplit("/", 1)[-1], r.all_headers()))
     browser_page.goto(f"{server_url}playground.html?{PYODIDE}")
     browser_page.wait_for_function("['ready', 'error'].includes(window.__playground.state)", timeout=START_MS)
     assert browser_page.evaluate("window.__playground.error") is None
     assert browser_page.evaluate("crossOriginIsolated && typeof SharedArrayBuffer === 'function'")
+    wheel = [name for name in seen if name.endswith(".whl")]      # the site's hashed wheel
+    assert len(wheel) == 1, sorted(seen)
     for name in ("playground.html", "playground.js", "webgrad.js", "worker.js", "pyodide.mjs", "pyodide.asm.wasm",
-                 "webgrad.whl"):
+                 *wheel):
         assert name in seen, sorted(seen)
         headers = seen[name]
         assert headers.get("cross-origin-opener-policy") == "same-origin", (name, headers)

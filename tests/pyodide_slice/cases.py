@@ -60,6 +60,14 @@ def binary(op, sa=(3, 4), sb=(3, 4), lo=None):
     return case
 
 
+def _attention(op):
+    """Queries [2, 6, 8], keys and values [2, 70, 8] (more keys than one tile holds), all leaves."""
+    def case(wg):
+        q, k, v = leaf(wg, (2, 6, 8), 4), leaf(wg, (2, 70, 8), 5), leaf(wg, (2, 70, 8), 6)
+        return op(wg, q, k, v), [q, k, v]
+    return case
+
+
 def _put(y, index, value):
     y[index] = value
     return y
@@ -202,6 +210,12 @@ CASES = {
     # ---------------------------------------------------------------- nn functional and windows
     "softmax_log_softmax": unary(lambda wg, x: F(wg).softmax(x, 1) + F(wg).log_softmax(x, 0)),
     "layer_norm": binary(lambda wg, a, b: F(wg).layer_norm(a, (4,), b[0], b[1])),
+    # the fused kernels' other launches: a workgroup per row (rows of 64 and more), attention's tiles
+    "softmax_long_rows": unary(lambda wg, x: F(wg).softmax(x * 3, 1) + F(wg).log_softmax(x, 1), shape=(3, 300)),
+    "layer_norm_long_rows": binary(lambda wg, a, b: F(wg).layer_norm(a, (300,), b[0], b[1]), (4, 300), (2, 300)),
+    "sdpa_causal": _attention(lambda wg, q, k, v: F(wg).scaled_dot_product_attention(q, k, v, is_causal=True)),
+    "sdpa_masks": _attention(lambda wg, q, k, v: F(wg).scaled_dot_product_attention(q, k, v, const(wg, (6, 70), 9))
+                             + F(wg).scaled_dot_product_attention(q, k, v, const(wg, (2, 1, 70), 10) > -1.0)),
     "linear": binary(lambda wg, a, b: F(wg).linear(a, b), (5, 4), (3, 4)),
     "conv2d": binary(lambda wg, a, b: F(wg).conv2d(a, b, stride=1, padding=1), (2, 2, 5, 5), (3, 2, 3, 3)),
     "conv2d_stride": binary(lambda wg, a, b: F(wg).conv2d(a, b, stride=2), (1, 1, 7, 6), (2, 1, 2, 2)),

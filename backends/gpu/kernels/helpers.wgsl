@@ -27,14 +27,23 @@ fn sigmoid_(x: F) -> F {
     return select(e / (F(1.0) + e), F(1.0) / (F(1.0) + e), x >= F(0.0));
 }
 fn erf_(x: F) -> F {
-    // Taylor series near 0, Abramowitz-Stegun 7.1.26 elsewhere (|error| < 1.5e-7)
-    let a = abs(x);
-    let x2 = x * x;
-    let series = F(1.1283791670955126) * x * (F(1.0) + x2 * (F(-1.0 / 3.0) + x2 * (F(0.1) + x2 * (F(-1.0 / 42.0) + x2 * F(1.0 / 216.0)))));
-    let t = F(1.0) / (F(1.0) + F(0.3275911) * a);
-    let poly = t * (F(0.254829592) + t * (F(-0.284496736) + t * (F(1.421413741) + t * (F(-1.453152027) + t * F(1.061405429)))));
-    let far = sign(x) * (F(1.0) - poly * exp(-x2));
-    return select(far, series, a < F(0.5));
+    // |x| < 1: x P(x^2); beyond: sign(x) (1 - exp(-t^2) G(t - 2.75)), t = |x| clipped to [1, 4.5] (erf
+    // is 1 in f32 past 4.5), G = erfcx; Chebyshev interpolants (backends/cpu/erf.py's float32 pieces,
+    // tests/erf_fit.py), within 2 ulp of erf in f32 arithmetic
+    let s = x * x;
+    var p = F(-0.0005648059865503044);
+    p = F(0.004921762027877231) + s * p; p = F(-0.02671505423226643) + s * p; p = F(0.11280316652505075) + s * p;
+    p = F(-0.37612343775327806) + s * p; p = F(1.1283791261787373) + s * p;
+    let t = clamp(abs(x), F(1.0), F(4.5));
+    let z = t - F(2.75);
+    var g = F(-1.2598326722644082e-08);
+    g = F(5.578490465437938e-08) + z * g; g = F(-1.0756909099105663e-07) + z * g; g = F(4.3754622117090806e-07) + z * g;
+    g = F(-2.3021648868845714e-06) + z * g; g = F(9.190754536006241e-06) + z * g; g = F(-3.463836007102218e-05) + z * g;
+    g = F(0.00013090601214954862) + z * g; g = F(-0.000482226288004776) + z * g; g = F(0.0017197247820913268) + z * g;
+    g = F(-0.005934331880768833) + z * g; g = F(0.019758565429037932) + z * g; g = F(-0.06323763774890935) + z * g;
+    g = F(0.19366209714152902) + z * g;
+    let far = select(F(-1.0), F(1.0), x >= F(0.0)) * (F(1.0) - exp(-t * t) * g);
+    return select(select(far, x * p, abs(x) < F(1.0)), x, isnan_(x));   // NaN stays NaN (a bit test: nan.wgsl)
 }
 fn softplus_(x: F) -> F {
     return max_(x, F(0.0)) + log1p_(exp(-abs(x)));
@@ -45,6 +54,10 @@ fn log_(x: F) -> F {
     // log of a subnormal x from the normal x * 2**24 (lavapipe's log reads the exponent field, so
     // log(1e-45) came out as -88 instead of -103); a GPU that flushes subnormals gives -inf
     return select(log(x), log(x * F(16777216.0)) - F(16.635532333438687), x < F(MIN_NORMAL));
+}
+fn log2_(x: F) -> F {
+    // log2, exact at powers of 2; a subnormal x read as the normal x * 2**24, as log_ does
+    return select(log2(x), log2(x * F(16777216.0)) - F(24.0), x < F(MIN_NORMAL));
 }
 fn pow_(a: F, b: F) -> F {
     // C's powf, as PyTorch: a ** 0 == 1 and 1 ** b == 1 even for NaN, (-1) ** +-inf == 1, NaN

@@ -1,14 +1,82 @@
 """Activations: the elementwise ones are webgrad's own ops, re-exported under torch's names;
-softmax and log_softmax are composed here (shifted by the max for stability, differentiably)."""
+softmax and log_softmax run one fused kernel each (``Softmax``/``LogSoftmax``, whose gradients
+are the fused ``SoftmaxGrad``/``LogSoftmaxGrad``: core/gradients/activations.py)."""
 from __future__ import annotations
 
+from ... import kernel_names as K
 from ...dtypes import to_dtype
+from ...engine import run_kernel
+from ...ops import unary
+from ...ops.binary import inplace as _write
 from ...ops.common import check_tensor
-from ...ops.unary import elu, gelu, leaky_relu, relu, sigmoid, silu, softplus, tanh  # noqa: F401
+from ...ops.unary import gelu, sigmoid, softplus, tanh  # noqa: F401
 from ...shapes import normalize_axis
 
 
-def _prepare(op, input, dim, dtype):
+def _maybe_inplace(op: str, fn, input, inplace: bool, *args):
+    """``fn(input, *args)``, written into ``input`` when ``inplace`` (PyTorch's ``inplace=True``)."""
+    if inplace:
+        return _write(check_tensor(op, input), op + "_", fn, *args)
+    return fn(input, *args)
+
+
+def relu(input, inplace=False):
+    """``max(input, 0)``; ``inplace=True`` writes the result into ``input``.
+
+    >>> import webgrad as wg
+    >>> relu(wg.tensor([-1.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    return _maybe_inplace("relu", unary.relu, input, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``input`` where positive, else ``negative_slope * input``; ``inplace=True`` writes into ``input``.
+
+    >>> import webgrad as wg
+    >>> leaky_relu(wg.tensor([-1.0, 2.0]), 0.5).tolist()
+    [-0.5, 2.0]
+    """
+    return _maybe_inplace("leaky_relu", unary.leaky_relu, input, inplace, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``input`` where positive, else ``alpha * (exp(input) - 1)``; ``inplace=True`` writes into ``input``.
+
+    >>> import webgrad as wg
+    >>> elu(wg.tensor([0.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    return _maybe_inplace("elu", unary.elu, input, inplace, alpha)
+
+
+def silu(input, inplace=False):
+    """``input * sigmoid(input)``; ``inplace=True`` writes into ``input``.
+
+    >>> import webgrad as wg
+    >>> silu(wg.tensor([0.0])).tolist()
+    [0.0]
+    """
+    return _maybe_inplace("silu", unary.silu, input, inplace)
+
+
+def relu_(input):
+    """In-place ``relu``."""
+    return relu(input, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place ``leaky_relu``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    """In-place ``elu``."""
+    return elu(input, alpha, inplace=True)
+
+
+def _along(op, kernel, input, dim, dtype):
+    """``kernel`` along ``dim`` of ``input`` (first cast to ``dtype``; an integer input becomes float32)."""
     check_tensor(op, input)
     if dim is None:
         raise TypeError(f"{op}: pass the dimension to normalise over, e.g. {op}(x, dim=-1)")
@@ -16,30 +84,30 @@ def _prepare(op, input, dim, dtype):
     x = input if dtype is None else input.to(to_dtype(dtype))
     if not x.dtype.is_floating:
         x = x.to("float32")
-    return x - x.amax(dim, keepdim=True), dim
+    if x.ndim == 0:                               # a 0-d tensor is one row of one element
+        return run_kernel(kernel, x.reshape(1), axis=0).reshape(())
+    return run_kernel(kernel, x, axis=dim)
 
 
-def softmax(input, dim=None, dtype=None):
-    """exp(x) / exp(x).sum(dim), computed stably.
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / exp(x).sum(dim), computed stably (shifted by the row's max) in one kernel.
 
     >>> import webgrad as wg
     >>> softmax(wg.tensor([0.0, 0.0]), dim=0).tolist()
     [0.5, 0.5]
     """
-    z, dim = _prepare("softmax", input, dim, dtype)
-    e = z.exp()
-    return e / e.sum(dim, keepdim=True)
+    return _along("softmax", K.SOFTMAX, input, dim, dtype)
 
 
-def log_softmax(input, dim=None, dtype=None):
-    """log(softmax(x, dim)), computed stably as z - log(exp(z).sum(dim)) with z = x - max(x).
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x, dim)), computed stably as z - log(exp(z).sum(dim)) with z = x - max(x), in one kernel.
 
     >>> import webgrad as wg
     >>> round(log_softmax(wg.tensor([0.0, 0.0]), dim=0)[0].item(), 4)
     -0.6931
     """
-    z, dim = _prepare("log_softmax", input, dim, dtype)
-    return z - z.exp().sum(dim, keepdim=True).log()
+    return _along("log_softmax", K.LOG_SOFTMAX, input, dim, dtype)
 
 
-__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax", "log_softmax"]
+__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax", "log_softmax",
+           "relu_", "leaky_relu_", "elu_"]

@@ -28,4 +28,43 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input._assign(out, "dropout") if inplace else out
 
 
-__all__ = ["dropout"]
+def _channel_dropout(op, input, p, training, inplace, spatial):
+    """Zero whole channels (dim 1 of [N, C, *spatial], or dim 0 of unbatched [C, *spatial]) with
+    probability ``p``, scaling the kept ones by 1/(1-p)."""
+    import webgrad as wg
+    check_tensor(op, input)
+    if input.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{op}: expected a {spatial + 1}-D (unbatched) or {spatial + 2}-D (batched) input, got "
+                           f"shape {tuple(input.shape)}")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    lead = input.shape[:input.ndim - spatial]
+    keep = (wg.rand(*lead, dtype=input.dtype, backend=input._backend) >= p).to(input.dtype)
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    out = input * keep.reshape(tuple(lead) + (1,) * spatial) * scale
+    return input._assign(out, op) if inplace else out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of [N, C, L] (or [C, L]) with probability ``p``, scaling the rest by 1/(1-p).
+
+    >>> import webgrad as wg
+    >>> dropout1d(wg.ones(1, 2, 3), training=False).shape
+    (1, 2, 3)
+    """
+    return _channel_dropout("dropout1d", input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of [N, C, H, W] (or [C, H, W]) with probability ``p``, scaling the rest."""
+    return _channel_dropout("dropout2d", input, p, training, inplace, 2)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of [N, C, D, H, W] (or [C, D, H, W]) with probability ``p``, scaling the rest."""
+    return _channel_dropout("dropout3d", input, p, training, inplace, 3)
+
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]

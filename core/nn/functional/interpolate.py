@@ -10,7 +10,7 @@ from ...ops.movement import pad  # noqa: F401
 _MODES = {"nearest": None, "linear": 1, "bilinear": 2}   # mode -> spatial dims it needs (None: any)
 
 
-def _output_sizes(x, size, scale_factor, spatial):
+def _output_sizes(x, size, scale_factor, spatial, recompute_scale_factor=False):
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: exactly one of size and scale_factor must be given")
     ins = tuple(x.shape[2:])
@@ -20,7 +20,8 @@ def _output_sizes(x, size, scale_factor, spatial):
     else:
         factors = (scale_factor,) * spatial if isinstance(scale_factor, (int, float)) else tuple(scale_factor)
         out = tuple(int(math.floor(i * f)) for i, f in zip(ins, factors))
-        scales = tuple(1.0 / f for f in factors)
+        scales = tuple(i / o if o else 0.0 for i, o in zip(ins, out)) if recompute_scale_factor else \
+            tuple(1.0 / f for f in factors)
     if len(out) != spatial or any(o < 1 for o in out):
         raise ValueError(f"interpolate: output size {out} is invalid for input of shape {tuple(x.shape)} "
                          f"({spatial} spatial dims)")
@@ -39,9 +40,12 @@ def _source_indices(n_in, n_out, scale, mode, align_corners):
     return lo, [min(i + 1, n_in - 1) for i in lo], [s - i for s, i in zip(src, lo)]
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
     """Resize [N, C, *spatial] to ``size`` or by ``scale_factor`` with PyTorch's sampling rules:
-    'nearest' (any spatial rank), 'linear' (1 spatial dim), 'bilinear' (2).
+    'nearest' (any spatial rank), 'linear' (1 spatial dim), 'bilinear' (2). ``recompute_scale_factor``
+    samples as if the computed size had been given. ``antialias`` (bilinear only) changes nothing when
+    no dim shrinks, as in PyTorch; its filter for shrinking is not implemented and raises.
 
     >>> import webgrad as wg
     >>> interpolate(wg.tensor([[[1.0, 2.0]]]), scale_factor=2).tolist()
@@ -57,7 +61,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                          f"{tuple(input.shape)}")
     if mode == "nearest" and align_corners is not None:
         raise ValueError("interpolate: align_corners only has an effect with mode 'linear' or 'bilinear'")
-    out, scales = _output_sizes(input, size, scale_factor, spatial)
+    out, scales = _output_sizes(input, size, scale_factor, spatial, bool(recompute_scale_factor))
+    if antialias:
+        if mode != "bilinear":
+            raise ValueError(f"interpolate: antialias is restricted to the bilinear mode (and PyTorch's bicubic), "
+                             f"got mode {mode!r}")
+        if any(o < i for i, o in zip(input.shape[2:], out)):
+            raise NotImplementedError(f"interpolate: antialias=True when shrinking {tuple(input.shape[2:])} to "
+                                      f"{out} is not implemented; use antialias=False, or pool first (avg_pool2d)")
     x = input
     for k, (n_in, n_out, scale) in enumerate(zip(input.shape[2:], out, scales)):
         dim = 2 + k

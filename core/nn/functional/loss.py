@@ -6,7 +6,7 @@ from ...amp import full_precision
 from ...amp import state as autocast
 from ...engine import no_grad, record_function, run_kernel
 from ...ops.common import check_tensor
-from ._utils import check_reduction, reduce_loss
+from ._utils import check_reduction, legacy_reduction, reduce_loss
 from .activation import log_softmax
 
 
@@ -23,54 +23,74 @@ def _same_shape(op, input, target):
                          f"{tuple(input.shape)}")
 
 
-def mse_loss(input, target, reduction="mean"):
-    """Mean squared error.
+def _weighted(op, loss, weight, reduction, mean_by_weight=True):
+    """``loss * weight`` reduced as PyTorch's weighted regression losses: 'mean' divides by the summed
+    weights (``mean_by_weight``, mse and l1) or by the element count (huber)."""
+    if weight is None:
+        return reduce_loss(loss, reduction, op)
+    check_tensor(op, weight, "weight")
+    if tuple(weight.shape) != tuple(loss.shape):
+        raise ValueError(f"{op}: weights and input must have the same size, got {tuple(weight.shape)} and "
+                         f"{tuple(loss.shape)}")
+    loss = loss * weight
+    if reduction == "mean" and mean_by_weight:
+        return loss.sum() / weight.sum()
+    return reduce_loss(loss, reduction, op)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error (each element's times ``weight`` when given; 'mean' then divides by the
+    summed weights). ``size_average`` and ``reduce`` are PyTorch's deprecated forms of ``reduction``.
 
     >>> import webgrad as wg
     >>> mse_loss(wg.tensor([1.0, 2.0]), wg.tensor([1.0, 4.0])).item()
     2.0
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair("mse_loss", input, target)
     d = input - target
-    return reduce_loss(d * d, reduction, "mse_loss")
+    return _weighted("mse_loss", d * d, weight, reduction)
 
 
-def l1_loss(input, target, reduction="mean"):
-    """Mean absolute error.
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error (weighted as ``mse_loss``).
 
     >>> import webgrad as wg
     >>> l1_loss(wg.tensor([1.0, 2.0]), wg.tensor([1.0, 4.0])).item()
     1.0
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair("l1_loss", input, target)
-    return reduce_loss((input - target).abs(), reduction, "l1_loss")
+    return _weighted("l1_loss", (input - target).abs(), weight, reduction)
 
 
-def _piecewise(op, input, target, cut, small, large, reduction):
+def _piecewise(op, input, target, cut, small, large, reduction, weight=None):
     import webgrad as wg
     input, target = _pair(op, input, target)
     check_reduction(reduction, op)
     d = (input - target).abs()
-    return reduce_loss(wg.where(d < cut, small(d), large(d)), reduction, op)
+    return _weighted(op, wg.where(d < cut, small(d), large(d)), weight, reduction, mean_by_weight=False)
 
 
-def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - beta/2 (the L1 loss when beta is 0).
 
     >>> import webgrad as wg
     >>> smooth_l1_loss(wg.tensor([0.5, 3.0]), wg.zeros(2), reduction="none").tolist()
     [0.125, 2.5]
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
     if beta == 0:
-        return l1_loss(input, target, reduction)
+        return l1_loss(input, target, reduction=reduction)
     return _piecewise("smooth_l1_loss", input, target, beta, lambda d: 0.5 * d * d / beta,
                       lambda d: d - 0.5 * beta, reduction)
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0):
-    """0.5 d^2 where |d| < delta, else delta (|d| - delta/2).
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - delta/2); times ``weight`` when given ('mean' then
+    divides by the element count, as PyTorch's).
 
     >>> import webgrad as wg
     >>> huber_loss(wg.tensor([0.5, 3.0]), wg.zeros(2), reduction="none", delta=2.0).tolist()
@@ -79,7 +99,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
     return _piecewise("huber_loss", input, target, delta, lambda d: 0.5 * d * d,
-                      lambda d: delta * (d - 0.5 * delta), reduction)
+                      lambda d: delta * (d - 0.5 * delta), reduction, weight)
 
 
 def _class_dim(op, input):
@@ -113,7 +133,7 @@ def _mean_by(loss, w, reduction):
     return loss.sum() / w.sum() if reduction == "mean" else reduce_loss(loss, reduction, "nll_loss")
 
 
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log likelihood of log-probabilities ``input`` [N, C, ...] (or [C]) at class indices
     ``target`` [N, ...]; 'mean' divides by the summed weights of the non-ignored targets.
 
@@ -121,6 +141,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     >>> nll_loss(wg.tensor([[-1.0, -2.0]]), wg.tensor([1])).item()
     2.0
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair("nll_loss", input, target)
     check_reduction(reduction, "nll_loss")
     cdim = _class_dim("nll_loss", input)
@@ -129,7 +150,8 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return _mean_by(loss, w, reduction)
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
     """Cross entropy of logits ``input`` [N, C, ...] (or [C]) against class indices [N, ...] (int64)
     or class probabilities (same shape as the input), with optional class ``weight`` and
     ``label_smoothing`` as in PyTorch.
@@ -139,6 +161,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     0.6931
     """
     op = "cross_entropy"
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair(op, input, target)
     check_reduction(reduction, op)
     if weight is None and not label_smoothing:
@@ -174,7 +197,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     return _mean_by(loss, w, reduction)
 
 
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)) for probabilities x, each log clamped at -100 as in PyTorch.
 
     >>> import webgrad as wg
@@ -182,6 +205,7 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     0.6931
     """
     op = "binary_cross_entropy"
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair(op, input, target)
     check_reduction(reduction, op)
     _same_shape(op, input, target)
@@ -199,7 +223,8 @@ def _bce_gradient(dy, saved, attrs):
     return dx, dy * ((1 - x).log() - x.log())
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
     """Sigmoid + binary cross entropy in one stable expression:
     (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x).
 
@@ -209,6 +234,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     """
     import webgrad as wg
     op = "binary_cross_entropy_with_logits"
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair(op, input, target)
     check_reduction(reduction, op)
     _same_shape(op, input, target)
@@ -217,7 +243,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     return reduce_loss(loss if weight is None else loss * weight, reduction, op)
 
 
-def kl_div(input, target, reduction="mean", log_target=False):
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Pointwise KL divergence target * (log target - input) with ``input`` given as log-probabilities
     (``target`` too when ``log_target``); 0 where target is 0. ``reduction`` may also be 'batchmean'.
 
@@ -227,6 +253,7 @@ def kl_div(input, target, reduction="mean", log_target=False):
     """
     import webgrad as wg
     op = "kl_div"
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair(op, input, target)
     check_reduction(reduction, op, ("batchmean",))
     if log_target:

@@ -1,7 +1,9 @@
-"""Layer and batch normalisation, composed from reductions and arithmetic."""
+"""Layer normalisation (one fused kernel, ``LayerNorm``, with a fused backward) and batch
+normalisation (composed from reductions and arithmetic)."""
 from __future__ import annotations
 
-from ...engine import no_grad
+from ... import kernel_names as K
+from ...engine import no_grad, run_kernel
 from ...ops.common import check_tensor
 
 
@@ -13,7 +15,8 @@ def _normalize(x, dims, eps):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the trailing dims ``normalized_shape`` (biased variance), then scale and shift.
+    """Normalise over the trailing dims ``normalized_shape`` (biased variance, ``eps`` added to it
+    under the square root, as PyTorch), then scale by ``weight`` and shift by ``bias``.
 
     >>> import webgrad as wg
     >>> layer_norm(wg.tensor([[1.0, 3.0]]), (2,)).round(decimals=3).tolist()
@@ -22,15 +25,24 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     check_tensor("layer_norm", input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
-    if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
         raise ValueError(f"layer_norm: normalized_shape {shape} does not match the trailing dims of the input "
                          f"of shape {tuple(input.shape)}")
+    if not input.dtype.is_floating:
+        raise NotImplementedError(f"layer_norm: input must be a floating tensor, got {input.dtype.name}")
+    params = []
     for name, p in (("weight", weight), ("bias", bias)):
-        if p is not None and tuple(p.shape) != shape:
+        if p is None:
+            continue
+        check_tensor("layer_norm", p, name)
+        if tuple(p.shape) != shape:
             raise ValueError(f"layer_norm: {name} must have shape {shape}, got {tuple(p.shape)}")
-    y, _, _ = _normalize(input, tuple(range(input.ndim - k, input.ndim)), eps)
-    y = y if weight is None else y * weight
-    return y if bias is None else y + bias
+        if p.dtype is not input.dtype:
+            raise RuntimeError(f"layer_norm: {name} has dtype {p.dtype.name} but the input has {input.dtype.name}; "
+                               f"they must match")
+        params.append(p)
+    return run_kernel(K.LAYER_NORM, input, *params, ndim=k, eps=float(eps), has_weight=weight is not None,
+                      has_bias=bias is not None)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

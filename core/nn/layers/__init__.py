@@ -11,8 +11,12 @@ from .rnn import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .activation_more import *  # noqa: F401,F403
+from .parameters import *  # noqa: F401,F403
+from .resampling import *  # noqa: F401,F403
 from . import activation, container, conv, dropout, linear, loss, normalization, pooling, rnn, shape, sparse, \
     transformer
+from . import activation_more, parameters, resampling
 
 __all__ = [n for m in (activation, container, conv, dropout, linear, loss, normalization, pooling, rnn, shape, sparse,
-                       transformer) for n in m.__all__]
+                       transformer, activation_more, parameters, resampling) for n in m.__all__]

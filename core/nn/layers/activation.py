@@ -6,11 +6,11 @@ from ..module import Module
 
 
 class _Activation(Module):
-    """An activation with keyword options; ``inplace`` is accepted and ignored (tensors are values)."""
+    """An activation with PyTorch's options (``inplace=True`` writes the result into the input, as there)."""
 
     options: tuple = ()   # (name, default) in PyTorch's positional order
 
-    def __init__(self, *args, inplace=False, **kwargs):
+    def __init__(self, *args, **kwargs):
         super().__init__()
         self.__dict__.update(bind_options(type(self).__name__, self.options, args, kwargs))
 
@@ -21,7 +21,7 @@ class _Activation(Module):
         return getattr(F, self.fn)(input, **self._kwargs())
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._kwargs().items())
+        return ", ".join(f"{k}={v}" for k, v in self._kwargs().items() if (k, v) != _INPLACE)   # as PyTorch's
 
 
 def bind_options(owner: str, options, args, kwargs) -> dict:
@@ -42,12 +42,13 @@ def _activation(name, fn, options=(), doc=""):
                                        "__module__": __name__})
 
 
-ReLU = _activation("ReLU", "relu", doc="max(x, 0).")
-LeakyReLU = _activation("LeakyReLU", "leaky_relu", [("negative_slope", 0.01)],
+_INPLACE = ("inplace", False)
+ReLU = _activation("ReLU", "relu", [_INPLACE], doc="max(x, 0).")
+LeakyReLU = _activation("LeakyReLU", "leaky_relu", [("negative_slope", 0.01), _INPLACE],
                         "x for x > 0, else negative_slope * x.")
-ELU = _activation("ELU", "elu", [("alpha", 1.0)], "x for x > 0, else alpha * (exp(x) - 1).")
+ELU = _activation("ELU", "elu", [("alpha", 1.0), _INPLACE], "x for x > 0, else alpha * (exp(x) - 1).")
 GELU = _activation("GELU", "gelu", [("approximate", "none")], "x * Phi(x) (exact, or the tanh approximation).")
-SiLU = _activation("SiLU", "silu", doc="x * sigmoid(x).")
+SiLU = _activation("SiLU", "silu", [_INPLACE], doc="x * sigmoid(x).")
 Softplus = _activation("Softplus", "softplus", [("beta", 1.0), ("threshold", 20.0)], "log(1 + exp(beta*x)) / beta.")
 Tanh = _activation("Tanh", "tanh", doc="The hyperbolic tangent.")
 Sigmoid = _activation("Sigmoid", "sigmoid", doc="1 / (1 + exp(-x)).")

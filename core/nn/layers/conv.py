@@ -15,8 +15,8 @@ class _ConvNd(Module):
     dims = 2
     transposed = False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", output_padding=0, dtype=None, device=None):
+    def _build(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+               output_padding, device, dtype):
         super().__init__()
         name, n = type(self).__name__, self.dims
         if in_channels % groups or out_channels % groups:
@@ -52,7 +52,16 @@ class _ConvNd(Module):
         return s + (", bias=False" if self.bias is None else "")
 
 
-class Conv1d(_ConvNd):
+class _Conv(_ConvNd):
+    """A forward convolution's constructor, PyTorch's (no ``output_padding``)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        self._build(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, 0,
+                    device, dtype)
+
+
+class Conv1d(_Conv):
     """1-d convolution over [N, C, L] (or [C, L]).
 
     >>> import webgrad as wg
@@ -66,7 +75,7 @@ class Conv1d(_ConvNd):
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
-class Conv2d(_ConvNd):
+class Conv2d(_Conv):
     """2-d convolution over [N, C, H, W] (or [C, H, W]).
 
     >>> import webgrad as wg
@@ -89,9 +98,9 @@ class ConvTranspose2d(_ConvNd):
     transposed = True
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", dtype=None, device=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, output_padding, dtype, device)
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        self._build(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                    output_padding, device, dtype)
 
     def forward(self, input):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,

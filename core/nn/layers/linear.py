@@ -33,7 +33,7 @@ class Linear(Module):
     (4, 2)
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype=None, device=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
@@ -58,8 +58,8 @@ class Bilinear(Module):
     (5, 2)
     """
 
-    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, dtype=None,
-                 device=None):
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(empty(out_features, in1_features, in2_features, dtype=dtype, device=device))

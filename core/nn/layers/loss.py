@@ -5,12 +5,15 @@ from __future__ import annotations
 from .. import functional as F
 from ...tensor import Tensor
 from ..module import Module
+from ..functional._utils import legacy_reduction
 from .activation import bind_options
+
+_LEGACY = ("size_average", "reduce")
 
 
 class _Loss(Module):
     """Calls ``F.<fn>(input, target, **options)``; options are PyTorch's, in its positional order
-    (the deprecated ``size_average``/``reduce`` are not accepted)."""
+    (the deprecated ``size_average``/``reduce`` become ``reduction`` here, with PyTorch's warning)."""
 
     fn = ""
     options: tuple = ()
@@ -18,39 +21,48 @@ class _Loss(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()
         values = bind_options(type(self).__name__, self.options, args, kwargs)
+        if any(k in values for k in _LEGACY):
+            legacy = values.pop("size_average"), values.pop("reduce")
+            values["reduction"] = legacy_reduction(*legacy, values["reduction"])
         for k, v in values.items():
             if isinstance(v, Tensor):
                 self.register_buffer(k, v)
             else:
                 self.__dict__[k] = v
 
+    def _options(self):
+        return [n for n, _ in self.options if n not in _LEGACY]
+
     def forward(self, input, target):
-        return getattr(F, self.fn)(input, target, **{n: getattr(self, n) for n, _ in self.options})
+        return getattr(F, self.fn)(input, target, **{n: getattr(self, n) for n in self._options()})
 
     def extra_repr(self):
-        return ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self.options if not isinstance(getattr(self, n),
-                                                                                                  Tensor))
+        shown = [n for n in self._options() if not isinstance(getattr(self, n), Tensor)]
+        return ", ".join(f"{n}={getattr(self, n)!r}" for n in shown)
 
 
 def _loss(name, fn, options, doc):
-    return type(name, (_Loss,), {"fn": fn, "options": (("reduction", "mean"),) if options is None else options,
-                                 "__doc__": doc, "__module__": __name__})
+    return type(name, (_Loss,), {"fn": fn, "options": options, "__doc__": doc, "__module__": __name__})
 
 
 _R = ("reduction", "mean")
-MSELoss = _loss("MSELoss", "mse_loss", None, "Mean squared error.")
-L1Loss = _loss("L1Loss", "l1_loss", None, "Mean absolute error.")
-SmoothL1Loss = _loss("SmoothL1Loss", "smooth_l1_loss", (_R, ("beta", 1.0)), "Quadratic below ``beta``, linear above.")
+_SA, _RE = ("size_average", None), ("reduce", None)
+MSELoss = _loss("MSELoss", "mse_loss", (_SA, _RE, _R), "Mean squared error.")
+L1Loss = _loss("L1Loss", "l1_loss", (_SA, _RE, _R), "Mean absolute error.")
+SmoothL1Loss = _loss("SmoothL1Loss", "smooth_l1_loss", (_SA, _RE, _R, ("beta", 1.0)),
+                     "Quadratic below ``beta``, linear above.")
 HuberLoss = _loss("HuberLoss", "huber_loss", (_R, ("delta", 1.0)), "Quadratic below ``delta``, linear above.")
-NLLLoss = _loss("NLLLoss", "nll_loss", (("weight", None), ("ignore_index", -100), _R),
+NLLLoss = _loss("NLLLoss", "nll_loss", (("weight", None), _SA, ("ignore_index", -100), _RE, _R),
                 "Negative log-likelihood of class indices, given log-probabilities.")
 CrossEntropyLoss = _loss("CrossEntropyLoss", "cross_entropy",
-                         (("weight", None), ("ignore_index", -100), _R, ("label_smoothing", 0.0)),
+                         (("weight", None), _SA, ("ignore_index", -100), _RE, _R, ("label_smoothing", 0.0)),
                          "Softmax cross-entropy of logits against class indices or probabilities.")
-BCELoss = _loss("BCELoss", "binary_cross_entropy", (("weight", None), _R), "Binary cross-entropy of probabilities.")
+BCELoss = _loss("BCELoss", "binary_cross_entropy", (("weight", None), _SA, _RE, _R),
+                "Binary cross-entropy of probabilities.")
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
-                          (("weight", None), _R, ("pos_weight", None)), "Binary cross-entropy of logits (stable).")
-KLDivLoss = _loss("KLDivLoss", "kl_div", (_R, ("log_target", False)),
+                          (("weight", None), _SA, _RE, _R, ("pos_weight", None)),
+                          "Binary cross-entropy of logits (stable).")
+KLDivLoss = _loss("KLDivLoss", "kl_div", (_SA, _RE, _R, ("log_target", False)),
                   "Kullback-Leibler divergence; ``input`` holds log-probabilities.")
 
 __all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss",

@@ -14,13 +14,13 @@ class _BatchNorm(Module):
 
     ranks = ()
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None,
-                 device=None):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None, *, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
-        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine and bias else None
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
@@ -83,12 +83,12 @@ class LayerNorm(Module):
     (2, 4)
     """
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None, device=None):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
-        self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
-        self.bias = Parameter(zeros(*shape, dtype=dtype, device=device)) if elementwise_affine and bias else None
+        self.weight = Parameter(ones(shape, dtype=dtype, device=device)) if elementwise_affine else None
+        self.bias = Parameter(zeros(shape, dtype=dtype, device=device)) if elementwise_affine and bias else None
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -106,14 +106,14 @@ class GroupNorm(Module):
     (3, 4, 5)
     """
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None, device=None):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
                              f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         self.weight = Parameter(ones(num_channels, dtype=dtype, device=device)) if affine else None
-        self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine and bias else None
 
     def forward(self, input):
         if input.ndim < 2 or input.shape[1] != self.num_channels:
@@ -124,10 +124,38 @@ class GroupNorm(Module):
         if not self.affine:
             return y
         bshape = (1, self.num_channels) + (1,) * (input.ndim - 2)
-        return y * self.weight.reshape(bshape) + self.bias.reshape(bshape)
+        y = y * self.weight.reshape(bshape)
+        return y if self.bias is None else y + self.bias.reshape(bshape)
 
     def extra_repr(self):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims, then a learned scale.
+
+    >>> import webgrad as wg
+    >>> RMSNorm(2)(wg.tensor([[3.0, 4.0]])).shape
+    (1, 2)
+    """
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm"]

@@ -233,7 +233,7 @@ class RNNBase(Module):
         self._check_input(data, batch_sizes)
         sizes = self._state_sizes(batch)
         if hx is None:
-            hx = tuple(zeros(*s, dtype=data.dtype, backend=data._backend) for s in sizes[:1 + is_lstm])
+            hx = tuple(zeros(s, dtype=data.dtype, backend=data._backend) for s in sizes[:1 + is_lstm])
         whats = ("hidden[0]", "hidden[1]") if is_lstm else ("hidden",)
         for state, expected, what in zip(hx, sizes if is_lstm else sizes[:1], whats):
             self._check_state(state, expected, what, data.dtype)

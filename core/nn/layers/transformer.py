@@ -78,6 +78,16 @@ def _append_key(k, v, attn_mask, padding, extra_k, extra_v):
     return k, v, grow(attn_mask), grow(padding)
 
 
+def _merged_mask(attn_mask, padding, n, heads, length, source):
+    """The float attn_mask ([L, S] or [N * heads, L, S]) plus the float key padding mask, as one additive
+    mask that broadcasts to the scores [N, heads, L, S] (None if neither)."""
+    mask = attn_mask if attn_mask is None or attn_mask.ndim == 2 else attn_mask.reshape(n, heads, length, source)
+    if padding is not None:
+        pad = padding.reshape(n, 1, 1, source)
+        mask = pad if mask is None else mask + pad
+    return mask
+
+
 class MultiheadAttention(Module):
     """Multi-head attention: ``num_heads`` scaled dot-product attentions over projections of
     query/key/value, concatenated and projected (PyTorch's parameters: ``in_proj_weight``, or
@@ -181,7 +191,7 @@ class MultiheadAttention(Module):
         if padding is not None and tuple(padding.shape) != (n, k.shape[1]):
             raise AssertionError(f"MultiheadAttention: Expected key_padding_mask of shape {(n, k.shape[1])}, but "
                                  f"got {tuple(padding.shape)}")
-        out, weights = self._attend(q, k, v, attn_mask, padding, trust_causal)
+        out, weights = self._attend(q, k, v, attn_mask, padding, trust_causal, need_weights)
         out = self.out_proj(out)
         out = out.squeeze(0) if not batched else (out if self.batch_first else out.transpose(0, 1))
         if not need_weights:
@@ -189,21 +199,25 @@ class MultiheadAttention(Module):
         weights = weights.mean(1) if average_attn_weights else weights
         return out, (weights if batched else weights.squeeze(0))
 
-    def _attend(self, q, k, v, attn_mask, padding, causal):
-        """Attention over heads: ([N, L, E], weights [N, heads, L, S])."""
+    def _attend(self, q, k, v, attn_mask, padding, causal, need_weights):
+        """Attention over heads: ([N, L, E], weights [N, heads, L, S]). Without ``need_weights`` it is
+        ``F.scaled_dot_product_attention`` (the fused kernel; weights None), as in PyTorch, where a query
+        that may see no key then gets zeros (with weights, NaN)."""
         n, length, e = q.shape
         source, heads = k.shape[1], self.num_heads
         split = (lambda x: x.reshape(n, x.shape[1], heads, self.head_dim).transpose(1, 2))
+        dropout_p = self.dropout if self.training else 0.0
+        if not need_weights:
+            mask = _merged_mask(attn_mask, padding, n, heads, length, source)
+            out = F.scaled_dot_product_attention(split(q), split(k), split(v), None if causal else mask, dropout_p,
+                                                 is_causal=causal)
+            return out.transpose(1, 2).reshape(n, length, e), None
         if causal:
             mask = causal_mask(length, source, q).logical_not()
             mask = additive_mask(mask, q, False)
         else:
-            mask = attn_mask if attn_mask is None or attn_mask.ndim == 2 else attn_mask.reshape(n, heads, length,
-                                                                                               source)
-            if padding is not None:
-                pad = padding.reshape(n, 1, 1, source)
-                mask = pad if mask is None else mask + pad
-        out, weights = attention(split(q), split(k), split(v), mask, self.dropout if self.training else 0.0)
+            mask = _merged_mask(attn_mask, padding, n, heads, length, source)
+        out, weights = attention(split(q), split(k), split(v), mask, dropout_p)
         return out.transpose(1, 2).reshape(n, length, e), weights
 
     def extra_repr(self):

@@ -11,10 +11,12 @@ def _params(parameters):
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
 
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False):
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach=None):
     """Scale all gradients together so that their joint ``norm_type`` norm is at most ``max_norm``;
     returns the norm before clipping (a 0-d tensor). The scaling stays on the backend; only
-    ``error_if_nonfinite`` reads the norm back.
+    ``error_if_nonfinite`` reads the norm back. ``foreach`` is accepted without effect (it picks
+    PyTorch's implementation, not its result).
 
     >>> import webgrad as wg
     >>> w = wg.nn.Parameter(wg.ones(4)); (w * 2).sum().backward()
@@ -41,8 +43,8 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
     return total
 
 
-def clip_grad_value_(parameters, clip_value: float) -> None:
-    """Clamp every gradient elementwise into [-clip_value, clip_value].
+def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+    """Clamp every gradient elementwise into [-clip_value, clip_value] (``foreach``: no effect).
 
     >>> import webgrad as wg
     >>> w = wg.nn.Parameter(wg.ones(2)); (w * 5).sum().backward(); clip_grad_value_([w], 1.0)

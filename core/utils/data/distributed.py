@@ -1,28 +1,29 @@
 """``DistributedSampler`` (PyTorch's ``torch.utils.data.distributed``): each of ``num_replicas``
-processes reads its own share of a dataset, padded (or trimmed) to equal shares."""
+processes reads its own share of a dataset, padded (or trimmed) to equal shares; the number of
+replicas and this one's rank come from the default process group unless given."""
 from __future__ import annotations
 
 import math
 
+from ...distributed.group import get_rank, get_world_size
 from ...random import Generator, permutation
 from .sampler import Sampler
-
-_NO_PROCESS_GROUP = ("DistributedSampler: default process group has not been initialized (webgrad has no "
-                     "distributed package yet); pass num_replicas and rank explicitly")
 
 
 class DistributedSampler(Sampler):
     """This replica's indices: every ``num_replicas``-th index from ``rank`` of the dataset's order,
     which is shuffled by ``seed + epoch`` when ``shuffle`` (call ``set_epoch`` each epoch). Without
     ``drop_last`` the order is padded by wrapping round so every replica gets as many indices.
+    ``num_replicas`` and ``rank`` default to the default process group's world size and rank
+    (``webgrad.distributed.init_process_group``; a ValueError says so when there is none).
 
     >>> list(DistributedSampler(range(10), num_replicas=3, rank=1, shuffle=False))
     [1, 4, 7, 0]
     """
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
-        if num_replicas is None or rank is None:
-            raise ValueError(_NO_PROCESS_GROUP)
+        num_replicas = get_world_size() if num_replicas is None else num_replicas
+        rank = get_rank() if rank is None else rank
         if not 0 <= rank < num_replicas:
             raise ValueError(f"DistributedSampler: invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")

@@ -1,0 +1,67 @@
+"""Fused elementwise kernels for compiled plans: a chain of float32 elementwise kernels as one
+generated WGSL function run by the elementwise shader (one dispatch, no intermediate buffers).
+
+A chain is given as ops ``(kernel name, operands)``, each operand ``("in", k)`` (the fused kernel's
+k-th input, broadcast to the output's shape as any elementwise input) or ``("op", j)`` (the result
+of op j). The function is ``fn fused_(x0: F, ...) -> F { let t0 = ...; ...; return tN; }`` with each
+op's expression from ``elementwise``'s tables; pipelines are cached by that text (the chain's
+structure), as every elementwise pipeline.
+"""
+from __future__ import annotations
+
+import re
+
+from webgrad import registry
+from webgrad.dtypes import float32
+
+from . import _bind
+from .elementwise import FLOAT_BINARY, FLOAT_UNARY, elementwise
+
+_TRIG = ("sin_(", "cos_(", "tan_(")   # written for scalars: the elementwise shader lifts them for its EXPR only
+_EXPRESSIONS = {**{k: v for k, v in FLOAT_UNARY.items() if not any(t in v for t in _TRIG) and "p0" not in v},
+                **FLOAT_BINARY}
+_OPERAND = re.compile(r"\bx([01])\b")
+
+
+def fusible(name: str, attrs: dict, dtypes) -> bool:
+    """Whether kernel ``name`` with ``attrs`` on inputs of ``dtypes`` can join a fused chain.
+
+    >>> fusible("Mul", {}, [float32, float32]), fusible("Sum", {}, [float32])
+    (True, False)
+    """
+    return name in _EXPRESSIONS and not attrs and all(d is float32 for d in dtypes)
+
+
+def fused_source(ops) -> str:
+    """The WGSL function of a chain (see the module's doc); its inputs are named x0, x1, ...
+
+    >>> print(fused_source([("Mul", (("in", 0), ("in", 1))), ("Exp", (("op", 0),))]))
+    fn fused_(x0: F, x1: F) -> F {
+        let t0 = x0 * x1;
+        let t1 = exp(t0);
+        return t1;
+    }
+    """
+    n_in = 1 + max(k for _, operands in ops for kind, k in operands if kind == "in")
+    lines = [f"fn fused_({', '.join(f'x{k}: F' for k in range(n_in))}) -> F {{"]
+    for j, (name, operands) in enumerate(ops):
+        names = [f"x{k}" if kind == "in" else f"t{k}" for kind, k in operands]
+        expr = _OPERAND.sub(lambda m: names[int(m.group(1))], _EXPRESSIONS[name]).replace("T0(", "F(")
+        lines.append(f"    let t{j} = {expr};")
+    lines.append(f"    return t{len(ops) - 1};\n}}")
+    return "\n".join(lines)
+
+
+def fused_kernel(backend_name: str, ops, out_shape: tuple):
+    """The kernel function of a chain on ``backend_name``: ``fn(*inputs) -> output`` (a GpuArray of
+    ``out_shape``, float32), with the GPU kernels' error handling."""
+    source = fused_source(ops)
+    label = "Fused" + "".join(name for name, _ in ops)[:40]
+
+    def run(be, *arrays):
+        args = ", ".join(f"x{k}" for k in range(len(arrays)))
+        return elementwise(be, label, f"fused_({args})", list(arrays), out_shape, float32, extra=source + "\n")
+    return _bind(run, backend_name, registry, label)
+
+
+__all__ = ["fusible", "fused_source", "fused_kernel"]

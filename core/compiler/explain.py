@@ -1,0 +1,50 @@
+"""``explain()``'s text: a plan as its kernels, per-step numbers, write-backs and graph breaks."""
+from __future__ import annotations
+
+from collections import Counter
+
+
+def _step_line(step) -> str:
+    ins = ", ".join(f"s{s}" for s in step.ins)
+    dyn = "".join(f", {k}=<per-step #{i}>" for k, i in step.dynamic.items())
+    outs = ", ".join("_" if s is None else f"s{s}" for s in step.outs)
+    return f"    {outs} = {step.name}({ins}{dyn})"
+
+
+def _write_line(write) -> str:
+    kind, target, slot, detail = write
+    where = f"place #{target}" if type(target) is int else "a tensor held elsewhere"
+    return {"data": f"    {where} <- s{slot}", "fixed": f"    {where} <- s{slot}",
+            "new": f"    {where} = new tensor(s{slot})", "none": f"    {where} = None"}[kind]
+
+
+def describe(k: int, entry) -> str:
+    """The text of one kept plan (a ``Replay``) or eager entry (an ``Eager``)."""
+    plan = entry.plan
+    head = (f"plan {k}: {len(plan.steps)} kernel calls (traced {plan.traced_calls}, {plan.folded} folded into "
+            f"constants, {plan.dropped} unused dropped), {len(plan.inputs) + len(plan.extra)} inputs, "
+            f"{len(plan.consts)} constants, {sum(c for _, _, c in plan.prologue)} per-step numbers, "
+            f"backend {getattr(plan.backend, 'name', None)}")
+    lines = [head]
+    if plan.uploads:
+        lines.append(f"  {plan.uploads} tensor(s) made from Python data inside the step: constants of the plan")
+    if not plan.replayable:
+        lines.append("  runs eagerly:")
+        lines += [f"    {r}" for r in plan.reasons]
+    fused = getattr(entry, "fused", None)
+    if fused:
+        counts = Counter(fused)
+        chains = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items())
+        lines.append(f"  fused: {len(fused)} chains: {chains}")
+    lines.append("  kernels:")
+    lines += [_step_line(s) for s in plan.steps]
+    if plan.writes:
+        lines.append("  write-backs:")
+        lines += [_write_line(w) for w in plan.writes]
+    if plan.breaks:
+        lines.append("  graph breaks:")
+        lines += [f"    {what} at {where}" for what, where in plan.breaks]
+    return "\n".join(lines)
+
+
+__all__ = ["describe"]

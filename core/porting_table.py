@@ -1,0 +1,159 @@
+"""The deliberate answers behind docs/porting.md: the PyTorch names webgrad accepts without effect,
+and those it refuses, each with the reason and what to do instead. Every other PyTorch name is
+supported when webgrad has it and "not in webgrad yet" when it does not (``webgrad.porting``
+decides from the code, so the page follows webgrad as it grows). ``missing_attribute`` makes the
+AttributeError of a name webgrad lacks say why, on ``webgrad``, ``webgrad.nn``,
+``webgrad.nn.functional`` and ``Tensor``.
+
+Keys are PyTorch's qualified names (``torch.cuda.synchronize``); ``FAMILIES`` answer for whole
+groups by pattern (complex dtypes, quantization, sparse layouts, TorchScript internals ...).
+"""
+from __future__ import annotations
+
+import re
+
+_FLAG = "a setting of {} that cannot change webgrad's numbers; kept and read back so scripts run"
+_NO_CUDA = "webgrad has no CUDA backend; its GPU is the 'wgpu' backend (webgrad.accelerator picks it)"
+
+# torch name -> why webgrad accepts it and does nothing
+NO_EFFECT = {
+    **{f"torch.backends.cudnn.{n}": _FLAG.format("cuDNN") for n in
+       ("benchmark", "benchmark_limit", "deterministic", "allow_tf32", "enabled", "flags", "version")},
+    "torch.backends.cudnn.is_available": "False: webgrad has no cuDNN",
+    **{f"torch.backends.cuda.{n}": _FLAG.format("CUDA") for n in
+       ("matmul", "sdp_kernel", "enable_flash_sdp", "enable_mem_efficient_sdp", "enable_math_sdp", "enable_cudnn_sdp",
+        "preferred_linalg_library")},
+    **{f"torch.backends.cuda.{n}": "answers as PyTorch without CUDA" for n in
+       ("is_built", "flash_sdp_enabled", "mem_efficient_sdp_enabled", "math_sdp_enabled", "cudnn_sdp_enabled")},
+    "torch.backends.mps.is_available": "False: webgrad's GPU backend is 'wgpu', not MPS",
+    "torch.backends.mps.is_built": "False: webgrad's GPU backend is 'wgpu', not MPS",
+    "torch.backends.mkldnn": _FLAG.format("oneDNN"), "torch.backends.mkl": _FLAG.format("MKL"),
+    "torch.backends.openmp": _FLAG.format("OpenMP"), "torch.backends.opt_einsum": _FLAG.format("opt_einsum"),
+    "torch.set_float32_matmul_precision": "float32 products are always float32 here (no TF32); the setting is kept",
+    "torch.set_num_threads": "kept and read back; the cpu backend's threads are numpy's BLAS's",
+    "torch.set_num_interop_threads": "kept and read back",
+    "torch.use_deterministic_algorithms": "every webgrad kernel is deterministic already; the setting is kept",
+    **{f"torch.cuda.{n}": "nothing to do without CUDA, as in PyTorch" for n in
+       ("manual_seed", "manual_seed_all", "seed", "seed_all", "empty_cache", "reset_peak_memory_stats")},
+    **{f"torch.cuda.{n}": "0 without CUDA, as in PyTorch" for n in
+       ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "device_count")},
+}
+
+# torch name -> why webgrad refuses it, and what to do instead
+REFUSED = {
+    **{f"torch.cuda.{n}": f"{_NO_CUDA}; the call raises RuntimeError" for n in
+       ("synchronize", "current_device", "set_device", "get_device_name", "get_device_capability",
+        "get_device_properties", "Event", "Stream")},
+    "torch.ops": "PyTorch's registry of custom operators (torch.ops.aten.add ...) does not exist; webgrad.ops "
+                 "holds webgrad's own op modules, and webgrad.register_kernel adds kernels",
+    "torch.compiler": "torch.compiler's controls (disable, is_compiling ...) do not exist; webgrad.compiler holds "
+                      "webgrad.compile's tracer, plans and replay",
+    "torch.backends.cpu": "torch.backends.cpu.get_cpu_capability() does not exist; webgrad.backends.cpu is webgrad's "
+                          "numpy backend",
+    "torch.backends.flags": "PyTorch's global backend-flags context does not exist (set the flag modules' attributes "
+                            "instead); webgrad.backends.flags is webgrad's module of accepted flags",
+}
+# refused names that webgrad has as something else: a module of its own under that name
+NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
+
+_NARROW = ("webgrad's dtypes are bool, int32, int64, float16, bfloat16, float32 and float64: use int64 "
+           "(webgrad.long) or int32 for integers, bool for masks")
+# (pattern over the qualified name, why and what to do); the first that matches answers
+FAMILIES = [
+    (r"torch(\.Tensor)?\.(complex\w*|cfloat|cdouble|chalf|(is_)?conj\w*|resolve_conj|view_as_complex\w*|"
+     r"view_as_real\w*|polar|angle|imag|real)$", "webgrad has no complex dtypes: keep real and imaginary parts in "
+     "two real tensors"),
+    (r"torch(\.Tensor)?\.(q_\w+|qu?int\w*|qscheme|\w*quantiz\w*|int_repr|per_(tensor|channel)_\w+|"
+     r"fused_moving_avg\w*|choose_qparams\w*|fbgemm_\w+|ao|Q\w+Storage)$", "webgrad has no quantized tensors"),
+    (r"torch(\.nn)?\.(quantized|quantizable|qat|intrinsic)$", "webgrad has no quantized tensors"),
+    (r"torch(\.Tensor)?\.(\w*sparse\w*|\w+_indices_copy|(c?col|crow|row)_indices|smm|hsmm|dsmm|saddmm|sspaddmm|"
+     r"spmm|hspmm|coalesce|is_coalesced|dense_dim|indices|values|to_dense)$",
+     "webgrad has no sparse layouts: tensors are dense (webgrad.strided)"),
+    (r"torch(\.Tensor)?\.(u?int[1-8]|u?int16|uint32|uint64|float8_\w+|float4_\w+|bits\w+|byte|char|short|"
+     r"(Byte|Char|Short)(Tensor|Storage))$", _NARROW),
+    (r"torch(\.Tensor)?\.(\w*Storage|StorageBase|storage|untyped_storage|storage_type|data_ptr|const_data_ptr|"
+     r"set_|share_memory_|is_shared|is_set_to|record_stream|from_file|is_storage)$",
+     "webgrad exposes no storage objects or pointers: a tensor's data lives on its backend (read it with .numpy(), "
+     ".tolist() or await t.read())"),
+    (r"torch(\.Tensor)?\.(names|rename_?|refine_names|align_(to|as)|unflatten_names)$",
+     "webgrad has no named tensors: keep dims by position"),
+    (r"torch\.backends(\.\w+)?\.(\w*PropModule|\w*Prop|GenericModule|CudnnModule|cuBLASModule|cuFFT\w+)$",
+     "PyTorch's machinery for its flag modules, not a flag: nothing to port"),
+    (r"torch\.(cudnn|miopen|mkldnn|native|batch_norm_(stats|elemt|gather\w*|update\w*|backward\w*))\w*$",
+     "a PyTorch backend's kernel entry point: call the generic op instead (e.g. nn.functional.batch_norm, conv2d)"),
+    (r"torch\.(jit|fx|export|library|classes|package|overrides|futures|fork|wait|func|vmap|cond|while_loop|"
+     r"cpp|monitor|mtia|xpu|mps|nested|masked|jagged|Script\w*|\w*Type|Graph\w*|Node|Value|Block|Code|"
+     r"Argument\w*|FunctionSchema|AliasDb|CompilationUnit|ConcreteModuleType\w*|parse_\w+|import_ir_module\w*|"
+     r"merge_type_from_type_comment|unify_type_list|FileCheck|ErrorReport|ExecutionPlan|Gradient|"
+     r"CompleteArgumentSpec|IODescriptor|LiteScriptModule|StaticModule|ThroughputBenchmark|Benchmark\w*|"
+     r"TracingState|DeepCopyMemoTable|\w*StorageContext|PyTorchFile\w+|ScriptModuleSerializer|CallStack|"
+     r"OperatorInfo|Future|Tag|DispatchKey\w*|ExcludeDispatchKeyGuard|DisableTorchFunction\w*|Sym\w+|sym_\w+|"
+     r"AggregationType|AVG|SUM|\w*Logger\w*|Capsule|Use|Type)$",
+     "TorchScript, FX, export and dispatcher machinery: webgrad runs Python eagerly; call the module or function "
+     "directly, or webgrad.compile it"),
+]
+_FAMILIES = [(re.compile(p), why) for p, why in FAMILIES]
+
+
+def refusal(qualname: str):
+    """Why webgrad refuses the PyTorch name ``qualname`` (e.g. ``torch.complex64``), or None."""
+    if qualname in REFUSED:
+        return REFUSED[qualname]
+    for pattern, why in _FAMILIES:
+        if pattern.match(qualname):
+            return why
+    return None
+
+
+# keyword arguments PyTorch takes across many functions: (status, why, a call that shows it)
+KEYWORDS = {
+    "out": ("raises", "no out= anywhere (an unknown keyword, TypeError): assign the result instead",
+            "webgrad.add(webgrad.ones(1), 1, out=webgrad.ones(1))"),
+    "pin_memory": ("no effect", "uploads to the GPU backends need no pinned host memory",
+                   "webgrad.zeros(2, pin_memory=True)"),
+    "memory_format": ("no effect", "tensors stay row-major; no result depends on the format",
+                      "webgrad.ones(1, 2, 2, 2).contiguous(memory_format=webgrad.channels_last)"),
+    "layout": ("no effect", "webgrad.strided is the only layout (a sparse one raises NotImplementedError)",
+               "webgrad.zeros(2, layout=webgrad.strided)"),
+    "non_blocking": ("no effect", "copies between backends are ordered anyway",
+                     "webgrad.ones(2).to('cpu', non_blocking=True)"),
+    "foreach": ("no effect", "picks PyTorch's implementation, not its numbers",
+                "webgrad.optim.SGD([webgrad.nn.Parameter(webgrad.ones(1))], lr=0.1, foreach=True)"),
+    "fused": ("no effect", "picks PyTorch's implementation, not its numbers",
+              "webgrad.optim.Adam([webgrad.nn.Parameter(webgrad.ones(1))], fused=True)"),
+    "sparse_grad": ("no effect", "the gradient is dense; PyTorch's sparse one holds the same numbers",
+                    "webgrad.gather(webgrad.ones(2), 0, webgrad.tensor([0]), sparse_grad=True)"),
+    "size_average": ("no effect", "PyTorch's deprecated form of reduction=: converted, with PyTorch's warning",
+                     "webgrad.nn.MSELoss(size_average=True)"),
+    "weights_only": ("no effect", "webgrad.load reads data, never code: loading is always safe",
+                     "webgrad.load(io.BytesIO(saved), weights_only=False)"),
+}
+
+
+# webgrad's objects whose missing attributes say why (``__getattr__`` hooks), and PyTorch's counterparts
+_TORCH_OF = {"webgrad": "torch", "webgrad.nn": "torch.nn", "webgrad.nn.functional": "torch.nn.functional",
+             "webgrad.Tensor": "torch.Tensor"}
+
+
+def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError:
+    """The AttributeError for ``owner.name`` (``owner`` a webgrad module or ``webgrad.Tensor``, named
+    ``holder`` in the message), saying why when webgrad refuses PyTorch's name deliberately.
+
+    >>> str(missing_attribute("webgrad", "complex64"))[:60]
+    "module 'webgrad' has no attribute 'complex64': webgrad has n"
+    """
+    base = f"{holder or f'module {owner!r}'} has no attribute {name!r}"
+    torch_owner = _TORCH_OF.get(owner)
+    why = None if torch_owner is None or name.startswith("_") else refusal(f"{torch_owner}.{name}")
+    if why is not None:
+        return AttributeError(f"{base}: {why}")
+    if name.startswith("_"):
+        return AttributeError(base)
+    return AttributeError(f"{base} (docs/porting.md lists the PyTorch names webgrad has, and those it has not yet)")
+
+
+def module_getattr(owner: str):
+    """A module-level ``__getattr__`` for ``owner`` that raises ``missing_attribute``."""
+    def __getattr__(name):
+        raise missing_attribute(owner, name)
+    return __getattr__

@@ -1,0 +1,126 @@
+"""PyTorch programs run on webgrad by rewriting their import lines only, with PyTorch's numbers.
+
+Each program in this folder is written as public PyTorch programs are (nanoGPT-style GPT, the
+PyTorch examples' MNIST, word language model, VAE and regression, the tutorials' polynomial
+fits) and imports torch as they do. Each case runs the program under PyTorch, then ported by
+``harness.load(program, "webgrad")`` (its torch import statements rewritten and nothing else,
+checked line by line) on every backend, from PyTorch's initial weights and with the same numpy
+data, and compares: the per-step losses within 1e-4 relative, and the other numbers each program
+returns (evaluation losses, greedy samples, accuracies).
+"""
+import pytest
+
+import harness
+from backends_under_test import BACKENDS
+
+torch = pytest.importorskip("torch")
+
+STEPS = 10
+RTOL = 1e-4
+
+
+def close(got, want):
+    """Numbers (nested in lists/tuples) agree: floats within RTOL relative, everything else exactly."""
+    if isinstance(want, (list, tuple)):
+        return len(got) == len(want) and all(close(g, w) for g, w in zip(got, want))
+    if isinstance(want, float):
+        return abs(got - want) <= RTOL * max(abs(want), 1e-12)
+    return got == want
+
+
+# (program, keyword arguments for main, the other results to compare, slow)
+CASES = {
+    "gpt_sdpa": ("gpt", {}, ["sample"], True),
+    "gpt_masked_softmax_no_bias": ("gpt", {"flash": False, "bias": False}, ["sample"], True),
+    "mingpt": ("mingpt", {}, ["completion"], True),
+    "mnist_cnn": ("mnist_cnn", {"dropout": 0.0}, ["test"], True),
+    "word_lm_lstm": ("word_lm", {"model": "LSTM", "dropout": 0.0}, ["val"], False),
+    "word_lm_gru": ("word_lm", {"model": "GRU", "dropout": 0.0}, ["val"], False),
+    "word_lm_rnn_tanh": ("word_lm", {"model": "RNN_TANH", "dropout": 0.0}, ["val"], False),
+    "word_lm_transformer_encoder": ("word_lm", {"model": "Transformer", "dropout": 0.0}, ["val"], True),
+    "word_lm_nn_transformer": ("word_lm", {"model": "Transformer", "nn_transformer": True, "dropout": 0.0}, ["val"],
+                               True),
+    "vae": ("vae", {}, ["test"], False),
+    "regression": ("regression", {}, [], False),
+    "poly_autograd": ("poly_autograd", {}, [], False),
+    "poly_nn": ("poly_nn", {}, [], False),
+    "poly_nn_rmsprop": ("poly_nn", {"optimizer": "RMSprop"}, [], False),
+    "poly_function": ("poly_function", {}, [], False),
+    "poly_module": ("poly_module", {}, [], False),
+    "poly_module_dynamic_net": ("poly_module", {"net": "DynamicNet"}, [], False),
+}
+_reference = {}
+
+
+def reference(case, tmp_path_factory):
+    """The program's run under PyTorch (once per case): its results and initial weights as numpy."""
+    if case not in _reference:
+        program, kwargs, _, _ = CASES[case]
+        module = harness.load(program, "torch")
+        extra = {"out_dir": str(tmp_path_factory.mktemp(f"{case}_torch"))} if "out_dir" in _params(module) else {}
+        result = harness.run(module, steps=STEPS, **kwargs, **extra)
+        _reference[case] = {**result, "init": harness.to_numpy(result["init"])}
+    return _reference[case]
+
+
+def _params(module):
+    return module.main.__code__.co_varnames[:module.main.__code__.co_argcount]
+
+
+@pytest.mark.parametrize("case, backend_name", [pytest.param(c, b, marks=[pytest.mark.slow] if CASES[c][3] else [],
+                                                             id=f"{c}-{b}") for c in CASES for b in BACKENDS])
+def test_program_matches_torch(case, backend_name, tmp_path_factory):
+    program, kwargs, compared, _ = CASES[case]
+    want = reference(case, tmp_path_factory)
+    module = harness.load(program, "webgrad")
+    extra = {"out_dir": str(tmp_path_factory.mktemp(f"{case}_webgrad"))} if "out_dir" in _params(module) else {}
+    init = harness.as_init(module, want["init"])
+    got = harness.run(module, steps=STEPS, device=backend_name, init=init, **kwargs, **extra)
+    assert len(want["losses"]) >= STEPS
+    assert harness.max_rel_diff(got["losses"], want["losses"]) <= RTOL, (got["losses"], want["losses"])
+    assert harness.to_numpy(got["init"]).keys() == want["init"].keys()
+    for key in compared:
+        assert close(got[key], want[key]), (key, got[key], want[key])
+
+
+# ---------------------------------------------------------------- the port itself
+
+def test_port_rewrites_torch_imports_only():
+    source = ("import os, torch.nn as nn  # layers\nimport torch\nimport torch.utils.data\n"
+              "from torch import optim; import numpy as np\nfrom torch.nn import functional as F\n"
+              "if True:\n    from torch.optim.lr_scheduler import StepLR\nx = torch.ones(2)  # torch stays\n")
+    ported = harness.port_source(source)
+    assert ported == ("import os, webgrad.nn as nn  # layers\nimport webgrad as torch\n"
+                      "import webgrad.utils.data, webgrad as torch\nfrom webgrad import optim; import numpy as np\n"
+                      "from webgrad.nn import functional as F\nif True:\n"
+                      "    from webgrad.optim.lr_scheduler import StepLR\nx = torch.ones(2)  # torch stays\n")
+    harness.check_imports_only(source, ported)
+
+
+def test_import_check_catches_other_changes():
+    source = "import torch\nx = torch.ones(2)\n"
+    with pytest.raises(AssertionError, match="not torch imports: \\[2\\]"):
+        harness.check_imports_only(source, "import webgrad as torch\nx = torch.zeros(2)\n")
+    with pytest.raises(AssertionError, match="left unported"):
+        harness.check_imports_only(source, source)
+    with pytest.raises(ValueError, match="one line"):
+        harness.port_source("from torch.nn import (Linear,\n    ReLU)\n")
+
+
+def test_run_leaves_torch_without_a_default_device_mode():
+    """poly_autograd sets and restores torch's default device; the mode that leaves on would change
+    later tests' PyTorch numbers (TransformerEncoder's fast path), so harness.run removes it."""
+    module = harness.load("poly_autograd", "torch")
+    module.main(steps=2, device="cpu")
+    assert torch.overrides._is_torch_function_mode_enabled()      # what the program alone leaves
+    harness.run(module, steps=2, device="cpu")
+    assert not torch.overrides._is_torch_function_mode_enabled()
+
+
+@pytest.mark.parametrize("program", sorted({c[0] for c in CASES.values()}))
+def test_every_program_imports_torch_and_ports(program):
+    """Each program imports torch (so the comparison is not vacuous) and loads ported."""
+    source = (harness.HERE / f"{program}.py").read_text()
+    assert harness.changed_lines(source, harness.port_source(source))
+    module = harness.load(program, "webgrad")
+    assert module.torch.__name__ == "webgrad"
