@@ -338,3 +338,25 @@ def test_all_and_any_over_no_dims_reduce_nothing(backend):
     x = wg.tensor([[1, 0], [2, 3]])
     assert x.all(()).tolist() == [[True, False], [True, True]] and x.any(dim=(), keepdim=True).shape == (2, 2)
     assert x.sum(()).item() == 6
+
+
+def test_norm_of_one_element_is_its_magnitude_as_torchs(backend):
+    """PyTorch's p-norm of a single element is |x|: no square or power to underflow (1e-23 ** 2 is 0 in
+    float32), with the p-norm's gradient (NaN at x where |x|^(p-1) overflows, as PyTorch's)."""
+    torch = pytest.importorskip("torch")
+    values = [[1e-23, 0.0, -3e-30, 2.5]]
+    for p in (2, 3, 0.5, -1, 1, float("inf")):
+        x, t = wg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+        y, z = x.norm(p, dim=0), t.norm(p, dim=0)
+        y.sum().backward()
+        z.sum().backward()
+        assert y.tolist() == z.tolist(), p
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-6, equal_nan=True, err_msg=str(p))
+
+
+def test_max_along_a_dim_of_an_empty_tensor_has_an_empty_gradient(backend):
+    for shape, dim in (((1, 0), 0), ((0, 3), 1)):
+        x = wg.zeros(*shape, requires_grad=True)
+        values, indices = x.max(dim)
+        (values * 2).sum().backward()
+        assert values.shape == indices.shape and x.grad.shape == shape

@@ -132,7 +132,7 @@ def _add_scaled(op, input, product, beta, alpha):
     check_tensor(op, input)
     shape = broadcast_shapes(input.shape, product.shape, op=op)
     if shape != tuple(product.shape):
-        raise ValueError(f"{op}: input of shape {tuple(input.shape)} does not broadcast to the product's shape "
+        raise ShapeError(f"{op}: input of shape {tuple(input.shape)} does not broadcast to the product's shape "
                          f"{tuple(product.shape)}")
     if alpha != 1:
         product = product * alpha
@@ -182,7 +182,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     check_tensor("addmv", mat, "mat")
     check_tensor("addmv", vec, "vec")
     if mat.ndim != 2 or vec.ndim != 1:
-        raise ValueError(f"addmv: expected a 2-D mat and a 1-D vec, got shapes {tuple(mat.shape)} and "
+        raise ShapeError(f"addmv: expected a 2-D mat and a 1-D vec, got shapes {tuple(mat.shape)} and "
                          f"{tuple(vec.shape)}")
     return _add_scaled("addmv", input, matmul(mat, vec), beta, alpha)
 
@@ -211,7 +211,7 @@ def inner(input, other):
         return input * other
     k = input.shape[-1]
     if other.shape[-1] != k:
-        raise ValueError(f"inner: the last dims must match, got shapes {tuple(input.shape)} and {tuple(other.shape)}")
+        raise ShapeError(f"inner: the last dims must match, got shapes {tuple(input.shape)} and {tuple(other.shape)}")
     out = matmul(reshape_to(input, (numel(input.shape[:-1]), k)), reshape_to(other, (numel(other.shape[:-1]), k)).mT)
     return reshape_to(out, input.shape[:-1] + other.shape[:-1])
 
@@ -240,7 +240,7 @@ def trace(input):
     """
     check_tensor("trace", input)
     if input.ndim != 2:
-        raise ValueError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
+        raise ShapeError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
     if input._dtype.kind == "b":
         raise NotImplementedError("trace: not implemented for bool tensors (as PyTorch); use x.long() first")
     d = input.diagonal()
@@ -259,7 +259,7 @@ def diag(input, diagonal=0):
     if input.ndim == 2:
         return run_kernel(K.IDENTITY, input.diagonal(diagonal))
     if input.ndim != 1:
-        raise ValueError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+        raise ShapeError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
     n = input.shape[0] + abs(diagonal)
     rows, cols = arange(n, backend=input._backend).reshape(n, 1), arange(n, backend=input._backend)
     padded = pad(input, (0, abs(diagonal)))   # out[r, r + d] = input[r] (d >= 0), out[c - d, c] = input[c]

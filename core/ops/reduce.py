@@ -487,9 +487,12 @@ def _abs_power_sum(x, p, axes, keepdim):
 def _p_norm(x, p, axes, keepdim):
     """The p-norm (p not 0, 1 or +-inf) with PyTorch's gradient, ``x |x|^(p-2) dy / y^(p-1)``: 0 where the
     norm is 0, and NaN only where x is inf or NaN (the chain rule through the root gives inf / inf = NaN
-    for every element once one is inf)."""
+    for every element once one is inf). Of one element it is |x|, as PyTorch's (no square to underflow)."""
     with no_grad():
-        y = _NORMS[2](x, axes, keepdim) if p == 2 else _abs_power_sum(x, p, axes, keepdim)
+        if _count(x, axes) == 1:
+            y = _NORMS[1](x, axes, keepdim)
+        else:
+            y = _NORMS[2](x, axes, keepdim) if p == 2 else _abs_power_sum(x, p, axes, keepdim)
     record_function("Norm", _p_norm_gradient, [x], (y,), saved=(x, y), attrs={"p": p, "axes": axes})
     return y
 
