@@ -29,6 +29,20 @@ from fuzz_strategies import FLOATS, GRAD_DTYPES, Input
 LONG_BUDGET = os.environ.get("WEBGRAD_FUZZ_EXAMPLES")
 
 
+def _no_local_constants():
+    """Hypothesis mixes into its draws literals it reads from the local modules loaded so far (webgrad's):
+    which are loaded depends on what else the session ran, so one fuzz test would draw one set of examples
+    alone and another in the whole suite. Without them a test draws the same examples wherever it runs.
+    (A private hook of Hypothesis >= 6.131: where it is missing there is nothing to turn off.)"""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        return
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        providers._get_local_constants = providers.Constants
+
+
+_no_local_constants()
 
 class Deliberate(NamedTuple):
     """A difference from PyTorch that is deliberate: where PyTorch raises an error matching ``pattern``
@@ -199,11 +213,6 @@ def assert_values(got: np.ndarray, want: np.ndarray, dtype: str, backend: str, w
                                    err_msg=what)
     else:
         np.testing.assert_array_equal(got, want, err_msg=what)
-
-
-def describe(inputs, program_text: str) -> str:
-    shown = ", ".join(f"{i.dtype}{list(i.shape)}" for i in inputs)
-    return f"{program_text} on ({shown})"
 
 
 def assert_same_error(got: Outcome, want: Outcome, what: str):

@@ -22,7 +22,7 @@ def test_casts_match_torch(backend):
     def check(case):
         x, target = case
         check_against_torch(lambda lib, t: t.to(getattr(lib, target)), [x], backend, f"{x.dtype}.to({target})")
-    run_fuzz(backend, cast_cases(backend), check, cpu=900, gpu=180)
+    run_fuzz(backend, cast_cases(backend), check, cpu=600, gpu=180)
 
 
 UNARY = ["abs", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "floor", "ceil", "round", "sign",
@@ -40,7 +40,7 @@ def test_unary_dtypes_and_values_match_torch(backend):
         name, x = case
         check_against_torch(lambda lib, t: getattr(lib, name)(t), [x], backend, f"{name}({x.dtype})",
                             scale=1 + 10 * (name in ("exp", "expm1", "reciprocal", "rsqrt", "square")))
-    run_fuzz(backend, unary_cases(backend), check, cpu=1500, gpu=300)
+    run_fuzz(backend, unary_cases(backend), check, cpu=1000, gpu=300)
 
 
 def python_data():
@@ -96,7 +96,7 @@ def test_creation_infers_torchs_dtypes(backend):
         if want.error is not None and got.error is None and deliberate(want.error, want.stage, backend):
             return                              # e.g. linspace(dtype=bool), which PyTorch's CPU lacks
         assert_same_outcome(got, want, f"{kind}{args!r} dtype={dtype}", backend)
-    run_fuzz(backend, creation_cases(backend), check, cpu=1200, gpu=180)
+    run_fuzz(backend, creation_cases(backend), check, cpu=800, gpu=180)
 
 
 def test_promotion_table_matches_torch():

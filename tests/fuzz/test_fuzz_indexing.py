@@ -123,7 +123,7 @@ def check_getitem(backend, case):
 
 
 def test_getitem_matches_torch_and_numpy(backend):
-    run_fuzz(backend, getitem_cases(backend), lambda case: check_getitem(backend, case), cpu=2400, gpu=360)
+    run_fuzz(backend, getitem_cases(backend), lambda case: check_getitem(backend, case), cpu=1600, gpu=360)
 
 
 @st.composite
@@ -165,4 +165,4 @@ def check_setitem(backend, case):
 
 
 def test_setitem_matches_torch(backend):
-    run_fuzz(backend, setitem_cases(backend), lambda case: check_setitem(backend, case), cpu=1500, gpu=240)
+    run_fuzz(backend, setitem_cases(backend), lambda case: check_setitem(backend, case), cpu=1000, gpu=240)

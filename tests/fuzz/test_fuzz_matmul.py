@@ -3,7 +3,7 @@ batch dims broadcast, empty ones included, inner sizes that match and some that 
 against PyTorch (values, dtypes, gradients, error types) and numpy; gradients by finite differences."""
 import numpy as np
 import torch
-from hypothesis import assume, strategies as st
+from hypothesis import strategies as st
 
 from fuzz_check import assert_numpy, check_against_torch, run_fuzz
 from fuzz_strategies import dtypes, inputs
@@ -70,8 +70,6 @@ def promoted(program):
 
 def check_matmul(backend, case):
     name, a, b = case
-    # EINSUM_EMPTY_INT: PyTorch's einsum of integers over an empty operand gives int64 (it sums)
-    assume(not (name.startswith("einsum") and "int" in a.dtype + b.dtype and not (a.values.size and b.values.size)))
     k = a.shape[-1] if a.shape else 1
     got, want = check_against_torch(promoted(PROGRAMS[name]), [a, b], backend, name, scale=1 + 8 * 8 * k)
     if want.error is None:
@@ -79,7 +77,7 @@ def check_matmul(backend, case):
 
 
 def test_matmul_matches_torch(backend):
-    run_fuzz(backend, matmul_cases(backend), lambda case: check_matmul(backend, case), cpu=1500, gpu=300)
+    run_fuzz(backend, matmul_cases(backend), lambda case: check_matmul(backend, case), cpu=1000, gpu=300)
 
 
 @st.composite

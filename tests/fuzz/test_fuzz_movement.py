@@ -54,8 +54,7 @@ def _reshape(draw, shape):
 
 def _view(draw, shape):
     s = draw(new_shape(shape))
-    first = draw(st.sampled_from(["", "t", "perm"]))
-    if first == "t" and len(shape) == 2:
+    if draw(st.booleans()) and len(shape) == 2:   # a transposed tensor: view may refuse its strides
         return f"t().view{s}", lambda lib, x: x.t().view(s)
     return f"view{s}", lambda lib, x: x.view(s)
 
@@ -224,7 +223,7 @@ def check_move(backend, case):
 
 
 def test_movement_ops_match_torch(backend):
-    run_fuzz(backend, move_cases(backend), lambda case: check_move(backend, case), cpu=2700, gpu=360)
+    run_fuzz(backend, move_cases(backend), lambda case: check_move(backend, case), cpu=1800, gpu=360)
 
 
 @st.composite
@@ -249,7 +248,7 @@ def check_join(backend, case):
 
 
 def test_cat_and_stack_match_torch(backend):
-    run_fuzz(backend, join_cases(backend), lambda case: check_join(backend, case), cpu=1200, gpu=180)
+    run_fuzz(backend, join_cases(backend), lambda case: check_join(backend, case), cpu=800, gpu=180)
 
 
 # ---------------------------------------------------------------- finite differences (float64, cpu)

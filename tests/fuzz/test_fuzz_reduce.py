@@ -65,12 +65,6 @@ def reduction_cases(draw, backend):
     return name, dim, keepdim, draw(st.sampled_from(extras)), x
 
 
-def _count(shape, dim) -> int:
-    """How many elements each result of reducing ``shape`` over ``dim`` takes in."""
-    dims = range(len(shape)) if dim is None or dim == () else [dim] if isinstance(dim, int) else dim
-    return int(np.prod([shape[d] for d in {d % max(len(shape), 1) for d in dims} if d < len(shape)]))
-
-
 def _numpy_reference(name, dim, keepdim):
     fn = NUMPY.get(name)
     if fn is None or name == "cumsum":       # numpy's cumsum of a 0-d array has one dim
@@ -87,8 +81,6 @@ def check_reduction(backend, case):
     assume(not (name == "prod" and (x.values == 0).any() and not finite))
     # the GPU backends hold int64 in 32 bits (documented): a product past 2**31 wraps there
     assume(backend == "cpu" or name != "prod" or x.dtype in FLOATS or np.abs(x.values.astype(float)).prod() < 2**31)
-    # VAR_NO_DOF: var and std with no degrees of freedom left: at NaN PyTorch's gradient is inf
-    assume(not (name in ("var", "std") and not finite and _count(x.shape, dim) <= extra.get("correction", 1)))
     what = f"{name}(x, dim={dim}, keepdim={keepdim}, {extra})"
     scale = 1 + float(np.abs(x.values[np.isfinite(x.values)]).sum()) if x.values.dtype.kind == "f" else 1
     got, want = check_against_torch(reduction(name, dim, keepdim, extra), [x], backend, what, scale=scale)
@@ -99,7 +91,7 @@ def check_reduction(backend, case):
 
 
 def test_reductions_match_torch(backend):
-    run_fuzz(backend, reduction_cases(backend), lambda case: check_reduction(backend, case), cpu=2400, gpu=360)
+    run_fuzz(backend, reduction_cases(backend), lambda case: check_reduction(backend, case), cpu=1600, gpu=360)
 
 
 # ---------------------------------------------------------------- finite differences (float64, cpu)
