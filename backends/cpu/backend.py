@@ -10,7 +10,7 @@ from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (and vjps the native VJPs)
 from . import (attention, creation, elementwise, fused, gelu, indexing, layer_norm, linalg, losses,  # noqa: F401
-               movement, reduce, softmax, sorting, views, vjps, windows)
+               movement, optim, reduce, softmax, sorting, views, vjps, windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
