@@ -90,6 +90,9 @@ def live_views(root) -> list:
 # ---------------------------------------------------------------- writing
 
 
+_ONE_VALUE_WRITES = {"fill_", "zero_"}   # the elements that share a place get the same value: PyTorch allows them
+
+
 def write(view, new, op: str) -> None:
     """Make ``view`` hold ``new`` (of its shape and dtype) by writing ``new`` into its root's
     storage; then every view of that root sees it."""
@@ -100,7 +103,7 @@ def write(view, new, op: str) -> None:
         raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in an in-place "
                            f"operation (the base is a leaf; change it under `with webgrad.no_grad():`, or "
                            f"clone() the view first)")
-    if overlaps(layout):
+    if overlaps(layout) and op not in _ONE_VALUE_WRITES:
         raise RuntimeError(f"{op}: unsupported operation: more than one element of the written-to tensor refers "
                            f"to a single memory location (a view made by expand); clone() it before writing")
     with set_grad_enabled(tracked):

@@ -65,7 +65,7 @@ def _accumulating_in_float32(kernel):
     """``kernel`` on float16/bfloat16 input accumulating in float32 and rounding the result once, as
     PyTorch's sum, prod and cumsum do (numpy would accumulate in float16: 1500 values drift by 0.3)."""
     def run(x, **attrs):
-        if x.dtype.kind == "f" and x.dtype.itemsize == 2:
+        if x.dtype.itemsize == 2 and x.dtype.kind in "fV":   # bfloat16 (ml_dtypes) is of kind "V"
             return kernel(x.astype(np.float32), **attrs).astype(x.dtype)
         return kernel(x, **attrs)
     run.__name__ = kernel.__name__

@@ -8,6 +8,8 @@ gradients are summed back to the inputs' shapes by the engine, as for rules. Eac
 ``(dy, saved, node)``: numpy arrays for dy and the saved tensors, and the node's ``attrs``,
 ``shapes``, ``dtypes`` and ``next`` (an input's edge is None when it needs no gradient).
 """
+import math
+
 import numpy as np
 
 from webgrad import kernel_names as K
@@ -53,9 +55,8 @@ def _mul(dy, saved, node):
 
 @_vjp(K.DIV)
 def _div(dy, saved, node):
-    a, b = saved
-    da = dy / b
-    return da, -da * a / b
+    a, b = saved   # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
+    return dy / b, -dy * a / (b * b)
 
 
 @_vjp(K.NEG)
@@ -89,7 +90,7 @@ def _sigmoid(dy, saved, node):
 def _relu(dy, saved, node):
     (y,) = saved
     zero = _ZERO[dy.dtype]
-    return (_where(y > zero, dy, zero),)
+    return (_where(y <= zero, zero, dy),)   # dy passes at NaN, as PyTorch's threshold_backward
 
 
 @_vjp(K.WHERE)
@@ -126,6 +127,11 @@ register_vjp(K.MAX, "cpu", _extreme)
 register_vjp(K.MIN, "cpu", _extreme)
 
 
+def _batch_rows(x):
+    """``x`` as [rows, last dim] (not reshape(-1, n): the last dim may be 0)."""
+    return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+
+
 @_vjp(K.MATMUL)
 def _matmul(dy, saved, node):
     a, b = saved
@@ -135,7 +141,7 @@ def _matmul(dy, saved, node):
     if need_a is not None:
         da = matmul(b, dy, transpose_a=tb, transpose_b=True) if ta else matmul(dy, b, transpose_b=not tb)
     if need_b is not None and folds_batch(a.shape, node.shapes[1], ta):   # b broadcast over a's batch
-        a, dy = a.reshape(-1, a.shape[-1]), dy.reshape(-1, dy.shape[-1])
+        a, dy = _batch_rows(a), _batch_rows(dy)
         db = matmul(dy, a, transpose_a=True) if tb else matmul(a, dy, transpose_a=True)
     elif need_b is not None:
         db = matmul(dy, a, transpose_a=True, transpose_b=ta) if tb else matmul(a, dy, transpose_a=not ta)
