@@ -141,11 +141,15 @@ def refresh(view, tracked: bool) -> None:
     if root._backend is not view._backend:   # the root moved away (Module.to): the view keeps its value
         return detach_view(view)
     with set_grad_enabled(tracked):
-        if covers_base(layout, root._data.shape):
-            value = run_kernel(K.RESHAPE, root, shape=layout.shape)
-        else:
-            value = strided_read(root, layout)
+        value = read_at(root, layout)
     _rebind(view, value, tracked)
+
+
+def read_at(root, layout: Layout):
+    """``root``'s elements at ``layout``: a reshape where the layout covers the root in order."""
+    if covers_base(layout, root._data.shape):
+        return run_kernel(K.RESHAPE, root, shape=layout.shape)
+    return strided_read(root, layout)
 
 
 def strided_read(root, layout: Layout):
@@ -191,4 +195,4 @@ def is_view_contiguous(t) -> bool:
 
 
 __all__ = ["ViewInfo", "layout_of", "root_of", "make_view", "alias", "write", "changed", "refresh",
-           "strided_read", "set_data", "detach_view", "is_view_contiguous"]
+           "read_at", "strided_read", "set_data", "detach_view", "is_view_contiguous"]
