@@ -10,7 +10,7 @@
 // Also timed: the step's five matrix products alone, webgrad against jax-js (where the step's time goes).
 // window.__cbench = {done, rows: {name: [ms per round]}, ratios, losses, replay, dispatches, matmuls, versions, error}.
 import { startWebgrad } from "./webgrad.js";
-import { $, keepQuery, loadScript, params, pyodideUrl, wheelUrl } from "./page.js";
+import { $, keepQuery, loadScript, params, siteOptions } from "./page.js";
 
 const ROUNDS = parseInt(params.get("rounds") || "5", 10);
 const STEPS = parseInt(params.get("steps") || "3", 10);
@@ -236,7 +236,7 @@ function check(losses) {
 
 async function main() {
   keepQuery();
-  const wg = await startWebgrad({ pyodideUrl: pyodideUrl(), wheelUrl: wheelUrl(), onStatus: (t) => ($("status").textContent = t) });
+  const wg = await startWebgrad({ ...siteOptions(), onStatus: (t) => ($("status").textContent = t) });
   const py = async (code) => {
     const r = await wg.run(code);
     if (r.error) throw new Error(r.error);
