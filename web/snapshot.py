@@ -40,9 +40,10 @@ ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-
         "--no-first-run"]
 
 # in a page of the site: the site's worker makes the snapshot; its bytes come back as base64
-MAKE = """async ([pyodideUrl, wheelUrl]) => {
+MAKE = """async ([pyodideUrl, wheelUrl, ms]) => {
   const worker = new Worker(new URL("worker.js", location.href), {type: "module"});
   const reply = await new Promise((resolve) => {
+    setTimeout(() => resolve({type: "failed", error: `no snapshot after ${ms / 1000} s`}), ms);
     worker.onmessage = (e) => ["snapshot", "failed"].includes(e.data.type) && resolve(e.data);
     worker.onerror = (e) => resolve({type: "failed", error: String(e.message || e)});
     worker.postMessage({type: "make-snapshot", pyodideUrl: new URL(pyodideUrl, location.href).href,
@@ -133,8 +134,7 @@ def _make(root: Path, pyodide: str, wheel: str) -> dict:
                 page = browser.new_page()
                 page.route(url + "__snapshot__.html", lambda r: r.fulfill(body="<!doctype html>", content_type="text/html"))
                 page.goto(url + "__snapshot__.html")
-                page.set_default_timeout(TIMEOUT_S * 1000)
-                made = page.evaluate(MAKE, [pyodide, wheel])
+                made = page.evaluate(MAKE, [pyodide, wheel, TIMEOUT_S * 1000])
             finally:
                 browser.close()
     except Error as e:

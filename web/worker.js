@@ -163,8 +163,9 @@ function siteFiles() {
 const canRestore = () => typeof WebAssembly.Suspending === "function";
 
 // the site's snapshot ({url, stdlib}), requested at once: {bytes, stdlib}, or null where it cannot be used
-function requestSiteSnapshot(site, {snapshot, packages}, files) {
+function requestSiteSnapshot(site, {snapshot, packages}) {
   if (!site || snapshot === false || (packages && packages.length) || !canRestore()) return null;
+  const files = siteFiles();
   const bytes = files.get(site.url).then((r) => {
     if (!r.ok) throw new Error(`fetching the start-up snapshot from ${site.url}: HTTP ${r.status}`);
     return r.arrayBuffer();
@@ -253,9 +254,8 @@ async function makeSiteSnapshot({pyodideUrl, wheelUrl}) {
 
 async function start(options) {
   const {pyodideUrl, wheelUrl, interrupt: buffer} = options;
-  const files = siteFiles();
-  const site = requestSiteSnapshot(options.siteSnapshot, options, files);
-  const wheel = requestWheel(wheelUrl, site ? files.get : fetch);     // in parallel with Pyodide's start
+  const site = requestSiteSnapshot(options.siteSnapshot, options);
+  const wheel = requestWheel(wheelUrl, site ? site.files.get : fetch);     // in parallel with Pyodide's start
   // wake the browser's GPU process while Pyodide loads (gpu.js asks for its own adapter later)
   navigator.gpu?.requestAdapter({powerPreference: "high-performance"}).catch(() => null);
   mark("wheel_requested");
@@ -269,8 +269,8 @@ async function start(options) {
   status("installing webgrad");
   await installWebgrad(pyodide, wheel);
   if (how === "site") {
-    files.keep(wheelUrl, await wheel.bytes);
-    files.keep(`${pyodideUrl}python_stdlib.zip`, () => stdlibBytes(pyodide));
+    site.files.keep(wheelUrl, await wheel.bytes);
+    site.files.keep(`${pyodideUrl}python_stdlib.zip`, () => stdlibBytes(pyodide));
   }
   if (how === "made") {
     try {
@@ -316,7 +316,7 @@ except RuntimeError as e:
   scratch.destroy();
   mark("ready");
   if (how === "site") {
-    storeFiles = () => files.store().then(() => postMessage({type: "kept"}),
+    storeFiles = () => site.files.store().then(() => postMessage({type: "kept"}),
                                           (e) => console.warn(`webgrad: the site's files were not kept: ${e}`));
     setTimeout(storeFilesNow, STORE_IDLE_MS);
   }
