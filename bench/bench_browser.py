@@ -15,7 +15,9 @@ and prints the page's table:
 ``--startup`` measures start-up alone, on ``web/startup.html`` served as the site is (hashed assets
 cached for good, pre-compressed files, the site's own Pyodide): navigation -> first result read
 back, on a cold browser cache (a new browser profile: ``--incognito`` uses a new incognito context,
-which keeps no V8 code cache) and on warm ones (the next visits in that profile), each ``--rounds`` times (medians and bests printed), for webgrad and for TensorFlow.js
+which keeps no V8 code cache) and on warm ones (the next visits in that profile), each ``--rounds`` times (medians and bests printed); a
+webgrad visit stays open (untimed) until its worker has kept the site's files in Cache Storage for the next
+visit, as a user's page would (``KEEP_WAIT_S``); for webgrad and for TensorFlow.js
 (its ``webgpu`` backend, the same computation) as a reference, with what each visit transferred.
 TensorFlow.js is served from ``--tfjs DIR`` (a node_modules folder; default ``build/tfjs/node_modules``:
 ``npm install --prefix build/tfjs @tensorflow/tfjs@4.22.0 @tensorflow/tfjs-backend-webgpu@4.22.0``);
