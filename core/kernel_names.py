@@ -135,7 +135,7 @@ SOFTMAX = "Softmax"           # axis: int -> exp(x - max) / sum(exp(x - max)) al
 LOG_SOFTMAX = "LogSoftmax"    # axis: int -> x - max - log(sum(exp(x - max))) along axis
 SOFTMAX_GRAD = "SoftmaxGrad"  # (dy, y) axis: int -> y * (dy - sum(dy * y, axis)): Softmax's backward
 LOG_SOFTMAX_GRAD = "LogSoftmaxGrad"   # (dy, y) axis: int -> dy - exp(y) * sum(dy, axis): LogSoftmax's backward
-GELU_GRAD = "GeluGrad"        # (dy, x) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
+GELU_GRAD = "GeluGrad"        # (dy, x, y = gelu(x)) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
 LAYER_NORM = "LayerNorm"      # (x[, weight][, bias]) ndim: int (the trailing dims normalised), eps: float,
                               # has_weight, has_bias: bool -> (x - mean) / sqrt(var + eps) * weight + bias,
                               # var biased (PyTorch's); weight and bias shaped as the trailing ndim dims
