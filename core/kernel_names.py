@@ -99,6 +99,7 @@ EXPAND = "Expand"             # shape: tuple (broadcast_to)
 SLICE = "Slice"               # begin, end, step: tuples, one per dim, each dim as range(begin, end, step)
                               # (what slice.indices(n) gives; step may be negative)
 CONCAT = "Concat"             # axis: int; any number of inputs
+SPLIT = "Split"               # sizes: tuple, axis: int -> one output per size: x's consecutive pieces along axis
 PAD = "Pad"                   # pads: tuple of (before, after) per dim, value: float (constant mode)
 AS_STRIDED = "AsStrided"      # shape, strides, offset: out[c] = x.flat[offset + c . strides] (a view's
                               # elements read from its root; strides >= 0, no two elements at one place)
