@@ -231,7 +231,8 @@ function unpackSnapshot(buffer) {
 const RESEED = "import sys\nif 'random' in sys.modules: sys.modules['random'].seed()";
 
 async function restore(loadPyodide, indexURL, bytes, stdlib, stdLibURL = undefined) {
-  const py = await loadPyodide({indexURL, _loadSnapshot: bytes, stdLibURL});
+  const py = await loadPyodide({indexURL, _loadSnapshot: bytes, stdLibURL})
+    .finally(() => stdLibURL && URL.revokeObjectURL(stdLibURL));
   if (stdlibStamp(py) !== stdlib) throw new Error("it was made with another standard library");
   py.runPython(RESEED);
   return py;
