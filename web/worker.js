@@ -127,6 +127,38 @@ const stdlibBytes = (py) => py.FS.readFile(`/lib/${stdlibName(py)}`);
 // cache hands a 16 MB body to a worker 5-8x slower (in chunks, decompressing it again: 150-500 ms
 // here) than Cache Storage does (25-40 ms). Used only with a site snapshot, whose files are immutable.
 const SITE_FILES = "webgrad-site-files";
+function siteFiles() {
+  const cache = ("caches" in self ? caches.open(SITE_FILES) : Promise.resolve(null)).catch(() => null);
+  const used = new Set(), hits = new Set(), kept = new Map();    // kept: url -> bytes (or () => bytes) to store
+  // url's kept Response, or null
+  async function match(url) {
+    used.add(url);
+    const hit = await cache.then((c) => c && c.match(url)).catch(() => null);
+    if (hit) hits.add(url);
+    return hit || null;
+  }
+  return {
+    match,
+    fetched: () => kept.size > 0,           // whether this visit fetched any: a first visit
+    get: async (url) => (await match(url)) || fetch(url),       // the kept copy, else the network's
+    keep: (url, bytes) => hits.has(url) || kept.set(url, bytes),  // to store, unless it came from there
+    // store what this visit fetched, and drop the files of other versions
+    async store() {
+      const c = await cache;
+      if (!c) return;
+      for (const [url, bytes] of kept) await c.put(url, new Response(typeof bytes === "function" ? bytes() : bytes));
+      for (const old of await c.keys()) if (!used.has(old.url)) await c.delete(old);
+    },
+  };
+}
+
+const STORE_IDLE_MS = 3000;         // the files are stored after the first run, or this long after start-up
+let storeFiles = null;              // stores them (once), so that it never delays the first result
+function storeFilesNow() {
+  const store = storeFiles;
+  storeFiles = null;
+  if (store) store();
+}
 
 // V8 keeps Pyodide's compiled WebAssembly for the next visit (its code cache) only once it has
 // optimized about 1 MB of it, which a start from a snapshot never reaches on its own (the
@@ -164,37 +196,6 @@ function warmUp() {
     };
     step();
   });
-}
-const STORE_IDLE_MS = 3000;         // the files are stored after the first run, or this long after start-up
-let storeFiles = null;              // stores them (once), so that it never delays the first result
-function storeFilesNow() {
-  const store = storeFiles;
-  storeFiles = null;
-  if (store) store();
-}
-function siteFiles() {
-  const cache = ("caches" in self ? caches.open(SITE_FILES) : Promise.resolve(null)).catch(() => null);
-  const used = new Set(), hits = new Set(), kept = new Map();    // kept: url -> bytes (or () => bytes) to store
-  // url's kept Response, or null
-  async function match(url) {
-    used.add(url);
-    const hit = await cache.then((c) => c && c.match(url)).catch(() => null);
-    if (hit) hits.add(url);
-    return hit || null;
-  }
-  return {
-    match,
-    fetched: () => kept.size > 0,           // whether this visit fetched any: a first visit
-    get: async (url) => (await match(url)) || fetch(url),       // the kept copy, else the network's
-    keep: (url, bytes) => hits.has(url) || kept.set(url, bytes),  // to store, unless it came from there
-    // store what this visit fetched, and drop the files of other versions
-    async store() {
-      const c = await cache;
-      if (!c) return;
-      for (const [url, bytes] of kept) await c.put(url, new Response(typeof bytes === "function" ? bytes() : bytes));
-      for (const old of await c.keys()) if (!used.has(old.url)) await c.delete(old);
-    },
-  };
 }
 
 // Restoring a snapshot needs what it was made with: JSPI (WebAssembly.Suspending; Pyodide binds its
