@@ -28,6 +28,7 @@ from .. import engine
 from ..tensor import Tensor
 from ..views import live_views, refresh
 from .boundary import attach, saved_places, split
+from .buffers import place_buffers
 from .fusion import fuse_plan
 from .plan import Plan
 
@@ -68,6 +69,10 @@ class Source:
             c = step.check
             return (f"    B.append({self.name(step.fn, 'k')}({args[0]}))   # graph break: {c.what} at {c.where}\n"
                     f"    if B[-1] != {self.name(c.token, 'c')}: return None")
+        fn = step.fn
+        if step.into is not None:   # written into a dying input's array or a kept one (buffers)
+            fn, kind, where = step.into
+            args.append(f"out=P[{where}]" if kind == "kept" else f"out=s{where}")
         for k, v in () if step.captured else step.attrs.items():
             if k in step.dynamic:
                 args.append(f"{k}=D[{step.dynamic[k]}]")
@@ -75,7 +80,7 @@ class Source:
                 args.append(f"{k}={v!r}" if _literal(v) else f"{k}={self.name(v, 'a')}")
         outs = ["_" if s is None else f"s{s}" for s in step.outs]
         target = ", ".join(outs) + ("," if step.multi and len(outs) == 1 else "")
-        return f"    {target} = {self.name(step.fn, 'k')}({', '.join(args)})   # {step.name}"
+        return f"    {target} = {self.name(fn, 'k')}({', '.join(args)})   # {step.name}"
 
 
 def _last_uses(steps: list) -> dict:
@@ -90,11 +95,15 @@ def _last_uses(steps: list) -> dict:
     return out
 
 
-def _source(plan: Plan, head: str, loads: list, steps: list, needed: list) -> Source:
+def _source(plan: Plan, head: str, loads: list, steps: list, needed: list, kept=None) -> Source:
     """A generated function: ``head``, then ``s<slot> = <expression>`` per load, the steps (each slot
-    deleted after its last reader), and the ``needed`` slots returned (None for a None)."""
+    deleted after its last reader), and the ``needed`` slots returned (None for a None). With
+    ``kept`` (``buffers.Kept``), the steps writing into kept arrays find them in ``P``, taken at the
+    start and given back at the end."""
     src = Source(plan)
     lines = [head] + [f"    s{slot} = {expression}" for slot, expression in loads]
+    if kept is not None:
+        lines.append(f"    P = {src.name(kept, 'h')}.take()")
     keep = set(needed) | {slot for slot, _ in loads}
     last = _last_uses(steps)
     for i, step in enumerate(steps):
@@ -103,19 +112,21 @@ def _source(plan: Plan, head: str, loads: list, steps: list, needed: list) -> So
         if dead:
             lines.append(f"    del {', '.join(dead)}")
     values = ["None" if s is None else src.value(s) for s in needed]
+    if kept is not None:
+        lines.append(f"    {src.name(kept, 'h')}.give(P)")
     lines.append(f"    return ({', '.join(values)}{',' if len(values) == 1 else ''})")
     src.lines = lines
     return src
 
 
-def steps_source(plan: Plan, needed: list, steps=None) -> Source:
+def steps_source(plan: Plan, needed: list, steps=None, kept=None) -> Source:
     """The generated function ``steps(T, X, D, B)`` running ``steps`` (the plan's by default) and
     returning the ``needed`` slots: ``T`` the places' tensors, ``X`` the extra input tensors, ``D``
     the per-step numbers, ``B`` a list taking the tokens its graph breaks read (None returned at the
     first token that is not the traced one)."""
     loads = [(slot, f"T[{i}]._data") for slot, i in plan.inputs.items()]
     loads += [(slot, f"X[{k}]._data") for k, slot in enumerate(plan.extra)]
-    return _source(plan, "def steps(T, X, D, B):", loads, plan.steps if steps is None else steps, needed)
+    return _source(plan, "def steps(T, X, D, B):", loads, plan.steps if steps is None else steps, needed, kept)
 
 
 def backward_source(plan: Plan, steps: list, saved: list) -> Source:
@@ -139,8 +150,9 @@ class Replay:
         plan.saved_places = saved_places(plan, self.saved)
         self.needed = sorted(needed | set(self.saved))
         self.index = {s: k for k, s in enumerate(self.needed)}
-        self.steps, self.source = _built(steps_source(plan, self.needed, forward), "steps")
         resident = getattr(plan.backend, "resident_plan", None)   # the GPU backends: the device holds the plan
+        self.kept = place_buffers(plan, forward, self.needed) if resident is None else None
+        self.steps, self.source = _built(steps_source(plan, self.needed, forward, self.kept), "steps")
         self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward)
         self.backward_steps = None
         if self.backward is not None:
