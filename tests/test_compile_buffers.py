@@ -47,8 +47,8 @@ def test_mlp_replays_equal_eager(backend):
         assert losses == pytest.approx(want[0], rel=1e-4, abs=1e-5)
     text = fn.explain()
     if backend == "cpu":
-        assert "-> into s" in text and "-> into kept array #0" in text
-        assert "into arrays the plan keeps across replays" in text
+        assert "-> into s" in text and "-> into kept array #" in text and "if nothing else holds it" in text
+        assert "it keeps" in text and "array(s) across replays" in text
     else:
         assert "-> into" not in text and "written in place" not in text
 
@@ -144,7 +144,7 @@ def test_ufunc_forms_equal_the_kernels_in_place(name):
     b = np.tile(_SPECIAL, 8).reshape(8, 8)
     args = (a, b) if name not in ("Exp", "Neg") else (a,)
     want = kernel(*args)
-    fn, inplace = _form(name, {}, args, a.shape)
+    fn, inplace, _ = _form(name, {}, args, a.shape)
     assert inplace == tuple(range(len(args)))
     out = args[0].copy()
     with np.errstate(all="ignore"):   # (a plan's replay runs with numpy's warnings off, as the kernels do)
@@ -156,7 +156,7 @@ def test_relu_and_its_gradient_forms_equal_the_kernels():
     from webgrad.registry import _kernels, _vjps
     y = np.maximum(np.tile(_SPECIAL, 200), np.float32(0))        # > 1024 elements: the VJP's bitwise select
     dy = np.repeat(_SPECIAL, 200)[::-1].copy()
-    relu, inplace = _form("Relu", {}, [dy], dy.shape)
+    relu, inplace, _ = _form("Relu", {}, [dy], dy.shape)
     out = dy.copy()
     assert relu(out, out=out).tobytes() == _kernels["cpu"]["Relu"](dy).tobytes() and inplace == (0,)
 
@@ -164,7 +164,7 @@ def test_relu_and_its_gradient_forms_equal_the_kernels():
         next, attrs = (True,), {}
     for n in (y.size, 16):                                     # the bitwise select and np.where
         want = _vjps["cpu"]["Relu"][1](dy[:n], [y[:n]], Node())[0]
-        grad, inplace = _form("ReluGrad", {}, [dy[:n], y[:n]], (n,))
+        grad, inplace, _ = _form("ReluGrad", {}, [dy[:n], y[:n]], (n,))
         out = dy[:n].copy()
         (got,) = grad(out, y[:n], out=out)
         assert got is out and got.tobytes() == want.tobytes() and inplace == (0,)
@@ -178,7 +178,7 @@ def test_matmul_form_equals_the_kernel(ta, tb):
     b = rng.standard_normal((3, 7) if tb else (7, 3), dtype=np.float32)
     attrs = {"transpose_a": ta, "transpose_b": tb}
     want = _kernels["cpu"]["MatMul"](a, b, **attrs)
-    fn, inplace = _form("MatMul", attrs, [a, b], (5, 3))
+    fn, inplace, _ = _form("MatMul", attrs, [a, b], (5, 3))
     out = np.empty((5, 3), np.float32)
     assert fn(a, b, out=out, **attrs) is out and out.tobytes() == want.tobytes() and inplace == ()
 
@@ -190,7 +190,7 @@ def test_forms_refused_where_they_would_differ():
     assert into.into_kernel("MatMul", {}, [((3, 1), f32), ((1, 4), f32)], ((3, 4), f32)) is None   # outer product
     assert into.into_kernel("MatMul", {}, [((2, 3, 4), f32), ((4, 5), f32)], ((2, 3, 5), f32)) is None
     assert into.into_kernel("Reshape", {"shape": (4,)}, [((2, 2), f32)], ((4,), f32)) is None
-    fn, inplace = into.into_kernel("Add", {}, [((2, 3), f32), ((3,), f32)], ((2, 3), f32))
+    fn, inplace, _ = into.into_kernel("Add", {}, [((2, 3), f32), ((3,), f32)], ((2, 3), f32))
     assert inplace == (0,)                                       # never into the broadcast operand
 
 
@@ -216,3 +216,70 @@ def test_fresh_kernels_return_arrays_of_their_own(name):
         outs, ins = [kernel(x, x) if name in BINARY else kernel(x)], [x]
     for o in outs:
         assert not any(np.shares_memory(o, i) for i in ins), name
+
+
+def _sgd_ids(compiled, hold_at=None):
+    """The weight data's identity after each of 6 SGD steps of a Linear layer, the parameters after,
+    and (with ``hold_at``) the weight's data array held from then on (as a saved value or any
+    reference the plan cannot see would hold it), and a copy of its values."""
+    wg.manual_seed(1)
+    lin = nn.Linear(6, 3)
+    opt = wg.optim.SGD(lin.parameters(), lr=0.5)
+    x = wg.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(2, 6))
+
+    def step():
+        opt.zero_grad()
+        lin(x).square().sum().backward()
+        opt.step()
+    fn = wg.compile(step) if compiled else step
+    ids, held = [], None
+    for i in range(6):
+        fn()
+        ids.append(id(lin.weight._data))
+        if i == hold_at:
+            arr = lin.weight._data
+            held = (arr, arr.copy())
+    return ids, [p.tolist() for p in lin.parameters()], held
+
+
+def test_a_parameter_update_writes_into_data_nothing_else_holds():
+    ids, params, _ = _sgd_ids(True)
+    assert params == _sgd_ids(False)[1]
+    assert len(set(ids[3:])) == 1        # replays write the update into the weight's own array
+
+
+def test_data_someone_else_holds_is_not_written_over():
+    ids, params, (arr, before) = _sgd_ids(True, hold_at=3)
+    e_ids, e_params, (e_arr, e_before) = _sgd_ids(False, hold_at=3)
+    assert params == e_params
+    assert np.array_equal(arr, before) == np.array_equal(e_arr, e_before)   # as eagerly: untouched
+    assert ids[4] != ids[3]              # the array the user holds was not written into
+
+
+def test_an_argument_is_never_written_into(backend):
+    @wg.compile
+    def f(x):
+        return (x * 2).relu() - 1
+    x = wg.tensor(np.float32([[1, -2], [3, -4]]))
+    for _ in range(4):
+        assert f(x).tolist() == [[1.0, -1.0], [5.0, -1.0]]
+    assert x.tolist() == [[1.0, -2.0], [3.0, -4.0]]
+
+
+def test_no_donation_in_a_plan_with_a_graph_break():
+    w = wg.tensor(np.float32([1.0, 2.0]), requires_grad=True)
+    opt = wg.optim.SGD([w], lr=0.1)
+
+    @wg.compile
+    def step():
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        if loss.item() > 100:          # a graph break
+            return loss
+        opt.step()
+        return loss
+    for _ in range(4):
+        step()
+    assert "if nothing else holds it" not in step.explain()
+    assert w.tolist() == pytest.approx([1.0 * 0.8 ** 4, 2.0 * 0.8 ** 4])

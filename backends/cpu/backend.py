@@ -67,6 +67,8 @@ class CpuBackend:
     into_kernel = staticmethod(into.into_kernel)
     fresh_outputs = staticmethod(into.fresh_outputs)
     empty_buffer = staticmethod(into.empty)
+    never_raises = staticmethod(into.never_raises)
+    donated = staticmethod(into.donated)
 
     def upload(self, flat, shape, dtype: DType):
         a = np.array(flat, dtype=np_dtype(dtype))

@@ -11,12 +11,15 @@ nothing (so a plan may write over them once nothing reads them any more).
 
 >>> import numpy as np
 >>> from webgrad.dtypes import float32
->>> fn, inplace = into_kernel("Add", {}, [((2,), float32), ((2,), float32)], ((2,), float32))
+>>> fn, inplace, _ = into_kernel("Add", {}, [((2,), float32), ((2,), float32)], ((2,), float32))
 >>> a = np.ones(2, np.float32)
 >>> fn(a, a, out=a) is a, a.tolist(), inplace
 (True, [2.0, 2.0], (0, 1))
 """
 from __future__ import annotations
+
+import sys
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,12 +27,18 @@ from webgrad import kernel_names as K
 
 from .backend_dtypes import np_dtype
 from .elementwise import _SAME_WIDTH_INT, _ZERO
-from .fused import UFUNCS, fusible
+from .fused import UFUNCS, fused_kernel, fusible, scratch_count
 
 _GRAD = "Grad"   # a native VJP's step is named for its kernel: "ReluGrad" (core/compiler/tracer.py)
 FRESH = frozenset(UFUNCS) | {K.RELU, K.MATMUL, K.SUM, K.SOFTMAX_CROSS_ENTROPY, K.MATMUL + _GRAD, K.RELU + _GRAD,
                               K.SOFTMAX_CROSS_ENTROPY + _GRAD}
 _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def never_raises(name: str) -> bool:
+    """Whether plan step ``name`` cannot raise (a ufunc kernel or chain, under the replay's quiet
+    numpy state; a Fill): a plan donates a place's data only where no step after can raise."""
+    return name in UFUNCS or name == K.FILL or name.startswith("Fused[")
 
 
 def fresh_outputs(name: str) -> bool:
@@ -40,6 +49,15 @@ def fresh_outputs(name: str) -> bool:
     (True, False)
     """
     return name in FRESH or name.startswith("Fused[")
+
+
+class Form(NamedTuple):
+    """A step written into a given array: ``fn(*inputs, out=array, **attrs)`` (and ``scratch=`` the
+    arrays of ``scratch``'s (shape, dtype) where there are any); ``out`` may be the array of the
+    inputs at positions ``inplace``."""
+    fn: object
+    inplace: tuple
+    scratch: tuple = ()
 
 
 def _relu(x, *, out):
@@ -71,11 +89,11 @@ def _elementwise(name, attrs, metas, out_meta):
     result's shape (numpy computes elementwise over identical memory exactly)."""
     if not fusible(name, attrs, [m[1] for m in metas]) or out_meta[1] is not metas[0][1]:
         return None
-    return UFUNCS[name], tuple(k for k, m in enumerate(metas) if m[0] == out_meta[0])
+    return Form(UFUNCS[name], tuple(k for k, m in enumerate(metas) if m[0] == out_meta[0]))
 
 
 def _relu_into(name, attrs, metas, out_meta):
-    return (_relu, (0,)) if _same_float(metas, out_meta) else None
+    return Form(_relu, (0,)) if _same_float(metas, out_meta) else None
 
 
 def _relu_grad_into(name, attrs, metas, out_meta):
@@ -83,7 +101,7 @@ def _relu_grad_into(name, attrs, metas, out_meta):
     ml_dtypes type has no same-width integer view here)."""
     if not _same_float(metas, out_meta) or np_dtype(out_meta[1]).kind != "f":
         return None
-    return _relu_grad, (0,)
+    return Form(_relu_grad, (0,))
 
 
 def _matmul_into(name, attrs, metas, out_meta):
@@ -94,21 +112,59 @@ def _matmul_into(name, attrs, metas, out_meta):
     inner = sa[0] if attrs.get("transpose_a") else sa[-1]
     if len(sa) != 2 or len(sb) != 2 or inner <= 1 or not (da is db and db is out_meta[1]):
         return None
-    return (_matmul, ()) if np_dtype(da) in _BLAS_DTYPES else None
+    return Form(_matmul, ()) if np_dtype(da) in _BLAS_DTYPES else None
+
+
+def _fused_into(ops, metas, out_meta):
+    """A fused chain (``fused.fused_source(into=True)``): its last op writes into ``out``, which may be
+    any input of the result's shape; its other ops into scratch arrays."""
+    shape, dtype = out_meta
+    fn = fused_kernel(ops, shape, dtype, into=True)
+    return Form(fn, tuple(k for k, m in enumerate(metas) if m == out_meta), (out_meta,) * scratch_count(ops))
 
 
 _INTO = {K.RELU: _relu_into, K.RELU + _GRAD: _relu_grad_into, K.MATMUL: _matmul_into}
 
 
-def into_kernel(name: str, attrs: dict, metas: list, out_meta: tuple):
-    """``(fn, inplace)`` for plan step ``name`` with ``attrs``, its inputs' ``(shape, dtype)`` ``metas`` and
-    its (first) output's ``out_meta``: ``fn(*inputs, out=array, **attrs)`` computes the step into
-    ``array``, which may be the array of the inputs at positions ``inplace``; None where the step
-    has no such form."""
+def into_kernel(name: str, attrs: dict, metas: list, out_meta: tuple, fn=None) -> Form | None:
+    """The ``Form`` of plan step ``name`` (its kernel function ``fn``) with ``attrs``, its inputs'
+    ``(shape, dtype)`` ``metas`` and its (first) output's ``out_meta``; None where it has none."""
     if None in metas:
         return None
+    if getattr(fn, "ops", None) is not None:   # a fused chain (fused.fused_kernel)
+        return _fused_into(fn.ops, metas, out_meta)
     make = _INTO.get(name, _elementwise if name in UFUNCS else None)
     return None if make is None else make(name, attrs, metas, out_meta)
+
+
+def _refs_when_alone():
+    """What ``sys.getrefcount(s)`` reads in a plan's generated steps (``s = T[i]._data``, the call
+    ``donated(s)``) when only the tensor holds its data; None where there are no refcounts or
+    where other threads run at once (a free-threaded build): then nothing is donated."""
+    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return None
+
+    class Holder:
+        __slots__ = ("_data",)
+    namespace = {"count": lambda a: sys.getrefcount(a)}
+    exec("def steps(T):\n    s0 = T[0]._data\n    return count(s0)", namespace)
+    t = Holder()
+    t._data = np.empty(1)
+    return namespace["steps"]([t])
+
+
+_ALONE = _refs_when_alone()
+
+
+def donated(a):
+    """``a`` (the data of a place the plan gives new data) when nothing but its tensor holds it (no
+    view, saved value, other tensor or user reference) and it owns writable memory: the step may
+    write into it, as an eager in-place op writes into data it is given (core/ops/binary.py
+    ``_donation``). Else None: the step makes a new array."""
+    if _ALONE is None or sys.getrefcount(a) != _ALONE or type(a) is not np.ndarray:
+        return None
+    flags = a.flags
+    return a if flags.owndata and flags.writeable else None
 
 
 def empty(shape: tuple, dtype):
@@ -116,4 +172,4 @@ def empty(shape: tuple, dtype):
     return np.empty(shape, np_dtype(dtype))
 
 
-__all__ = ["into_kernel", "fresh_outputs", "empty", "FRESH"]
+__all__ = ["into_kernel", "fresh_outputs", "never_raises", "donated", "empty", "Form", "FRESH"]

@@ -23,6 +23,8 @@ runs (another thread) gets arrays of its own (``Kept``).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 _NEEDED = float("inf")   # the last use of a slot that outlives the steps
 
 
@@ -69,13 +71,27 @@ def _last_reads(steps: list, needed) -> dict:
     return last
 
 
+class Into(NamedTuple):
+    """Where a step writes (``Step.into``): ``fn(*inputs, out=..., **attrs)`` with ``out`` input slot
+    ``where``'s array (``kind`` "slot"), the plan's kept array ``where`` ("kept"), or input slot
+    ``where``'s array where ``check`` (the backend's ``donated``) finds nothing else holding it, else a
+    new one ("donate"); ``scratch``: indices of kept arrays passed as ``scratch=``."""
+    fn: object
+    kind: str
+    where: int
+    scratch: tuple = ()
+    check: object = None
+
+
 class _Memory:
     """Which slots may share memory with which roots (see the module's doc), built step by step."""
 
-    def __init__(self):
+    def __init__(self, inputs):
         self.owner = {}     # slot -> its root, for a slot that is the root's array itself
         self.roots = {}     # slot -> the roots whose memory it may share
         self.members = {}   # root -> the slots that may share its memory
+        for s in inputs:    # a place's data: a root the plan does not own (it may only be donated)
+            self.fresh(s)
 
     def fresh(self, slot) -> None:
         self.owner[slot], self.roots[slot], self.members[slot] = slot, (slot,), [slot]
@@ -92,10 +108,11 @@ class _Memory:
 
 
 def _form(plan, step, into_kernel):
-    """(fn, inplace positions) of ``step`` written into a given array, or None."""
+    """The backend's ``Form`` of ``step`` written into a given array, or None."""
     if step.check is not None or step.captured or len(step.outs) != 1 or not plan.meta.get(step.outs[0], ((),))[0]:
         return None   # (a 0-d result may be a numpy scalar, and there is nothing to save on it)
-    return into_kernel(step.name, step.attrs, [plan.meta.get(s) for s in step.ins], plan.meta[step.outs[0]])
+    metas = [plan.meta.get(s) for s in step.ins]
+    return into_kernel(step.name, step.attrs, metas, plan.meta[step.outs[0]], fn=step.fn)
 
 
 def _dying_input(plan, step, i, inplace, memory, last):
@@ -113,20 +130,45 @@ def _dying_input(plan, step, i, inplace, memory, last):
     return None
 
 
+def _donatable(plan, steps: list) -> set:
+    """The input slots a step may write into when nothing else holds them at that time (``donated``):
+    a place's data that the plan replaces (a "data" write-back: a parameter an optimizer updates), in a
+    plan without graph breaks (a replay that stops at one writes nothing back) -- and only at a step
+    after which no kernel can raise (``be.never_raises``), so that an error leaves no place half-updated."""
+    if any(step.check is not None for step in steps):
+        return set()
+    replaced = {target for kind, target, _, _ in plan.writes if kind == "data" and type(target) is int}
+    return {s for s, place in plan.inputs.items() if place in replaced}
+
+
+def _safe_tail(steps: list, be) -> int:
+    """The first index from which every step is one that ``be.never_raises``."""
+    i = len(steps)
+    while i and be.never_raises(steps[i - 1].name):
+        i -= 1
+    return i
+
+
 def place_buffers(plan, steps: list, needed) -> Kept | None:
-    """Set ``into`` on the ``steps`` (a replay's, in order) that write into a dying input's array or
-    into one the plan keeps; returns the ``Kept`` arrays (None when there are none). ``needed``: the
-    slots that outlive the steps (write-backs, outputs, saved values)."""
+    """Set ``into`` on the ``steps`` (a replay's, in order) that write into a dying input's array, a
+    donated place's data or an array the plan keeps; returns the ``Kept`` arrays (None when there are
+    none). ``needed``: the slots that outlive the steps (write-backs, outputs, saved values)."""
     be = plan.backend
     into_kernel = getattr(be, "into_kernel", None)
     if into_kernel is None:
         return None
-    last, memory, made = _last_reads(steps, needed), _Memory(), {}
+    last, memory, made, specs = _last_reads(steps, needed), _Memory(plan.inputs), {}, []
+    donatable, safe_from = _donatable(plan, steps), _safe_tail(steps, be)
     for i, step in enumerate(steps):
         form = _form(plan, step, into_kernel)
-        target = None if form is None else _dying_input(plan, step, i, form[1], memory, last)
+        target = None if form is None else _dying_input(plan, step, i, form.inplace, memory, last)
+        if target is not None and memory.owner[target] in plan.inputs:
+            target = target if target in donatable and i >= safe_from else None
         if target is not None:
-            step.into = (form[0], "slot", target)
+            scratch = tuple(range(len(specs), len(specs) + len(form.scratch)))
+            specs += form.scratch
+            kind = "donate" if target in plan.inputs else "slot"
+            step.into = Into(form.fn, kind, target, scratch, be.donated if kind == "donate" else None)
             memory.written(step.outs[0], memory.owner[target])
         elif be.fresh_outputs(step.name):
             for o in step.outs:
@@ -137,22 +179,23 @@ def place_buffers(plan, steps: list, needed) -> Kept | None:
             for o in step.outs:
                 if o is not None:
                     memory.derived(o, step.ins)
-    specs = []
     for root, (step, form) in made.items():
         if form is not None and all(last.get(v, -1) != _NEEDED for v in memory.members[root]):
-            step.into = (form[0], "kept", len(specs))
-            specs.append(plan.meta[root])
+            scratch = tuple(range(len(specs) + 1, len(specs) + 1 + len(form.scratch)))
+            step.into = Into(form.fn, "kept", len(specs), scratch)
+            specs += (plan.meta[root],) + form.scratch
     return Kept(specs, be.empty_buffer) if specs else None
 
 
 def describe_buffers(steps: list, kept: Kept | None) -> str | None:
     """explain()'s line on where the steps write (None when every kernel returns a new array)."""
-    inplace = sum(1 for s in steps if s.into is not None and s.into[1] == "slot")
-    if not inplace and kept is None:
+    kinds = [s.into.kind for s in steps if s.into is not None]
+    if not kinds:
         return None
-    held = f"{len(kept.specs)} into arrays the plan keeps across replays ({kept.nbytes() / 1024:.0f} KiB)" if kept else ""
-    return (f"  written in place: {inplace} kernel(s) into an input that dies there"
-            + (f", {held}" if held else ""))
+    held = f"; it keeps {len(kept.specs)} array(s) across replays ({kept.nbytes() / 1024:.0f} KiB)" if kept else ""
+    return (f"  written in place: {kinds.count('slot')} kernel(s) into an input that dies there, "
+            f"{kinds.count('donate')} into a place's data nothing else holds, {kinds.count('kept')} into "
+            f"arrays the plan keeps{held}")
 
 
-__all__ = ["place_buffers", "describe_buffers", "Kept"]
+__all__ = ["place_buffers", "describe_buffers", "Kept", "Into"]

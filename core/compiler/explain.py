@@ -15,8 +15,9 @@ def _step_line(step) -> str:
     ins = ", ".join(f"s{s}" for s in step.ins)
     dyn = "".join(f", {k}=<per-step #{i}>" for k, i in step.dynamic.items())
     outs = ", ".join("_" if s is None else f"s{s}" for s in step.outs)
-    into = "" if step.into is None else (f" -> into kept array #{step.into[2]}" if step.into[1] == "kept"
-                                         else f" -> into s{step.into[2]}")
+    into = "" if step.into is None else {"kept": f" -> into kept array #{step.into.where}",
+                                         "slot": f" -> into s{step.into.where}",
+                                         "donate": f" -> into s{step.into.where} if nothing else holds it"}[step.into.kind]
     return f"    {outs} = {step.name}({ins}{dyn}){into}"
 
 

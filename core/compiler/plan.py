@@ -45,8 +45,7 @@ class Step:
     the dispatches the call made when traced, and takes no attrs (they are in its prepared uniforms);
     ``check``: for a graph break (name ``Break``, no outputs), its ``tracer.Check``: ``fn(*ins)`` must
     give ``check.token`` again for the replay to go on; ``into``: None, or where a replay has it
-    write its result (``buffers``): ``(fn, "slot", s)`` into input slot ``s``'s array, ``(fn, "kept", k)``
-    into the plan's ``k``-th kept array, ``fn`` taking them as ``out=``."""
+    write its result (a ``buffers.Into``)."""
 
     __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured", "check", "into")
 

@@ -69,10 +69,15 @@ class Source:
             c = step.check
             return (f"    B.append({self.name(step.fn, 'k')}({args[0]}))   # graph break: {c.what} at {c.where}\n"
                     f"    if B[-1] != {self.name(c.token, 'c')}: return None")
-        fn = step.fn
-        if step.into is not None:   # written into a dying input's array or a kept one (buffers)
-            fn, kind, where = step.into
-            args.append(f"out=P[{where}]" if kind == "kept" else f"out=s{where}")
+        fn, before = step.fn, ""
+        if step.into is not None:   # written into a given array (buffers)
+            into = step.into
+            fn = into.fn
+            if into.kind == "donate":   # (asked before the call, whose arguments would hold the array too)
+                before = f"    d = {self.name(into.check, 'k')}(s{into.where})\n"
+            args.append("out=" + {"kept": f"P[{into.where}]", "slot": f"s{into.where}", "donate": "d"}[into.kind])
+            if into.scratch:
+                args.append(f"scratch=({''.join(f'P[{k}], ' for k in into.scratch)})")
         for k, v in () if step.captured else step.attrs.items():
             if k in step.dynamic:
                 args.append(f"{k}=D[{step.dynamic[k]}]")
@@ -80,7 +85,7 @@ class Source:
                 args.append(f"{k}={v!r}" if _literal(v) else f"{k}={self.name(v, 'a')}")
         outs = ["_" if s is None else f"s{s}" for s in step.outs]
         target = ", ".join(outs) + ("," if step.multi and len(outs) == 1 else "")
-        return f"    {target} = {self.name(fn, 'k')}({', '.join(args)})   # {step.name}"
+        return f"{before}    {target} = {self.name(fn, 'k')}({', '.join(args)})   # {step.name}"
 
 
 def _last_uses(steps: list) -> dict:
