@@ -99,6 +99,7 @@ EXPAND = "Expand"             # shape: tuple (broadcast_to)
 SLICE = "Slice"               # begin, end, step: tuples, one per dim, each dim as range(begin, end, step)
                               # (what slice.indices(n) gives; step may be negative)
 CONCAT = "Concat"             # axis: int; any number of inputs
+SPLIT = "Split"               # sizes: tuple, axis: int -> one output per size: x's consecutive pieces along axis
 PAD = "Pad"                   # pads: tuple of (before, after) per dim, value: float (constant mode)
 AS_STRIDED = "AsStrided"      # shape, strides, offset: out[c] = x.flat[offset + c . strides] (a view's
                               # elements read from its root; strides >= 0, no two elements at one place)
@@ -135,7 +136,7 @@ SOFTMAX = "Softmax"           # axis: int -> exp(x - max) / sum(exp(x - max)) al
 LOG_SOFTMAX = "LogSoftmax"    # axis: int -> x - max - log(sum(exp(x - max))) along axis
 SOFTMAX_GRAD = "SoftmaxGrad"  # (dy, y) axis: int -> y * (dy - sum(dy * y, axis)): Softmax's backward
 LOG_SOFTMAX_GRAD = "LogSoftmaxGrad"   # (dy, y) axis: int -> dy - exp(y) * sum(dy, axis): LogSoftmax's backward
-GELU_GRAD = "GeluGrad"        # (dy, x) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
+GELU_GRAD = "GeluGrad"        # (dy, x, y = gelu(x)) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
 LAYER_NORM = "LayerNorm"      # (x[, weight][, bias]) ndim: int (the trailing dims normalised), eps: float,
                               # has_weight, has_bias: bool -> (x - mean) / sqrt(var + eps) * weight + bias,
                               # var biased (PyTorch's); weight and bias shaped as the trailing ndim dims
