@@ -63,12 +63,13 @@ class CpuBackend:
     def fused_kernel(ops, out_shape: tuple, dtype):
         return fused.fused_kernel(ops, out_shape, dtype)
 
-    # where a compiled plan's kernels write: into dying inputs or arrays the plan keeps (into.py)
+    # compiled plans (into.py): where kernels write (dying inputs, donated data, kept arrays); joint steps
     into_kernel = staticmethod(into.into_kernel)
     fresh_outputs = staticmethod(into.fresh_outputs)
     empty_buffer = staticmethod(into.empty)
     never_raises = staticmethod(into.never_raises)
     donated = staticmethod(into.donated)
+    joint_kernel = staticmethod(into.joint_kernel)
 
     def upload(self, flat, shape, dtype: DType):
         a = np.array(flat, dtype=np_dtype(dtype))

@@ -28,6 +28,7 @@ from webgrad import kernel_names as K
 from .backend_dtypes import np_dtype
 from .elementwise import _SAME_WIDTH_INT, _ZERO
 from .fused import UFUNCS, fused_kernel, fusible, scratch_count
+from .losses import softmax_cross_entropy_joint
 
 _GRAD = "Grad"   # a native VJP's step is named for its kernel: "ReluGrad" (core/compiler/tracer.py)
 FRESH = frozenset(UFUNCS) | {K.RELU, K.MATMUL, K.SUM, K.SOFTMAX_CROSS_ENTROPY, K.MATMUL + _GRAD, K.RELU + _GRAD,
@@ -43,12 +44,22 @@ def never_raises(name: str) -> bool:
 
 def fresh_outputs(name: str) -> bool:
     """Whether kernel (or plan step) ``name`` always returns arrays of its own, sharing memory with
-    no input and with nothing else (a fused chain's ``Fused[...]`` allocates its result too).
+    no input and with nothing else (a fused chain's ``Fused[...]`` allocates its result too; a joint
+    step ``A+AGrad`` when both are fresh).
 
     >>> fresh_outputs("MatMul"), fresh_outputs("Reshape")
     (True, False)
     """
-    return name in FRESH or name.startswith("Fused[")
+    return name.startswith("Fused[") or all(part in FRESH for part in name.split("+"))
+
+
+JOINT = {K.SOFTMAX_CROSS_ENTROPY: softmax_cross_entropy_joint}
+
+
+def joint_kernel(name: str):
+    """The kernel computing kernel ``name`` and its native VJP at once (``core/compiler/joint.py``):
+    ``fn(*inputs, dy, **attrs) -> (*outputs, *input gradients)``; None where there is none."""
+    return JOINT.get(name)
 
 
 class Form(NamedTuple):
@@ -172,4 +183,4 @@ def empty(shape: tuple, dtype):
     return np.empty(shape, np_dtype(dtype))
 
 
-__all__ = ["into_kernel", "fresh_outputs", "never_raises", "donated", "empty", "Form", "FRESH"]
+__all__ = ["into_kernel", "joint_kernel", "fresh_outputs", "never_raises", "donated", "empty", "Form", "FRESH"]

@@ -30,6 +30,7 @@ from ..views import live_views, refresh
 from .boundary import attach, saved_places, split
 from .buffers import place_buffers
 from .fusion import fuse_plan
+from .joint import join_plan
 from .plan import Plan
 
 _LITERALS = (int, bool, str, type(None))
@@ -150,6 +151,7 @@ class Replay:
     def __init__(self, plan: Plan, fuse: bool = True):
         self.plan = plan
         self.fused = fuse_plan(plan) if fuse else []
+        self.joined = join_plan(plan)
         needed = {s for _, _, s, _ in plan.writes if s is not None} | _output_slots(plan.outputs)
         forward, self.backward, self.saved = split(plan, plan.steps) if plan.seeds else (plan.steps, None, [])
         plan.saved_places = saved_places(plan, self.saved)
