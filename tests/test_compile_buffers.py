@@ -283,3 +283,28 @@ def test_no_donation_in_a_plan_with_a_graph_break():
         step()
     assert "if nothing else holds it" not in step.explain()
     assert w.tolist() == pytest.approx([1.0 * 0.8 ** 4, 2.0 * 0.8 ** 4])
+
+
+def test_fresh_native_vjps_return_arrays_of_their_own():
+    """The native VJPs a plan may write over (into.FRESH's ``...Grad`` steps): their gradients share
+    no memory with dy or the saved values."""
+    from webgrad.registry import _vjps
+
+    class Node:
+        def __init__(self, attrs, next=(True, True)):
+            self.attrs, self.next, self.shapes = attrs, next, None
+    x = np.linspace(-1, 2, 12, dtype=np.float32).reshape(3, 4)
+    dy = np.linspace(0.5, 1, 9, dtype=np.float32).reshape(3, 3)
+    vjps = _vjps["cpu"]
+    cases = {
+        "MatMul": (dy, [x, x], Node({"transpose_a": False, "transpose_b": True}, (True, True))),
+        "Relu": (x, [np.maximum(x, np.float32(0))], Node({}, (True,))),
+        "SoftmaxCrossEntropy": (np.float32(1), [x, np.int64([0, 3, 1])],
+                                Node({"ignore_index": -100, "reduction": "mean"}, (True, None))),
+    }
+    assert {name + "Grad" for name in cases} <= into.FRESH
+    for name, (g, saved, node) in cases.items():
+        node.shapes = [np.shape(a) for a in saved]
+        for out in vjps[name][1](np.asarray(g), saved, node):
+            if out is not None:
+                assert not any(np.shares_memory(out, a) for a in [np.asarray(g), *saved]), name

@@ -20,7 +20,10 @@ pieces reads the value back and returns early when Python saw another value when
 (the call then misses: ``Miss`` holds the tokens read so far; nothing was written back). A plan
 holding its outputs' backward (``boundary``) generates a second function, ``backward(G, S)``, that
 their ``CompiledBackward`` node runs. ``source`` holds the text (it is what ``explain()`` shows).
-Backends that replay differently (``gpu_replay``) build on the same plan.
+Backends that replay differently (``gpu_replay``) build on the same plan. Before the text is made,
+a backend that can (``cpu``) joins kernels with their gradients (``joint``) and says where each
+kernel writes (``buffers``: ``k(..., out=s3)`` into a dying input, ``out=P[0]`` into an array the plan
+keeps, taken at the start as ``P = h0.take()`` and given back at the end).
 """
 from __future__ import annotations
 
