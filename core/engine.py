@@ -314,6 +314,8 @@ class Node:
             self.dtypes = tuple([t._dtype for t in inputs])
         self.backend = outputs[0]._backend
         self.outs = _ONE_OUTPUT if len(outputs) == 1 else tuple([(o._data.shape, o._dtype) for o in outputs])
+        if rule is not None and rule.non_differentiable:   # no gradient is made up for these: None stands in
+            self.outs = tuple([None if i in rule.non_differentiable else m for i, m in enumerate(self.outs)])
         saves = "nothing" if rule is None else rule.saves
         if saves == "nothing":
             self.saved = self.versions = ()
@@ -429,8 +431,9 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
 
 
 def _record(name, rule, attrs, inputs, outs):
-    """Record a multi-output kernel call: one node, the grad_fn of its floating outputs."""
-    floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating]
+    """Record a multi-output kernel call: one node, the grad_fn of its differentiable floating outputs."""
+    skip = rule.non_differentiable if rule is not None else ()
+    floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating and i not in skip]
     if not floating:
         return None
     for i, o in floating:

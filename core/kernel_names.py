@@ -138,10 +138,12 @@ SOFTMAX_GRAD = "SoftmaxGrad"  # (dy, y) axis: int -> y * (dy - sum(dy * y, axis)
 LOG_SOFTMAX_GRAD = "LogSoftmaxGrad"   # (dy, y) axis: int -> dy - exp(y) * sum(dy, axis): LogSoftmax's backward
 GELU_GRAD = "GeluGrad"        # (dy, x, y = gelu(x)) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
 LAYER_NORM = "LayerNorm"      # (x[, weight][, bias]) ndim: int (the trailing dims normalised), eps: float,
-                              # has_weight, has_bias: bool -> (x - mean) / sqrt(var + eps) * weight + bias,
-                              # var biased (PyTorch's); weight and bias shaped as the trailing ndim dims
-LAYER_NORM_GRAD = "LayerNormGrad"     # (dy, x[, weight]) as LayerNorm's attrs -> (dx[, dweight][, dbias]):
-                              # LayerNorm's backward (the statistics recomputed from x)
+                              # has_weight, has_bias: bool -> (y, mean, rstd): y = (x - mean) * rstd * weight
+                              # + bias, rstd = 1 / sqrt(var + eps), var biased (PyTorch's native_layer_norm);
+                              # weight and bias shaped as the trailing ndim dims, mean and rstd as x with
+                              # those dims of size 1 (float32 for half precision input)
+LAYER_NORM_GRAD = "LayerNormGrad"     # (dy, x, mean, rstd[, weight]) as LayerNorm's attrs ->
+                              # (dx[, dweight][, dbias]): LayerNorm's backward, from the forward's statistics
 ATTENTION = "Attention"       # (q[N, L, E], k[N/group, S, E], v[N/group, S, Ev][, mask[M, L, S]]) scale: float,
                               # causal: bool (key j > query i masked), group: int (query n reads keys n // group),
                               # mask_div: int (query n adds mask (n // mask_div) % M, an additive float mask)
