@@ -1,14 +1,21 @@
-"""MatMul: tiled (64x64 per workgroup), register-blocked (4x4 per thread), batched with
-broadcasting; transposed operands are read through strides, never copied; vec4 global loads
-and stores where an operand is contiguous along a dimension that is a multiple of 4.
+"""MatMul, batched with broadcasting; transposed operands are read through strides, never copied;
+vec4 global loads and stores where an operand is contiguous along a dimension that is a multiple of 4.
+Two programs, chosen by the adapter (``PROGRAM_BY_ADAPTER``): on a hardware GPU the tiled one (64x64
+per workgroup staged in workgroup memory, a 4x4 register block per thread, ``matmul.wgsl``); on a
+software adapter (lavapipe, SwiftShader: invocations are the CPU's SIMD lanes, workgroup memory is
+ordinary memory behind barriers) the register-blocked one with no workgroup memory (an 8x8 block per
+invocation, ``matmul_block.wgsl``), 2-3x faster there on the MLP step's products (bench/RESULTS.md).
 A long inner dimension runs as several dispatches of at most ``K_CHUNK`` each, every one after
 the first adding to the output: some implementations stop a shader's loops after 65535
 iterations (Mesa's lavapipe), and the K loop must stay far below that."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from webgrad import kernel_names as K
 
 from .elementwise import contiguous_strides
+from .linalg_block import block_subs
 from .program import WGSL_TYPES, Program
 
 TILE = 64
@@ -85,36 +92,111 @@ def matmul(be, a, b, *, transpose_a=False, transpose_b=False):
     bstr = [0 if d == 1 else s * c0 * c1 for d, s in zip(bbat, bst)]
     shape = batch + ((m,) if va > 1 else ()) + ((n,) if vb > 1 else ())
     out = be.alloc(shape, a.dtype)
-    nb = 1
-    for d in batch:
-        nb *= d
     if out.size == 0:
         return out
     if k == 0:
         from .elementwise import fill
         return fill(be, shape=shape, value=0, dtype=a.dtype)
-    t = WGSL_TYPES[a.dtype.name]
-    # vec4 global access: A contiguous along K, B and the output along N, that size a multiple of 4
-    # (then every batch and row offset is a multiple of 4 too)
-    va, vb, vo = sa[1] == 1 and k % 4 == 0, sb[1] == 1 and n % 4 == 0, n % 4 == 0
-    full = m % TILE == 0 and n % TILE == 0 and k % 16 == 0     # whole tiles only: no bounds checks
-
-    def build():
-        vec = f"vec4<{t}>"
-        code = {"LOAD_A": LOAD_A[va], "LOAD_B": LOAD_B[vb], "STORE": STORE[vo]}
-        return Program(K.MATMUL, "matmul", inputs=[("in0", vec if va else t), ("in1", vec if vb else t)],
-                       outputs=[("out", vec if vo else t)], wg=256,
-                       uniforms=[("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("k_begin", "u32", 1),
-                                 ("sa", "i32", 2), ("sb", "i32", 2),
-                                 ("batch", "u32", rank), ("abatch", "i32", rank), ("bbatch", "i32", rank)],
-                       subs={"T": t, "BR": str(rank), "K_CHUNK": str(K_CHUNK),
-                             "K_BEGIN": "ui(U_k_begin)" if chunked else "0u", "LATER": "k_begin > 0u" if chunked else "false",
-                             **{name: text.replace("${FULL}", str(full).lower()) for name, text in code.items()}})
-    chunked = k > K_CHUNK
-    key, groups = ("matmul", t, rank, va, vb, vo, full, chunked), (-(-n // TILE), -(-m // TILE), nb)
+    p = Product(m, n, k, sa, sb, batch, WGSL_TYPES[a.dtype.name])
+    key, build, groups = PROGRAMS[PROGRAM_BY_ADAPTER[be.device.is_cpu]](p)
+    uniforms = [m, n, k, 0, *sa, *sb, *batch, *astr, *bstr]
     for k_begin in range(0, k, K_CHUNK):
-        be.run(key, build, [a, b], [out], [m, n, k, k_begin, *sa, *sb, *batch, *astr, *bstr], groups)
+        uniforms[3] = k_begin
+        be.run(key, build, [a, b], [out], uniforms, groups)
     return out
 
+
+class Product(NamedTuple):
+    """One MatMul's sizes, operand strides ((row, k) of A, (k, column) of B), batch and WGSL type."""
+    m: int
+    n: int
+    k: int
+    sa: tuple
+    sb: tuple
+    batch: tuple
+    t: str
+
+    @property
+    def chunked(self) -> bool:
+        return self.k > K_CHUNK
+
+    @property
+    def batches(self) -> int:
+        nb = 1
+        for d in self.batch:
+            nb *= d
+        return nb
+
+
+def _uniforms(rank: int) -> list:
+    return [("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("k_begin", "u32", 1), ("sa", "i32", 2),
+            ("sb", "i32", 2), ("batch", "u32", rank), ("abatch", "i32", rank), ("bbatch", "i32", rank)]
+
+
+def _common_subs(p: Product) -> dict:
+    return {"T": p.t, "BR": str(len(p.batch)), "K_CHUNK": str(K_CHUNK),
+            "K_BEGIN": "ui(U_k_begin)" if p.chunked else "0u", "LATER": "k_begin > 0u" if p.chunked else "false"}
+
+
+def tiled(p: Product):
+    """(pipeline key, build, workgroups) of the tiled program (``matmul.wgsl``)."""
+    # vec4 global access: A contiguous along K, B and the output along N, that size a multiple of 4
+    # (then every batch and row offset is a multiple of 4 too)
+    va, vb, vo = p.sa[1] == 1 and p.k % 4 == 0, p.sb[1] == 1 and p.n % 4 == 0, p.n % 4 == 0
+    full = p.m % TILE == 0 and p.n % TILE == 0 and p.k % 16 == 0     # whole tiles only: no bounds checks
+    vec = f"vec4<{p.t}>"
+
+    def build():
+        code = {"LOAD_A": LOAD_A[va], "LOAD_B": LOAD_B[vb], "STORE": STORE[vo]}
+        return Program(K.MATMUL, "matmul", inputs=[("in0", vec if va else p.t), ("in1", vec if vb else p.t)],
+                       outputs=[("out", vec if vo else p.t)], wg=256, uniforms=_uniforms(len(p.batch)),
+                       subs={**_common_subs(p),
+                             **{name: text.replace("${FULL}", str(full).lower()) for name, text in code.items()}})
+    key = ("matmul", p.t, len(p.batch), va, vb, vo, full, p.chunked)
+    return key, build, (-(-p.n // TILE), -(-p.m // TILE), p.batches)
+
+
+def block_size(size: int) -> int:
+    """Rows (or columns) of the register block for an output dimension of ``size``: 8, or 4 for a
+    dimension of at most 4 (less computed past the edge).
+
+    >>> block_size(784), block_size(3)
+    (8, 4)
+    """
+    return 4 if size <= 4 else 8
+
+
+def blocked(p: Product):
+    """(pipeline key, build, workgroups) of the register-blocked program (``matmul_block.wgsl``)."""
+    rm, rn = block_size(p.m), block_size(p.n)
+    amode, bmode = operand_mode(p.sa, p.k, p.m, "m"), operand_mode(p.sb[::-1], p.k, p.n, "n")
+    vo = p.n % 4 == 0
+    vec = f"vec4<{p.t}>"
+
+    def build():
+        return Program(K.MATMUL, "matmul_block", inputs=[("in0", p.t if amode == "s" else vec),
+                                                         ("in1", p.t if bmode == "s" else vec)],
+                       outputs=[("out", vec if vo else p.t)], wg=64, uniforms=_uniforms(len(p.batch)),
+                       subs={**_common_subs(p), **block_subs(rm, rn, amode, bmode, vo)})
+    key = ("matmul_block", p.t, len(p.batch), rm, rn, amode, bmode, vo, p.chunked)
+    return key, build, (-(-(-(-p.m // rm) * -(-p.n // rn)) // 64), 1, p.batches)
+
+
+def operand_mode(strides, k: int, size: int, along: str) -> str:
+    """How the block program reads an operand whose (output dimension, K) strides are ``strides``:
+    ``"k"`` vec4 along a contiguous K, ``along`` (``"m"``/``"n"``) vec4 along a contiguous output
+    dimension, ``"s"`` scalar; vec4 needs that dimension's size a multiple of 4.
+
+    >>> operand_mode((784, 1), 784, 128, "m"), operand_mode((1, 128), 10, 128, "m"), operand_mode((1, 10), 3, 10, "n")
+    ('k', 'm', 's')
+    """
+    if strides[1] == 1 and k % 4 == 0:
+        return "k"
+    return along if strides[0] == 1 and size % 4 == 0 else "s"
+
+
+PROGRAMS = {"tiled": tiled, "blocked": blocked}
+# the program for a hardware GPU (False) and a software adapter (True): see the module's docstring
+PROGRAM_BY_ADAPTER = {False: "tiled", True: "blocked"}
 
 KERNELS = {K.MATMUL: matmul}
