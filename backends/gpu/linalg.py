@@ -16,6 +16,7 @@ from webgrad import kernel_names as K
 
 from .elementwise import contiguous_strides
 from .linalg_block import block_subs
+from .linalg_epilogue import epilogue_strides, puts
 from .program import WGSL_TYPES, Program
 
 TILE = 64
@@ -58,23 +59,23 @@ STORE = {False: """    for (var r = 0u; r < 4u; r++) {
         let gm = row0 + l.y * 4u + r;
         for (var c = 0u; c < 4u; c++) {
             let gn = col0 + l.x * 4u + c;
-            if (${FULL} || (gm < M && gn < N)) {
-                let at = ooff + gm * N + gn;
-                if (later) { acc[r][c] += out[at]; }
-                out[at] = acc[r][c];
-            }
+            if (${FULL} || (gm < M && gn < N)) { put(ooff + gm * N + gn, wid.z, gm, gn, acc[r][c], later); }
         }
     }""", True: """    for (var r = 0u; r < 4u; r++) {
         let gm = row0 + l.y * 4u + r;
         if (${FULL} || (gm < M && col0 + l.x * 4u < N)) {
-            let at = (ooff + gm * N) / 4u + col0 / 4u + l.x;
-            if (later) { acc[r] += out[at]; }
-            out[at] = acc[r];
+            put_vec((ooff + gm * N) / 4u + col0 / 4u + l.x, wid.z, gm, col0 + l.x * 4u, acc[r], later);
         }
     }"""}
 
 
 def matmul(be, a, b, *, transpose_a=False, transpose_b=False):
+    return product(be, a, b, transpose_a, transpose_b)
+
+
+def product(be, a, b, transpose_a, transpose_b, epilogue=None):
+    """``op(a) @ op(b)``, its results passed through ``epilogue`` (a ``linalg_epilogue.Epilogue``,
+    or None: stored as they are); see the module's doc."""
     va, vb = len(a.shape), len(b.shape)
     ash = a.shape if va > 1 else (1,) + a.shape
     bsh = b.shape if vb > 1 else b.shape + (1,)
@@ -94,15 +95,17 @@ def matmul(be, a, b, *, transpose_a=False, transpose_b=False):
     out = be.alloc(shape, a.dtype)
     if out.size == 0:
         return out
-    if k == 0:
+    if k == 0 and epilogue is None:
         from .elementwise import fill
         return fill(be, shape=shape, value=0, dtype=a.dtype)
-    p = Product(m, n, k, sa, sb, batch, WGSL_TYPES[a.dtype.name])
+    extra = () if epilogue is None else epilogue.arrays
+    p = Product(m, n, k, sa, sb, batch, WGSL_TYPES[a.dtype.name], epilogue.source if extra else "", len(extra))
     key, build, groups = PROGRAMS[PROGRAM_BY_ADAPTER[be.device.is_cpu]](p)
     uniforms = [m, n, k, 0, *sa, *sb, *batch, *astr, *bstr]
-    for k_begin in range(0, k, K_CHUNK):
+    uniforms += [v for x in extra for v in epilogue_strides(x.shape, shape)]
+    for k_begin in range(0, max(k, 1), K_CHUNK):       # K = 0 with an epilogue: one pass over zeros
         uniforms[3] = k_begin
-        be.run(key, build, [a, b], [out], uniforms, groups)
+        be.run(key, build, [a, b, *extra], [out], uniforms, groups)
     return out
 
 
@@ -115,6 +118,14 @@ class Product(NamedTuple):
     sb: tuple
     batch: tuple
     t: str
+    epilogue: str = ""      # the fused chain's WGSL (linalg_epilogue), or "" to store the product as it is
+    n_extra: int = 0        # the epilogue's arrays
+
+    def inputs(self, vec_a: bool, vec_b: bool) -> list:
+        """The programs' input bindings: A and B (vec4 or scalar), then the epilogue's arrays."""
+        vec = f"vec4<{self.t}>"
+        return ([("in0", vec if vec_a else self.t), ("in1", vec if vec_b else self.t)]
+                + [(f"ein{i}", self.t) for i in range(self.n_extra)])
 
     @property
     def chunked(self) -> bool:
@@ -128,13 +139,15 @@ class Product(NamedTuple):
         return nb
 
 
-def _uniforms(rank: int) -> list:
+def _uniforms(p: Product) -> list:
+    rank = len(p.batch)
     return [("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("k_begin", "u32", 1), ("sa", "i32", 2),
-            ("sb", "i32", 2), ("batch", "u32", rank), ("abatch", "i32", rank), ("bbatch", "i32", rank)]
+            ("sb", "i32", 2), ("batch", "u32", rank), ("abatch", "i32", rank), ("bbatch", "i32", rank),
+            *[(f"e{i}", "i32", 3) for i in range(p.n_extra)]]
 
 
-def _common_subs(p: Product) -> dict:
-    return {"T": p.t, "BR": str(len(p.batch)), "K_CHUNK": str(K_CHUNK),
+def _common_subs(p: Product, vec_out: bool) -> dict:
+    return {"T": p.t, "BR": str(len(p.batch)), "K_CHUNK": str(K_CHUNK), "PUT": puts(vec_out, p.n_extra, p.epilogue),
             "K_BEGIN": "ui(U_k_begin)" if p.chunked else "0u", "LATER": "k_begin > 0u" if p.chunked else "false"}
 
 
@@ -148,11 +161,11 @@ def tiled(p: Product):
 
     def build():
         code = {"LOAD_A": LOAD_A[va], "LOAD_B": LOAD_B[vb], "STORE": STORE[vo]}
-        return Program(K.MATMUL, "matmul", inputs=[("in0", vec if va else p.t), ("in1", vec if vb else p.t)],
-                       outputs=[("out", vec if vo else p.t)], wg=256, uniforms=_uniforms(len(p.batch)),
-                       subs={**_common_subs(p),
+        return Program(K.MATMUL, "matmul", inputs=p.inputs(va, vb),
+                       outputs=[("out", vec if vo else p.t)], wg=256, uniforms=_uniforms(p),
+                       subs={**_common_subs(p, vo),
                              **{name: text.replace("${FULL}", str(full).lower()) for name, text in code.items()}})
-    key = ("matmul", p.t, len(p.batch), va, vb, vo, full, p.chunked)
+    key = ("matmul", p.t, len(p.batch), va, vb, vo, full, p.chunked, p.epilogue, p.n_extra)
     return key, build, (-(-p.n // TILE), -(-p.m // TILE), p.batches)
 
 
@@ -174,11 +187,10 @@ def blocked(p: Product):
     vec = f"vec4<{p.t}>"
 
     def build():
-        return Program(K.MATMUL, "matmul_block", inputs=[("in0", p.t if amode == "s" else vec),
-                                                         ("in1", p.t if bmode == "s" else vec)],
-                       outputs=[("out", vec if vo else p.t)], wg=64, uniforms=_uniforms(len(p.batch)),
-                       subs={**_common_subs(p), **block_subs(rm, rn, amode, bmode, vo)})
-    key = ("matmul_block", p.t, len(p.batch), rm, rn, amode, bmode, vo, p.chunked)
+        return Program(K.MATMUL, "matmul_block", inputs=p.inputs(amode != "s", bmode != "s"),
+                       outputs=[("out", vec if vo else p.t)], wg=64, uniforms=_uniforms(p),
+                       subs={**_common_subs(p, vo), **block_subs(rm, rn, amode, bmode, vo)})
+    key = ("matmul_block", p.t, len(p.batch), rm, rn, amode, bmode, vo, p.chunked, p.epilogue, p.n_extra)
     return key, build, (-(-(-(-p.m // rm) * -(-p.n // rn)) // 64), 1, p.batches)
 
 

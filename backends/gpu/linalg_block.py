@@ -99,31 +99,19 @@ def tail(rm: int, rn: int, amode: str, bmode: str) -> str:
 
 def store(rm: int, rn: int, vec_out: bool) -> str:
     """The block's store: vec4 where N % 4 == 0 (then every row offset is a multiple of 4), else
-    element by element; each result passes through ``epilogue`` (the identity, or a compiled plan's
-    bias and activation) and, for a later K chunk, adds what the earlier ones stored."""
+    element by element, through ``put``/``put_vec`` (``linalg_epilogue``)."""
     lines = []
     for r in range(rm):
         lines.append(f"    if (m0 + {r}u < M) {{")
         lines.append(f"        let row{r} = ooff + (m0 + {r}u) * N + n0;")
         for j in range(rn // 4):
             if vec_out:
-                lines.append(f"        if (n0 + {4 * j}u < N) {{ put_vec(row{r} / 4u + {j}u, n0 + {4 * j}u, acc{r}_{j}, later); }}")
+                lines.append(f"        if (n0 + {4 * j}u < N) {{ put_vec(row{r} / 4u + {j}u, wid.z, m0 + {r}u, n0 + {4 * j}u, acc{r}_{j}, later); }}")
             else:
-                lines += [f"        if (n0 + {4 * j + c}u < N) {{ put(row{r} + {4 * j + c}u, n0 + {4 * j + c}u, "
+                lines += [f"        if (n0 + {4 * j + c}u < N) {{ put(row{r} + {4 * j + c}u, wid.z, m0 + {r}u, n0 + {4 * j + c}u, "
                           f"acc{r}_{j}.{_LANE[c]}, later); }}" for c in range(4)]
         lines.append("    }")
     return "\n".join(lines)
-
-
-_PUT = {True: """fn put_vec(at: u32, col: u32, x: V, later: bool) {
-    var v = x;
-    if (later) { v += out[at]; }
-    out[at] = v;
-}""", False: """fn put(at: u32, col: u32, x: T, later: bool) {
-    var v = x;
-    if (later) { v += out[at]; }
-    out[at] = v;
-}"""}
 
 
 def block_subs(rm: int, rn: int, amode: str, bmode: str, vec_out: bool) -> dict:
@@ -132,4 +120,4 @@ def block_subs(rm: int, rn: int, amode: str, bmode: str, vec_out: bool) -> dict:
             "A_AT": element_access("in0", amode != "s"), "B_AT": element_access("in1", bmode != "s"),
             "SETUP": setup(rm, rn, amode, bmode), "LOADS": loads(rm, rn, amode, bmode),
             "FMAS": fmas(rm, rn, amode, bmode), "TAIL": tail(rm, rn, amode, bmode),
-            "STORE": store(rm, rn, vec_out), "PUT": _PUT[vec_out]}
+            "STORE": store(rm, rn, vec_out)}

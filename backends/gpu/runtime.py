@@ -384,10 +384,22 @@ class GpuBackend:
         from .fused import fusible
         return fusible(name, attrs, dtypes)
 
-    def fused_kernel(self, ops, out_shape: tuple, dtype=float32):
-        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``)."""
-        from .fused import fused_kernel
-        return fused_kernel(self.name, ops, out_shape)
+    def fused_kernel(self, ops, out_shape: tuple, dtype=float32, head=None):
+        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``),
+        or, with ``head=(name, attrs)``, the head kernel with the chain as its epilogue (``fused.epilogue_kernel``)."""
+        from .fused import epilogue_kernel, fused_kernel
+        return fused_kernel(self.name, ops, out_shape) if head is None else epilogue_kernel(self.name, ops, *head)
+
+    def fusible_head(self, name: str, attrs: dict, metas) -> bool:
+        """Whether a compiled plan may fuse an elementwise chain into kernel ``name``'s store, its inputs'
+        (shape, dtype) ``metas`` (see ``fused.fusible_head``)."""
+        from .fused import fusible_head
+        return fusible_head(name, attrs, metas)
+
+    def epilogue_fits(self, shape: tuple, out_shape: tuple) -> bool:
+        """Whether a head's epilogue can read a chain input of ``shape`` against its result's ``out_shape``."""
+        from .linalg_epilogue import epilogue_strides
+        return epilogue_strides(shape, out_shape) is not None
 
     # ------------------------------------------------------------ device timing (webgrad.profile)
     def start_device_timing(self, report) -> None:

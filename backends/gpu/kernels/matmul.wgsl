@@ -3,7 +3,8 @@
 // workgroup computes a 64x64 tile; each thread a 4x4 register block, reading vec4 columns
 // of the K-step tiles staged in workgroup memory. LOAD_A, LOAD_B and STORE (linalg.py) use
 // vec4 global accesses where the layout allows (contiguous along K for A, along N for B and
-// the output, with K or N a multiple of 4), scalar strided ones elsewhere.
+// the output, with K or N a multiple of 4), scalar strided ones elsewhere. Results are stored
+// through put / put_vec (linalg_epilogue.py: the identity or a compiled plan's fused epilogue).
 // One dispatch covers K from k_begin to at most k_begin + K_CHUNK (linalg.py), adding to the output
 // when k_begin > 0. Loop bounds per invocation: the batch rank BR, K_CHUNK / 16 = 1024 K steps of
 // at most 4 + 4 + 16 inner iterations (when not unrolled), the 4 x 4 store: under 26000 in all.
@@ -11,6 +12,7 @@ alias T = ${T};
 alias V = vec4<${T}>;
 var<workgroup> As: array<V, 256>;    // [16 k][16 groups of 4 rows]
 var<workgroup> Bs: array<V, 256>;    // [16 k][16 groups of 4 cols]
+${PUT}
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,

@@ -9,7 +9,7 @@
 // contiguous along the dimension read (A along K or M, B along N or K), scalar strided ones
 // elsewhere; rows and columns past the edge read the last one (clamped; never stored).
 // One dispatch covers K from k_begin to at most k_begin + K_CHUNK (linalg.py), adding to the output
-// when k_begin > 0. Loop bounds per invocation: the batch rank BR, K_CHUNK / 4 K steps, 3 tail steps.
+// when k_begin > 0. Results are stored through put / put_vec (linalg_epilogue.py). Loop bounds per invocation: the batch rank BR, K_CHUNK / 4 K steps, 3 tail steps.
 alias T = ${T};
 alias V = vec4<${T}>;
 
