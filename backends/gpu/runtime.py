@@ -378,6 +378,7 @@ class GpuBackend:
         return resident_plan(self, plan, needed, steps, forward)
 
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
+    matmul_reads_transposed = True   # MatMul's transpose flags read through strides: compiled plans fold Transposes in
 
     def fusible(self, name: str, attrs: dict, dtypes) -> bool:
         """Whether a compiled plan may fuse kernel ``name`` into an elementwise chain (see ``fused``)."""

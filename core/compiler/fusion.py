@@ -19,6 +19,8 @@ the head's result, and the kernel takes the head's inputs first.
 """
 from __future__ import annotations
 
+from .. import kernel_names as K
+from ..registry import get_kernel
 from .plan import Plan, Step, needed_slots
 
 
@@ -136,9 +138,46 @@ def _fused_step(plan: Plan, members: list, be, heads: set) -> Step:
     return Step("Fused[" + "+".join(s.name for s in steps) + "]", fn, tuple(inputs), {}, {}, (out,), False)
 
 
-def fuse_plan(plan: Plan) -> list:
-    """Fuse ``plan``'s elementwise chains in place where its backend can; returns the fused steps' names."""
+def swaps_last_two(perm) -> bool:
+    """Whether a Transpose's ``perm`` swaps the last two dimensions only (a matrix transpose).
+
+    >>> swaps_last_two((1, 0)), swaps_last_two((0, 2, 1)), swaps_last_two((2, 1, 0))
+    (True, True, False)
+    """
+    n = len(perm)
+    return n >= 2 and tuple(perm) == tuple(range(n - 2)) + (n - 1, n - 2)
+
+
+def fold_transposes(plan: Plan) -> int:
+    """On a backend whose MatMul reads transposed operands through its flags (``matmul_reads_transposed``),
+    a MatMul reading a matrix Transpose's result reads the Transpose's input instead, its flag flipped;
+    a Transpose nothing else reads goes. Returns how many operands were folded."""
     be = plan.backend
+    if not getattr(be, "matmul_reads_transposed", False):
+        return 0
+    made = {s.outs[0]: s for s in plan.steps
+            if s.name == K.TRANSPOSE and len(s.outs) == 1 and not s.dynamic and swaps_last_two(s.attrs["perm"])}
+    folded = 0
+    for step in plan.steps:
+        if step.name != K.MATMUL or step.dynamic or not made.keys() & set(step.ins):
+            continue
+        ins, attrs = list(step.ins), dict(step.attrs)
+        for i, flag in ((0, "transpose_a"), (1, "transpose_b")):
+            if ins[i] in made:
+                ins[i], attrs[flag] = made[ins[i]].ins[0], not attrs.get(flag, False)
+                folded += 1
+        step.ins, step.attrs = tuple(ins), attrs
+        step.fn, step.captured = get_kernel(K.MATMUL, be.name), False     # the kernel, called with the new flags
+    readers = _readers(plan)
+    plan.steps = [s for s in plan.steps if not (s.name == K.TRANSPOSE and s.outs[0] in made and not readers.get(s.outs[0]))]
+    return folded
+
+
+def fuse_plan(plan: Plan) -> list:
+    """Fuse ``plan``'s elementwise chains in place where its backend can (after folding matrix transposes
+    into the MatMuls that read them); returns the fused steps' names."""
+    be = plan.backend
+    fold_transposes(plan)
     if not hasattr(be, "fused_kernel"):
         return []
     groups, heads = _groups(plan, be)
@@ -158,4 +197,4 @@ def fuse_plan(plan: Plan) -> list:
     return names
 
 
-__all__ = ["fuse_plan"]
+__all__ = ["fold_transposes", "fuse_plan", "swaps_last_two"]
