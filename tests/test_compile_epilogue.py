@@ -36,6 +36,8 @@ EPILOGUES = [   # (function, operand shapes, the fused step's name on a GPU back
     (lambda x, w, c: (x @ w - c).tanh(), [(6, 8), (8, 3), (6, 1)], "Fused[MatMul+Sub+Tanh]"),   # a column
     (lambda x, w, b: (x @ w + b).sigmoid(), [(2, 5, 4), (4, 8), (8,)], "Fused[MatMul+Add+Sigmoid]"),   # [B, T, C]
     (lambda x, w, b: x @ w + b, [(3, 2, 4), (3, 4, 5), (3, 1, 5)], "Fused[MatMul+Add]"),   # per-batch bias
+    (lambda x, w: (x @ w).tanh(), [(5, 4), (4, 6)], "Fused[MatMul+Tanh]"),        # no input of its own
+    (lambda x, w: (x @ w).relu(), [(2, 0), (0, 3)], "Fused[MatMul+Relu]"),        # K = 0
 ]
 
 

@@ -98,8 +98,8 @@ def product(be, a, b, transpose_a, transpose_b, epilogue=None):
     if k == 0 and epilogue is None:
         from .elementwise import fill
         return fill(be, shape=shape, value=0, dtype=a.dtype)
-    extra = () if epilogue is None else epilogue.arrays
-    p = Product(m, n, k, sa, sb, batch, WGSL_TYPES[a.dtype.name], epilogue.source if extra else "", len(extra))
+    source, extra = ("", ()) if epilogue is None else epilogue
+    p = Product(m, n, k, sa, sb, batch, WGSL_TYPES[a.dtype.name], source, len(extra))
     key, build, groups = PROGRAMS[PROGRAM_BY_ADAPTER[be.device.is_cpu]](p)
     uniforms = [m, n, k, 0, *sa, *sb, *batch, *astr, *bstr]
     uniforms += [v for x in extra for v in epilogue_strides(x.shape, shape)]
