@@ -5,11 +5,13 @@
 // and workgroup memory costs as much as storage plus a barrier; what counts is the loads per
 // multiply-add, (RM + RN) per RM * RN here. Consecutive invocations take consecutive column
 // blocks, so on a GPU the B loads coalesce and the A loads are shared by neighbours.
-// The K step's loads (linalg_block.py) read one K step of 4 with vec4 accesses where an operand is
+// The loads (linalg_block.py) read one K step of 4 with vec4 accesses where an operand is
 // contiguous along the dimension read (A along K or M, B along N or K), scalar strided ones
-// elsewhere; rows and columns past the edge read the last one (clamped; never stored).
+// elsewhere; rows and columns past the edge read the last one (clamped; never stored). Results
+// are stored through put / put_vec (linalg_epilogue.py: the identity or a fused epilogue).
 // One dispatch covers K from k_begin to at most k_begin + K_CHUNK (linalg.py), adding to the output
-// when k_begin > 0. Results are stored through put / put_vec (linalg_epilogue.py). Loop bounds per invocation: the batch rank BR, K_CHUNK / 4 K steps, 3 tail steps.
+// when k_begin > 0. Loop bounds per invocation: the batch rank BR, K_CHUNK / 4 K steps, 3 tail steps;
+// no workgroup memory, no barrier.
 alias T = ${T};
 alias V = vec4<${T}>;
 
