@@ -126,7 +126,7 @@ def test_a_compiled_layer_trains_as_eager(backend):
 
 
 def test_epilogue_pipelines_are_cached_by_the_chains_structure(gpu):
-    """(Sizes of the same class: a dimension of at most 4 takes a smaller register block, another pipeline.)"""
+    """(Sizes of the same class: a dimension of at most 4 or 8 takes a smaller register block, another pipeline.)"""
     wg.set_backend("wgpu")
     try:
         fn = lambda x, w, b: (x @ w + b).relu()      # noqa: E731

@@ -3,8 +3,8 @@ vec4 global loads and stores where an operand is contiguous along a dimension th
 Two programs, chosen by the adapter (``PROGRAM_BY_ADAPTER``): on a hardware GPU the tiled one (64x64
 per workgroup staged in workgroup memory, a 4x4 register block per thread, ``matmul.wgsl``); on a
 software adapter (lavapipe, SwiftShader: invocations are the CPU's SIMD lanes, workgroup memory is
-ordinary memory behind barriers) the register-blocked one with no workgroup memory (an 8x8 block per
-invocation, ``matmul_block.wgsl``), 2-3x faster there on the MLP step's products (bench/RESULTS.md).
+ordinary memory behind barriers) the register-blocked one with no workgroup memory (an 8x16 block per
+invocation, ``matmul_block.wgsl``), 2-5x faster there on the MLP step's products (bench/RESULTS.md).
 A long inner dimension runs as several dispatches of at most ``K_CHUNK`` each, every one after
 the first adding to the output: some implementations stop a shader's loops after 65535
 iterations (Mesa's lavapipe), and the K loop must stay far below that."""
@@ -169,19 +169,21 @@ def tiled(p: Product):
     return key, build, (-(-p.n // TILE), -(-p.m // TILE), p.batches)
 
 
-def block_size(size: int) -> int:
-    """Rows (or columns) of the register block for an output dimension of ``size``: 8, or 4 for a
-    dimension of at most 4 (less computed past the edge).
+def block_shape(m: int, n: int) -> tuple:
+    """(rows, columns) of the register block for an [m, n] output: 8 x 16, less along a dimension of
+    at most 4 or 8 (less computed past the edge). 8 x 16 measured best on lavapipe and within noise of
+    16 x 16 on SwiftShader (bench/RESULTS.md): loads per multiply-add fall as the block grows, until
+    the accumulators no longer fit the CPU's registers.
 
-    >>> block_size(784), block_size(3)
-    (8, 4)
+    >>> block_shape(128, 784), block_shape(3, 10), block_shape(10, 6)
+    ((8, 16), (4, 16), (8, 8))
     """
-    return 4 if size <= 4 else 8
+    return 4 if m <= 4 else 8, 4 if n <= 4 else 8 if n <= 8 else 16
 
 
 def blocked(p: Product):
     """(pipeline key, build, workgroups) of the register-blocked program (``matmul_block.wgsl``)."""
-    rm, rn = block_size(p.m), block_size(p.n)
+    rm, rn = block_shape(p.m, p.n)
     amode, bmode = operand_mode(p.sa, p.k, p.m, "m"), operand_mode(p.sb[::-1], p.k, p.n, "n")
     vo = p.n % 4 == 0
     vec = f"vec4<{p.t}>"
