@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from webgrad import kernel_names as K
+from webgrad.shapes import numel
 
 from .elementwise import contiguous_strides
 from .linalg_block import block_subs
@@ -133,10 +134,7 @@ class Product(NamedTuple):
 
     @property
     def batches(self) -> int:
-        nb = 1
-        for d in self.batch:
-            nb *= d
-        return nb
+        return numel(self.batch)
 
 
 def _uniforms(p: Product) -> list:
@@ -146,8 +144,29 @@ def _uniforms(p: Product) -> list:
             *[(f"e{i}", "i32", 3) for i in range(p.n_extra)]]
 
 
+def batch_offsets(rank: int) -> str:
+    """The WGSL of ``batch_offsets(z)``: A's and B's element offsets of batch ``z`` (the flat index over
+    the ``rank`` broadcast batch dims; a dim an operand broadcasts has stride 0). Loop bound: ``rank``.
+
+    >>> "for (var d = 1 - 1;" in batch_offsets(1)
+    True
+    """
+    return f"""fn batch_offsets(z: u32) -> vec2<i32> {{
+    var rem = z;
+    var off = vec2<i32>(0, 0);
+    for (var d = {rank} - 1; d >= 0; d--) {{
+        let sz = ui(U_batch + u32(d));
+        let c = i32(rem % sz);
+        rem = rem / sz;
+        off += c * vec2<i32>(ii(U_abatch + u32(d)), ii(U_bbatch + u32(d)));
+    }}
+    return off;
+}}"""
+
+
 def _common_subs(p: Product, vec_out: bool) -> dict:
-    return {"T": p.t, "BR": str(len(p.batch)), "K_CHUNK": str(K_CHUNK), "PUT": puts(vec_out, p.n_extra, p.epilogue),
+    return {"T": p.t, "K_CHUNK": str(K_CHUNK), "PUT": puts(vec_out, p.n_extra, p.epilogue),
+            "BATCH_OFFSETS": batch_offsets(len(p.batch)),
             "K_BEGIN": "ui(U_k_begin)" if p.chunked else "0u", "LATER": "k_begin > 0u" if p.chunked else "false"}
 
 

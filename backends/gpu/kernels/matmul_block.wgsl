@@ -10,7 +10,7 @@
 // elsewhere; rows and columns past the edge read the last one (clamped; never stored). Results
 // are stored through put / put_vec (linalg_epilogue.py: the identity or a fused epilogue).
 // One dispatch covers K from k_begin to at most k_begin + K_CHUNK (linalg.py), adding to the output
-// when k_begin > 0. Loop bounds per invocation: the batch rank BR, K_CHUNK / 4 K steps, 3 tail steps;
+// when k_begin > 0. Loop bounds per invocation: the batch rank (batch_offsets), K_CHUNK / 4 K steps, 3 tail steps;
 // no workgroup memory, no barrier.
 alias T = ${T};
 alias V = vec4<${T}>;
@@ -18,6 +18,7 @@ alias V = vec4<${T}>;
 fn a_at(i: i32) -> T { return ${A_AT}; }
 fn b_at(i: i32) -> T { return ${B_AT}; }
 ${PUT}
+${BATCH_OFFSETS}
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -31,16 +32,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let n0 = (id % nbn) * ${RN}u;
     let k_begin = ${K_BEGIN};                    // 0u when K <= K_CHUNK: one dispatch, as a plain matmul
     let k_end = min(K, k_begin + ${K_CHUNK}u);
-    var rem = wid.z;
-    var aoff = 0;
-    var boff = 0;
-    for (var d = ${BR} - 1; d >= 0; d--) {
-        let sz = ui(U_batch + u32(d));
-        let c = i32(rem % sz);
-        rem = rem / sz;
-        aoff += c * ii(U_abatch + u32(d));
-        boff += c * ii(U_bbatch + u32(d));
-    }
+    let offsets = batch_offsets(wid.z);
+    let aoff = offsets.x;
+    let boff = offsets.y;
     let sam = ii(U_sa);
     let sak = ii(U_sa + 1u);
     let sbk = ii(U_sb);
