@@ -37,6 +37,7 @@ EPILOGUES = [   # (function, operand shapes, the fused step's name on a GPU back
     (lambda x, w, b: (x @ w + b).sigmoid(), [(2, 5, 4), (4, 8), (8,)], "Fused[MatMul+Add+Sigmoid]"),   # [B, T, C]
     (lambda x, w, b: x @ w + b, [(3, 2, 4), (3, 4, 5), (3, 1, 5)], "Fused[MatMul+Add]"),   # per-batch bias
     (lambda x, w: (x @ w).tanh(), [(5, 4), (4, 6)], "Fused[MatMul+Tanh]"),        # no input of its own
+    (lambda x, w, b: (x @ w.t() + b).relu(), [(64, 32), (128, 32), (128,)], "Fused[MatMul+Add+Relu]"),  # whole tiles
     (lambda x, w: (x @ w).relu(), [(2, 0), (0, 3)], "Fused[MatMul+Relu]"),        # K = 0
 ]
 
