@@ -101,7 +101,7 @@ def product(be, a, b, transpose_a, transpose_b, epilogue=None):
         return fill(be, shape=shape, value=0, dtype=a.dtype)
     source, extra = ("", ()) if epilogue is None else epilogue
     p = Product(m, n, k, sa, sb, batch, WGSL_TYPES[a.dtype.name], source, len(extra))
-    key, build, groups = PROGRAMS[PROGRAM_BY_ADAPTER[be.device.is_cpu]](p)
+    key, build, groups = PROGRAMS[PROGRAM_BY_ADAPTER[be.software]](p)
     uniforms = [m, n, k, 0, *sa, *sb, *batch, *astr, *bstr]
     uniforms += [v for x in extra for v in epilogue_strides(x.shape, shape)]
     for k_begin in range(0, max(k, 1), K_CHUNK):       # K = 0 with an epilogue: one pass over zeros

@@ -104,7 +104,7 @@ def _passes(be, name, run, out):
 
 def _dispatch(be, name, run, writes, chunks):
     """One pass: ``chunks`` partial results per output (1: the results) into ``writes``."""
-    wgred = chunks > 1 or run.r >= WG_THRESHOLD[be.device.is_cpu]     # (chunks > 1: a CHUNK below the threshold)
+    wgred = chunks > 1 or run.r >= WG_THRESHOLD[be.software]     # (chunks > 1: a CHUNK below the threshold)
     t, kr, rr = WGSL_TYPES[run.x.dtype.name], len(run.kshape), len(run.rshape)
     partial_arg = len(writes) == 2
     key = ("reduce", name, t, kr, rr, wgred, run.idx is not None, partial_arg, run.shift is not None, CHUNK)

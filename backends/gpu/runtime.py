@@ -134,6 +134,7 @@ class GpuBackend:
 
     def __init__(self, device, name: str | None = None):
         self.device, self.name = device, name or device.name
+        self.software = device.is_cpu    # lavapipe, SwiftShader: some kernels pick other programs (linalg, reduce)
         if "shader-f16" in getattr(device, "features", ()):   # float16 where the device was granted f16
             self.dtypes = GpuBackend.dtypes | {float16}
         self.pipelines: dict = {}
