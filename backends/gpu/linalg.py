@@ -99,6 +99,8 @@ def product(be, a, b, transpose_a, transpose_b, epilogue=None):
     if k == 0 and epilogue is None:
         from .elementwise import fill
         return fill(be, shape=shape, value=0, dtype=a.dtype)
+    if epilogue is not None and k > K_CHUNK:      # (fused.fusible_head keeps such products apart)
+        raise ValueError(f"MatMul: an epilogue needs K <= {K_CHUNK} (one dispatch), got K = {k}")
     source, extra = ("", ()) if epilogue is None else epilogue
     p = Product(m, n, k, sa, sb, batch, WGSL_TYPES[a.dtype.name], source, len(extra))
     key, build, groups = PROGRAMS[PROGRAM_BY_ADAPTER[be.software]](p)
