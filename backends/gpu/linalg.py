@@ -150,13 +150,13 @@ def batch_offsets(rank: int) -> str:
     """The WGSL of ``batch_offsets(z)``: A's and B's element offsets of batch ``z`` (the flat index over
     the ``rank`` broadcast batch dims; a dim an operand broadcasts has stride 0). Loop bound: ``rank``.
 
-    >>> "for (var d = 1 - 1;" in batch_offsets(1)
-    True
+    >>> batch_offsets(2).splitlines()[0]
+    'fn batch_offsets(z: u32) -> vec2<i32> {'
     """
     return f"""fn batch_offsets(z: u32) -> vec2<i32> {{
     var rem = z;
     var off = vec2<i32>(0, 0);
-    for (var d = {rank} - 1; d >= 0; d--) {{
+    for (var d = {rank - 1}; d >= 0; d--) {{
         let sz = ui(U_batch + u32(d));
         let c = i32(rem % sz);
         rem = rem / sz;
