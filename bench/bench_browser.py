@@ -237,7 +237,10 @@ def compile_table(r) -> str:
                ("MLP step ≤ 0.8× jax-js's jit step", r["ratios"]["jaxjs"], 0.8),
                ("MLP step ≤ 0.5× TensorFlow.js (webgpu)", r["ratios"]["tfjs"], 0.5)]
     mm = r["matmuls"]
-    lines += ["", f"dispatches per step: eager {d['eager']}, compiled {d['compiled']}",
+    per_round = "; ".join(f"{k} " + ", ".join(f"{c / t:.2f}" for c, t in zip(r["rows"]["compiled"], r["rows"][k]))
+                          for k in ("eager", "tfjs", "jaxjs"))
+    lines += ["", f"compiled / contender, round by round: {per_round}",
+              f"dispatches per step: eager {d['eager']}, compiled {d['compiled']}",
               f"the step's five matrix products alone (ms, median of rounds): webgrad {statistics.median(mm['webgrad']):.1f}, "
               f"jax-js {statistics.median(mm['jaxjs']):.1f}",
               f"compiled step's call (mean of 30, each on an idle queue): {rep['call_us']:.0f} µs for {rep['kernels']} kernels = "

@@ -79,6 +79,17 @@ def _helper_source(helpers: bool, trig: bool, vec: bool) -> str:
     return text
 
 
+def scalar_helpers(code: str) -> str:
+    """The aliases (F = f32, U, B, I) and the helper functions (nan.wgsl, helpers.wgsl) that scalar
+    float32 WGSL ``code`` calls, to go before it (sin_, cos_ and tan_ are not among them).
+
+    >>> "fn max_" in scalar_helpers("max_(x, F(0.0))"), "fn max_" in scalar_helpers("x + 1.0")
+    (True, False)
+    """
+    text = "alias F = f32;\n" + "\n".join(_HELPER_ALIASES[False]) + "\n"
+    return text + _helper_source(any(h in code for h in _HELPERS), False, False)
+
+
 def nan_helpers(float_type: str) -> str:
     """The WGSL of ``kernels/nan.wgsl`` (isnan_, nan_, max_, min_) for scalars of ``float_type``.
 

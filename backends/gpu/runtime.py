@@ -134,6 +134,7 @@ class GpuBackend:
 
     def __init__(self, device, name: str | None = None):
         self.device, self.name = device, name or device.name
+        self.software = device.is_cpu    # lavapipe, SwiftShader: some kernels pick other programs (linalg, reduce)
         if "shader-f16" in getattr(device, "features", ()):   # float16 where the device was granted f16
             self.dtypes = GpuBackend.dtypes | {float16}
         self.pipelines: dict = {}
@@ -378,16 +379,29 @@ class GpuBackend:
         return resident_plan(self, plan, needed, steps, forward)
 
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
+    matmul_reads_transposed = True   # MatMul's transpose flags read through strides: compiled plans fold Transposes in
 
     def fusible(self, name: str, attrs: dict, dtypes) -> bool:
         """Whether a compiled plan may fuse kernel ``name`` into an elementwise chain (see ``fused``)."""
         from .fused import fusible
         return fusible(name, attrs, dtypes)
 
-    def fused_kernel(self, ops, out_shape: tuple, dtype=float32):
-        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``)."""
-        from .fused import fused_kernel
-        return fused_kernel(self.name, ops, out_shape)
+    def fused_kernel(self, ops, out_shape: tuple, dtype=float32, head=None):
+        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``),
+        or, with ``head=(name, attrs)``, the head kernel with the chain as its epilogue (``fused.epilogue_kernel``)."""
+        from .fused import epilogue_kernel, fused_kernel
+        return fused_kernel(self.name, ops, out_shape) if head is None else epilogue_kernel(self.name, ops, *head)
+
+    def fusible_head(self, name: str, attrs: dict, metas) -> bool:
+        """Whether a compiled plan may fuse an elementwise chain into kernel ``name``'s store, its inputs'
+        (shape, dtype) ``metas`` (see ``fused.fusible_head``)."""
+        from .fused import fusible_head
+        return fusible_head(name, attrs, metas)
+
+    def epilogue_fits(self, shape: tuple, out_shape: tuple) -> bool:
+        """Whether a head's epilogue can read a chain input of ``shape`` against its result's ``out_shape``."""
+        from .linalg_epilogue import epilogue_strides
+        return epilogue_strides(shape, out_shape) is not None
 
     # ------------------------------------------------------------ device timing (webgrad.profile)
     def start_device_timing(self, report) -> None:
