@@ -71,21 +71,36 @@ def _lse_dtype(dtype):
     return dtype if dtype.itemsize >= 4 else np.dtype(np.float32)
 
 
+_SAFE_SCORE = 64.0   # |scores| below this: exp neither overflows nor leaves float32's normal range
+
+
+def _needs_shift(q, k, masks, scale):
+    """Whether the scores must be shifted by their row max before exp (softmax's usual guard). By
+    Cauchy-Schwarz |q_i . k_j| * scale <= max |q_i| * max |k_j| * scale; below ``_SAFE_SCORE``
+    (a transformer's scaled scores: tens at most) exp(s) is safe as it stands, and the shift's two
+    passes over the scores (their max, the subtraction) are saved. A float mask may add anything,
+    and a NaN or inf bound fails the test: both keep the shift."""
+    if masks or not q.size or not k.size:
+        return True
+    bound = np.sqrt(np.einsum("...e,...e->...", q, q).max() * np.einsum("...e,...e->...", k, k).max())
+    return not abs(scale) * bound < _SAFE_SCORE
+
+
 @cpu_kernel(K.ATTENTION)
 @_quiet
 def attention(q, k, v, *masks, scale, causal, group, mask_div):
     """(softmax(q k^T * scale + mask) v, lse): rows that see no key get out 0 and lse -inf."""
-    s = _scores(_work(q), _work(k), masks, scale, causal, group, mask_div)
-    if s.shape[-1]:
-        m = row_max(s)
-    else:
-        m = np.full(s.shape[:-1] + (1,), -np.inf, s.dtype)
-    m[np.isneginf(m)] = 0                     # a row of -inf only: exp(-inf - 0) = 0 everywhere
-    s -= m
+    qw, kw = _work(q), _work(k)
+    s = _scores(qw, kw, masks, scale, causal, group, mask_div)
+    m = 0.0
+    if _needs_shift(qw, kw, masks, scale):
+        m = row_max(s) if s.shape[-1] else np.full(s.shape[:-1] + (1,), -np.inf, s.dtype)
+        m[np.isneginf(m)] = 0                 # a row of -inf only: exp(-inf - 0) = 0 everywhere
+        s -= m
     p = np.exp(s, out=s)
     total = row_sum(p)
     out = _grouped(p, _work(v), group)
-    lse = (m + np.log(total))[..., 0]
+    lse = (np.log(total) + m)[..., 0]
     total[total == 0] = np.inf                # out = 0 where no key was seen
     out /= total
     return out.astype(q.dtype, copy=False), lse.astype(_lse_dtype(q.dtype), copy=False)
