@@ -32,26 +32,31 @@ def _by_mask(s, mask, div):
     return s.reshape(n // (len(mask) * div), len(mask), div, L, S)
 
 
-def _scores(q, k, masks, scale, causal, group, mask_div, lse=None):
-    """q k^T * scale (- lse per row, when given) + mask (+ the causal cut): [N, L, S] in the working
-    dtype. One BLAS product: q is scaled on the way in (half the elements of the scores), -lse rides
-    along as an extra column of q against a row of ones under k^T, and k^T is laid out contiguous
+def _product(a, b, scale, shift, group):
+    """a b^T * scale - shift (per row, when given): [N, L, S] from a [N, L, E] and b [N / group, S, E],
+    as one BLAS product. ``a`` is scaled on the way in (half the elements of the result), -shift rides
+    along as an extra column of ``a`` against a row of ones under b^T, and b^T is laid out contiguous
     (numpy's stacked matmul takes a transposed right operand of these sizes ~2x slower than a copy)."""
-    nk, S, E = k.shape
-    n, L, _ = q.shape
-    e = E + (lse is not None)
-    qs, kt = np.empty((n, L, e), q.dtype), np.empty((nk, e, S), k.dtype)
-    np.multiply(q, scale, out=qs[..., :E])
-    kt[:, :E] = k.swapaxes(-1, -2)
-    if lse is not None:
-        np.negative(lse, out=qs[..., E])
-        kt[:, E] = 1
-    s = np.matmul(qs.reshape(nk, group, L, e), kt[:, None]).reshape(n, L, S)
+    nk, S, E = b.shape
+    n, L, _ = a.shape
+    e = E + (shift is not None)
+    a2, bt = np.empty((n, L, e), a.dtype), np.empty((nk, e, S), b.dtype)
+    np.multiply(a, scale, out=a2[..., :E])
+    bt[:, :E] = b.swapaxes(-1, -2)
+    if shift is not None:
+        np.negative(shift, out=a2[..., E])
+        bt[:, E] = 1
+    return np.matmul(a2.reshape(nk, group, L, e), bt[:, None]).reshape(n, L, S)
+
+
+def _scores(q, k, masks, scale, causal, group, mask_div, lse=None):
+    """q k^T * scale (- lse per row, when given) + mask (+ the causal cut): [N, L, S] in the working dtype."""
+    s = _product(q, k, scale, lse, group)
     if masks:
         mask = _work(masks[0])
         _by_mask(s, mask, mask_div)[...] += mask[:, None]
     if causal:
-        s += _causal(L, S, s.dtype)
+        s += _causal(*s.shape[1:], s.dtype)
     return s
 
 
@@ -118,8 +123,7 @@ def attention_grad(dout, q, k, v, out, lse, dlse, *masks, scale, causal, group, 
     n, L, S = p.shape
     nk, E, Ev = len(kw), qw.shape[-1], vw.shape[-1]
     dv = _group_sum(np.matmul(p.reshape(nk, group, L, S).swapaxes(-1, -2), dw.reshape(nk, group, L, Ev)))
-    ds = np.matmul(dw.reshape(nk, group, L, Ev), np.ascontiguousarray(vw.swapaxes(-1, -2))[:, None]).reshape(n, L, S)
-    ds -= (np.einsum("nle,nle->nl", dw, _work(out)) - _work(dlse))[..., None]
+    ds = _product(dw, vw, 1.0, np.einsum("nle,nle->nl", dw, _work(out)) - _work(dlse), group)
     ds *= p
     dq = _grouped(ds, kw, group)
     dq *= scale
