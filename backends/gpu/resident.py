@@ -12,8 +12,9 @@ makes; from those, every buffer the dispatches touch is one of
 
 The device then holds the plan (``device.create_plan``: in the browser gpu.js keeps it, with its
 uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is the inputs' and
-outputs' buffers plus the per-step numbers (``webgrad.per_step``: Adam's bias corrections, which the
-step uploads as small ``Fill`` tensors) packed into a few bytes, submitted with the open batch in one
+outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
+step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
+hold as they are) packed into a few bytes, submitted with the open batch in one
 call (``GpuBackend.flush(plan=...)``). Bind groups are made once per set of buffers (the pool hands a
 step's outputs back in a short cycle, so a few sets recur).
 
