@@ -38,8 +38,7 @@ from ..optim.sched_base import LRScheduler
 from .places import _UNGUARDED_OPTIONS, Found, _flatten, _names, _Walk, find_places
 
 _ABSENT = object()
-_EMPTY = object()   # an empty closure cell
-_GRAD, _DATA = attrgetter("grad"), attrgetter("_data")
+_GRAD, _DATA, _CONTENTS = attrgetter("grad"), attrgetter("_data"), attrgetter("cell_contents")
 _SIGNATURE = attrgetter("_data.shape", "_dtype", "_backend", "requires_grad", "grad_fn", "_view")
 
 
@@ -53,17 +52,7 @@ def _module(m) -> tuple:
 
 
 def _cells(closure) -> tuple:   # (a function's __closure__ tuple is fixed; its cells' contents are not)
-    out = []
-    for cell in closure:
-        try:
-            out.append(id(cell.cell_contents))
-        except ValueError:
-            out.append(id(_EMPTY))
-    return tuple(out)
-
-
-def _state(s) -> tuple:
-    return tuple(s), tuple(map(type, s.values()))
+    return _ids(map(_CONTENTS, closure))   # (an empty cell raises ValueError: the call walks)
 
 
 def _modes() -> tuple:
@@ -139,8 +128,10 @@ class _Watch(_Walk):
             code = getattr(f, "__code__", None)
             self.read(_code, f, code, getattr(f, "__defaults__", None), getattr(f, "__kwdefaults__", None))
             closure = getattr(f, "__closure__", None) or ()
-            if closure:
-                self.read(_cells, closure, [c.cell_contents for c in closure if _full(c)])
+            if closure and all(map(_full, closure)):
+                self.read(_cells, closure, [c.cell_contents for c in closure])
+            elif closure:             # an empty cell (a name bound later): such a function always walks
+                self.reads.append((_never, closure, None))
             kw = getattr(f, "__kwdefaults__", None)
             if kw:
                 self.read(_value_ids, kw, list(kw.values()))
@@ -150,6 +141,11 @@ class _Watch(_Walk):
                 fetch = names.get
                 self.read(lambda u: _ids(map(fetch, u, repeat(_ABSENT))), used, [fetch(n, _ABSENT) for n in used])
         super().function(fn)
+
+
+def _never(_):
+    """A read that never gives what it gave (a closure with an empty cell: the call walks)."""
+    return _never
 
 
 def _value_ids(d) -> tuple:
