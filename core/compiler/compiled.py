@@ -60,8 +60,12 @@ class CompiledFunction:
         quick = self._quick
         found = None if quick is None else quick(self.fn, args, kwargs)
         if found is None:                            # something the last walk read moved: walk again
-            found, self._quick = watch(self.fn, args, kwargs)
-        entry = self.plans.get(found.key)
+            found, quick = watch(self.fn, args, kwargs)
+            self._quick, entry = quick, self.plans.get(found.key)
+            if quick is not None:
+                quick.entry = entry
+        else:
+            entry = quick.entry
         if type(entry) is Replay or type(entry) is Paths:
             out = entry(found)
             if out is not _MISS:
@@ -97,7 +101,9 @@ class CompiledFunction:
         return result
 
     def _keep(self, key, entry) -> None:
-        """Keep ``entry`` for ``key``: a replayable plan with graph breaks is one more path of the key's."""
+        """Keep ``entry`` for ``key``: a replayable plan with graph breaks is one more path of the key's.
+        (The quick guard, which holds the plan of its key, is dropped: the next call walks.)"""
+        self._quick = None
         held = self.plans.get(key)
         if type(entry) is not Replay or not entry.tokens:
             self.plans[key] = entry

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import types
 from itertools import repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter, call, itemgetter
 
 from .. import dtypes
 from ..amp import state as _autocast
@@ -186,12 +186,9 @@ class Quick:
     def __init__(self, walk: _Watch, found: Found):
         self.places, self.key = found.places, found.key     # (not the tensors: they are read at each call)
         self.reached = (found.optimizers, found.schedulers, found.modules)
-        batches = {}
-        for fn, arg, got in walk.reads:                    # reads of one function compared in one pass
-            args, gots = batches.setdefault(fn, ([], []))
-            args.append(arg)
-            gots.append(got)
-        self.reads, self.kept = list(batches.items()), walk.kept
+        self.fns, self.objs, self.got = (list(part) for part in zip(*walk.reads)) if walk.reads else ([], [], [])
+        self.kept = walk.kept
+        self.entry = None                                  # the plan kept for the key (CompiledFunction sets it)
         self.arg_kinds, self.arg_values = walk.arg_kinds, walk.arg_values
         self.arg_ids = _ids(walk.arg_values)
         self._layout(found.places)
@@ -228,9 +225,8 @@ class Quick:
             return None
         if self.arg_values and _ids([a for a in flat if not isinstance(a, Tensor)]) != self.arg_ids:
             return None
-        for read, (objs, gots) in self.reads:
-            if list(map(read, objs)) != gots:
-                return None
+        if list(map(call, self.fns, self.objs)) != self.got:     # every read again, in one pass
+            return None
         if _modes() != self.modes:
             return None
         flat_tensors = [a for a in flat if isinstance(a, Tensor)]
