@@ -49,7 +49,7 @@ def _setup(backend, make_opt=lambda p: wg.optim.SGD(p, lr=0.1, momentum=0.9)):
 
 
 def _pair(backend, change, make_opt=lambda p: wg.optim.SGD(p, lr=0.1, momentum=0.9)):
-    """The losses and parameters of 4 steps, ``change(model, opt, x)`` made after the third, eagerly and
+    """The losses, parameters and optimizer state of 5 steps, ``change(model, opt, x)`` made after the third, eagerly and
     compiled; and the compiled function."""
     out = []
     for compiled in (False, True):
@@ -58,7 +58,9 @@ def _pair(backend, change, make_opt=lambda p: wg.optim.SGD(p, lr=0.1, momentum=0
         losses = [fn(x, y).item() for _ in range(3)]
         change(model, opt, x)
         losses += [fn(x, y).item() for _ in range(2)]
-        out.append((losses, [v for p in model.parameters() for v in p.flatten().tolist()]))
+        state = [v for p in model.parameters() for t in opt.state[p].values() if isinstance(t, wg.Tensor)
+                 for v in t.flatten().tolist()]
+        out.append((losses, [v for p in model.parameters() for v in p.flatten().tolist()] + state))
     (eager, eager_params), (got, params) = out
     _close(got, eager, backend)
     _close(params, eager_params, backend)
@@ -96,6 +98,16 @@ def test_p_data_of_the_same_shape_replays_and_of_another_shape_traces_again(back
         model[2].bias.data = wg.zeros(5, device=backend)
     fn = _pair(backend, other, lambda p: wg.optim.SGD(p, lr=0.1))
     assert fn.traces == 4 and fn.replays == 1, fn.explain()   # the new data, then its .grad's new shape
+
+
+def test_a_loaded_optimizer_state_is_the_one_the_replay_updates(backend):
+    def reload(model, opt, x):   # new state dicts (and tensors) in a new opt.state
+        saved = opt.state_dict()
+        for s in saved["state"].values():
+            s["momentum_buffer"] = s["momentum_buffer"] * 0.5
+        opt.load_state_dict(saved)
+    fn = _pair(backend, reload)
+    assert fn.traces >= 3, fn.explain()    # new state dicts: a new key
 
 
 def test_a_requires_grad_flip_traces_again(backend):

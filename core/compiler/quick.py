@@ -105,7 +105,7 @@ class _Watch(_Walk):
             self.read(lambda g, v=guarded: (tuple(g), v(g), _ids(g["params"])), group, list(group.values()),
                       list(group["params"]))
             params = group["params"]
-            self.read(lambda ps: _ids(map(state.get, ps)), params, [state.get(p) for p in params])
+            self.read(lambda ps, o=opt: _ids(map(o.state.get, ps)), params, [state.get(p) for p in params])
             for p in params:
                 s = state.get(p)
                 if s is not None:
