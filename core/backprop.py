@@ -103,7 +103,7 @@ def _native_rule_grads(node, dy) -> tuple:
     """The input gradients from the node's rule, for a native pass: run on wrapped Tensors, each
     fitted to its input (as Tensors: a rule's result may be on another backend), as native data."""
     be = node.backend
-    dy = _wrap(dy, be) if type(dy) is not tuple else tuple([_wrap(g, be) for g in dy])
+    dy = _wrap(dy, be) if type(dy) is not tuple else tuple([None if g is None else _wrap(g, be) for g in dy])
     grads = rule_grads(node, dy)
     if len(grads) != len(node.next):
         return grads
@@ -177,13 +177,15 @@ def _to_leaf(mode, leaves, leaf, g):
 
 def _output_grads(mode, node, grads, capture):
     """The node's output gradients as one ``dy`` for its rule (a tuple for several outputs, zeros
-    standing in for the missing), after its hooks; None when no gradient reached it."""
+    standing in for the missing, None for non-differentiable ones), after its hooks; None when no
+    gradient reached it."""
     if node.hooks or node.retained or capture is not None:
         grads = _output_hooks(mode, node, grads, capture)
     if len(grads) == 1:
         return grads[0]
     if any(g is not None for g in grads):
-        return tuple([g if g is not None else mode.zeros(*meta, node.backend) for g, meta in zip(grads, node.outs)])
+        return tuple([g if g is not None or meta is None else mode.zeros(*meta, node.backend)
+                      for g, meta in zip(grads, node.outs)])
     return None
 
 

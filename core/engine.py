@@ -171,16 +171,21 @@ def _modified_error(t, node, version):
 class SavedTensor:
     """What a node keeps of one of its own outputs for backward: the data and output index,
     and a weak reference (a strong one would make a cycle output -> node -> output) through
-    which a later in-place change of the output is detected.
+    which a later in-place change of the output is detected. An output kept by value (a rule's
+    ``output_values``) has no reference: in-place ops rebind a tensor's data rather than write into
+    it, so the data kept is the output as it was made, whatever happens to the tensor later.
 
     Tensors that are not the node's outputs are saved as themselves, with their version."""
 
     __slots__ = ("_data", "_backend", "out_index", "ref")   # _data and _backend named as a Tensor's
 
-    def __init__(self, t):
-        self._data, self._backend, self.out_index, self.ref = t._data, t._backend, t._out_index, _weakref(t)
+    def __init__(self, t, by_value=False):
+        self._data, self._backend, self.out_index = t._data, t._backend, t._out_index
+        self.ref = None if by_value else _weakref(t)
 
     def unpack(self, node, version):
+        if self.ref is None:
+            return Tensor._wrap(self._data, self._backend)
         t = self.ref()
         if t is not None:
             if t._version != version:
@@ -264,6 +269,9 @@ def _save_some(rule, inputs, outputs) -> tuple:
         outs = range(len(outputs)) if outs is True else outs
         saved += tuple([SavedTensor(outputs[i]) for i in outs])
         versions += (0,) * len(outs)
+    if rule.output_values:
+        saved += tuple([SavedTensor(outputs[i], by_value=True) for i in rule.output_values])
+        versions += (0,) * len(rule.output_values)
     return saved, versions
 
 
@@ -306,6 +314,8 @@ class Node:
             self.dtypes = tuple([t._dtype for t in inputs])
         self.backend = outputs[0]._backend
         self.outs = _ONE_OUTPUT if len(outputs) == 1 else tuple([(o._data.shape, o._dtype) for o in outputs])
+        if rule is not None and rule.non_differentiable:   # no gradient is made up for these: None stands in
+            self.outs = tuple([None if i in rule.non_differentiable else m for i, m in enumerate(self.outs)])
         saves = "nothing" if rule is None else rule.saves
         if saves == "nothing":
             self.saved = self.versions = ()
@@ -345,7 +355,7 @@ class Node:
             return []
         if _last_change[0] < self.order:   # a tensor was changed in place since this node was made
             for s, v in zip(saved, self.versions):
-                t = s.ref() if type(s) is SavedTensor else s   # a dead output can no longer change
+                t = (s.ref and s.ref()) if type(s) is SavedTensor else s   # a dead output can no longer change
                 if t is not None and t._version != v:
                     raise _modified_error(t, self, v)
         return [s._data for s in saved]
@@ -421,8 +431,9 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
 
 
 def _record(name, rule, attrs, inputs, outs):
-    """Record a multi-output kernel call: one node, the grad_fn of its floating outputs."""
-    floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating]
+    """Record a multi-output kernel call: one node, the grad_fn of its differentiable floating outputs."""
+    skip = rule.non_differentiable if rule is not None else ()
+    floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating and i not in skip]
     if not floating:
         return None
     for i, o in floating:

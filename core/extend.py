@@ -56,17 +56,18 @@ class override_gradient(_Override):
     [0.0, 0.0, 1.0]
     """
 
-    def __init__(self, name: str, fn: Callable, *, inputs_to_save=(), outputs_to_save=()):
+    def __init__(self, name: str, fn: Callable, *, inputs_to_save=(), outputs_to_save=(), output_values=(),
+                 non_differentiable=()):
         self.name = name
         super().__init__(registry.get_gradient(name))
-        registry.register_gradient(name, fn, inputs_to_save=inputs_to_save, outputs_to_save=outputs_to_save)
+        registry.register_gradient(name, fn, inputs_to_save=inputs_to_save, outputs_to_save=outputs_to_save,
+                                   output_values=output_values, non_differentiable=non_differentiable)
 
     def _put_back(self, previous) -> None:
         if previous is None:
             registry._gradients.pop(self.name, None)
         else:
-            registry.register_gradient(self.name, previous.fn, inputs_to_save=previous.inputs_to_save,
-                                       outputs_to_save=previous.outputs_to_save)
+            registry._gradients[self.name] = previous
 
 
 class override_kernel(_Override):

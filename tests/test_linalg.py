@@ -173,3 +173,21 @@ def test_shape_errors_are_runtime_errors_as_torchs(call, backend):
     """PyTorch raises RuntimeError for operands whose shapes do not fit (webgrad's ShapeError is one)."""
     with pytest.raises(RuntimeError):
         call()
+
+
+def test_linear_bias_into_its_own_product(backend):
+    """F.linear adds the bias into the product's own buffer where the backend can (a batch large
+    enough for donation): the result and gradients are PyTorch's, and the inputs are left untouched."""
+    torch = pytest.importorskip("torch")
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((8, 16, 64), (96, 64), (96,)))
+    X, W, B = (wg.tensor(a, backend=backend).requires_grad_() for a in (x, w, b))
+    y = wg.nn.functional.linear(X, W, B)
+    tX, tW, tB = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    ty = torch.nn.functional.linear(tX, tW, tB)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    for got, want in ((X, tX), (W, tW), (B, tB)):
+        np.testing.assert_allclose(got.grad.numpy(), want.grad.numpy(), rtol=1e-4, atol=1e-3)
+    for t, a in ((X, x), (W, w), (B, b)):
+        assert np.array_equal(t.detach().numpy(), a)

@@ -62,6 +62,8 @@ CASES = [
     OpCase("stack", lambda a, b: wg.stack([a, b]), lambda a, b: np.stack([a, b]), [r(), r()]),
     OpCase("split", lambda x: x.split(2, 1), lambda x: tuple(np.split(x, [2, 4], 1)), [r(2, 5)]),
     OpCase("split", lambda x: wg.split(x, [1, 3]), lambda x: tuple(np.split(x, [1])), [r(4, 2)]),
+    OpCase("split_one_piece_used", lambda x: x.split(2, 1)[1] * 3, lambda x: np.split(x, [2, 4], 1)[1] * 3, [r(2, 5)]),
+    OpCase("split_whole", lambda x: x.split(5, 1)[0] * 2, lambda x: x * 2, [r(2, 5)]),
     OpCase("chunk", lambda x: x.chunk(3), lambda x: tuple(np.split(x, [2, 4])), [r(5)]),
     OpCase("narrow", lambda x: x.narrow(1, -3, 2), lambda x: x[:, 2:4], [r(2, 5)]),
     OpCase("flip", lambda x: x.flip((0, 2)), lambda x: x[::-1, :, ::-1], [r(2, 3, 4)]),

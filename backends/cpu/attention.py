@@ -32,12 +32,21 @@ def _by_mask(s, mask, div):
     return s.reshape(n // (len(mask) * div), len(mask), div, L, S)
 
 
-def _scores(q, k, masks, scale, causal, group, mask_div):
-    """q k^T * scale + mask (+ the causal cut): [N, L, S] in the working dtype."""
+def _scores(q, k, masks, scale, causal, group, mask_div, lse=None):
+    """q k^T * scale (- lse per row, when given) + mask (+ the causal cut): [N, L, S] in the working
+    dtype. One BLAS product: q is scaled on the way in (half the elements of the scores), -lse rides
+    along as an extra column of q against a row of ones under k^T, and k^T is laid out contiguous
+    (numpy's stacked matmul takes a transposed right operand of these sizes ~2x slower than a copy)."""
     nk, S, E = k.shape
     n, L, _ = q.shape
-    s = np.matmul(q.reshape(nk, group, L, E), k[:, None].swapaxes(-1, -2)).reshape(n, L, S)
-    s *= scale
+    e = E + (lse is not None)
+    qs, kt = np.empty((n, L, e), q.dtype), np.empty((nk, e, S), k.dtype)
+    np.multiply(q, scale, out=qs[..., :E])
+    kt[:, :E] = k.swapaxes(-1, -2)
+    if lse is not None:
+        np.negative(lse, out=qs[..., E])
+        kt[:, E] = 1
+    s = np.matmul(qs.reshape(nk, group, L, e), kt[:, None]).reshape(n, L, S)
     if masks:
         mask = _work(masks[0])
         _by_mask(s, mask, mask_div)[...] += mask[:, None]
@@ -88,14 +97,13 @@ def attention_grad(dout, q, k, v, out, lse, dlse, *masks, scale, causal, group, 
     """(dq, dk, dv[, dmask]) from the forward's out and lse: with p = exp(s - lse) and
     ds = p * (dout v^T - (sum(dout * out) - dlse)), dq = ds k * scale, dk = ds^T q * scale, dv = p^T dout."""
     qw, kw, vw, dw = _work(q), _work(k), _work(v), _work(dout)
-    s = _scores(qw, kw, masks, scale, causal, group, mask_div)
-    lse = np.where(np.isneginf(lse), np.inf, lse).astype(s.dtype, copy=False)   # p = 0 where no key was seen
-    s -= lse[..., None]
+    lse = np.where(np.isneginf(lse), np.inf, lse).astype(qw.dtype, copy=False)   # p = 0 where no key was seen
+    s = _scores(qw, kw, masks, scale, causal, group, mask_div, lse)
     p = np.exp(s, out=s)
     n, L, S = p.shape
     nk, E, Ev = len(kw), qw.shape[-1], vw.shape[-1]
     dv = _group_sum(np.matmul(p.reshape(nk, group, L, S).swapaxes(-1, -2), dw.reshape(nk, group, L, Ev)))
-    ds = np.matmul(dw.reshape(nk, group, L, Ev), vw[:, None].swapaxes(-1, -2)).reshape(n, L, S)
+    ds = np.matmul(dw.reshape(nk, group, L, Ev), np.ascontiguousarray(vw.swapaxes(-1, -2))[:, None]).reshape(n, L, S)
     ds -= (np.einsum("nle,nle->nl", dw, _work(out)) - _work(dlse))[..., None]
     ds *= p
     dq = _grouped(ds, kw, group)

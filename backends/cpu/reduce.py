@@ -72,7 +72,22 @@ def _accumulating_in_float32(kernel):
     return run
 
 
-sum_kernel, max_kernel = _accumulating_in_float32(_keep(np.add)), _keep(np.maximum, True)
+def _leading_by_blas(kernel):
+    """Sum over the leading axes of a contiguous float32/float64 array (a bias's gradient) as one BLAS
+    product with a vector of ones (~2x numpy's reduce over those axes); ``kernel`` otherwise."""
+    def run(x, *, axes, keepdim):
+        k = len(axes)
+        if 0 < k < x.ndim and x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.flags.c_contiguous \
+                and axes == tuple(range(k)):
+            rows = math.prod(x.shape[:k])
+            out = np.matmul(np.ones(rows, x.dtype), x.reshape(rows, math.prod(x.shape[k:])))
+            out = out.reshape(x.shape[k:])
+            return out.reshape((1,) * k + x.shape[k:]) if keepdim else out
+        return kernel(x, axes=axes, keepdim=keepdim)
+    return run
+
+
+sum_kernel, max_kernel = _accumulating_in_float32(_leading_by_blas(_keep(np.add))), _keep(np.maximum, True)
 register_table({
     K.SUM: sum_kernel, K.PROD: _accumulating_in_float32(_keep(np.multiply)), K.MAX: max_kernel,
     K.MIN: _keep(np.minimum, True),

@@ -459,10 +459,10 @@ def split(tensor, split_size_or_sections, dim=0) -> tuple:
         if sum(sections) != n or any(s < 0 for s in sections):
             raise ShapeError(f"split: sections {tuple(sections)} do not sum to {n}, the size of dim {dim} "
                              f"of shape {tuple(tensor.shape)}")
-    out, start = [], 0
-    for s in sections:
-        shape = tensor.shape[:d] + (s,) + tensor.shape[d + 1:]
-        out.append(basic_index(tensor, *_dim_range(tensor, d, start, start + s), shape))
+    pieces = run_kernel(K.SPLIT, tensor, sizes=tuple(sections), axis=d)
+    layout, start, out = layout_of(tensor), 0, []
+    for s, piece in zip(sections, pieces if isinstance(pieces, tuple) else (pieces,)):
+        out.append(make_view(tensor, piece, S.sliced(layout, *_dim_range(tensor, d, start, start + s))))
         start += s
     return tuple(out)
 
