@@ -198,19 +198,8 @@ class GpuBackend:
     def leases(self, sizes) -> list:
         """Leases for ``sizes`` ((size class, upload) pairs, as ``alloc`` takes them), in one call: the
         buffers a held plan's replay hands out (``resident``)."""
-        used, submits, batch_free, pool, out = self._used, self.submits, self._batch_free, self._pool, []
-        for size, upload in sizes:         # (``_lease``, inlined: a replay takes ~10 at once)
-            used[size] = submits
-            free = (not upload and batch_free.get(size)) or pool.get(size)
-            if free:
-                buf = free.pop()
-                self.pooled -= size
-            else:
-                buf = self.device.create_buffer(size)
-                self._owned.add(buf)
-            self.in_use += size
-            out.append(Storage(self, buf, size))
-        return out
+        lease = self._lease
+        return [lease(size, upload) for size, upload in sizes]
 
     def _largest_class(self, n: int, shape, what: str, dtype=float32) -> int:
         """The size class of ``n`` bytes past the last power of two a buffer may hold (the
