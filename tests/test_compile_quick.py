@@ -181,3 +181,18 @@ def test_an_argument_requiring_grad_walks_every_call(backend, walks):
         f(x).backward()
         assert x.grad.tolist() == [2.0, 2.0]
     assert walks[0] >= 3
+
+
+def test_the_quick_guard_keeps_no_replaced_state_alive(backend):
+    import gc
+    import weakref
+    model, opt, step, x, y = _setup(backend, lambda p: wg.optim.Adam(p, lr=0.01))
+    fn = wg.compile(step)
+    for _ in range(2):                      # two traces (the second makes Adam's state)
+        fn(x, y)
+    old = [weakref.ref(t) for s in opt.state.values() for t in s.values() if isinstance(t, wg.Tensor)]
+    old += [weakref.ref(p.grad) for p in model.parameters()]
+    for _ in range(3):                      # a walk (its quick guard sees these), replays replacing them all
+        fn(x, y)
+    gc.collect()
+    assert fn._quick is not None and all(r() is None for r in old), sum(r() is not None for r in old)

@@ -109,8 +109,9 @@ class _Watch(_Walk):
             for p in params:
                 s = state.get(p)
                 if s is not None:
-                    plain = _picker([k for k, v in s.items() if not isinstance(v, (Tensor, float))])
-                    self.read(lambda d, v=plain: (tuple(d), tuple(map(type, d.values())), v(d)), s, list(s.values()))
+                    keys = [k for k, v in s.items() if not isinstance(v, (Tensor, float))]
+                    self.read(lambda d, v=_picker(keys): (tuple(d), tuple(map(type, d.values())), v(d)), s,
+                              [s[k] for k in keys])   # (not the state's tensors: each replay replaces them)
         super().optimizer(opt)
 
     def arguments(self, args, kwargs) -> None:
@@ -250,14 +251,15 @@ def _positions(indices):
 
 def watch(fn, args, kwargs) -> tuple:
     """(``find_places(fn, args, kwargs)``, its ``Quick`` guard or None where a quick guard cannot stand for
-    the walk: two places sharing data, or an argument that is a leaf requiring grad, whose ``.grad`` place
-    is owned by the argument)."""
+    the walk: two places sharing data, an argument that is a leaf requiring grad (its ``.grad`` place is
+    owned by the argument), a place holding a view or a tensor with a ``grad_fn``)."""
     walk = _Watch()
     found = find_places(fn, args, kwargs, walk)
-    held = [t._data for t in found.tensors if t is not None]
-    if len({id(d) for d in held}) != len(held) or any(p.kind == "grad" and p.owner is a for p in found.places
-                                                       for a in walk.flat_args):
-        return found, None
+    held = [t for t in found.tensors if t is not None]
+    if len({id(t._data) for t in held}) != len(held) or any(p.kind == "grad" and p.owner is a for p in found.places
+                                                            for a in walk.flat_args) \
+            or any(t.grad_fn is not None or t._view is not None for t in held):   # (a guard holding them would
+        return found, None                                                        # keep their graphs alive)
     return found, Quick(walk, found)
 
 
