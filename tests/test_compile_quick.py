@@ -196,3 +196,24 @@ def test_the_quick_guard_keeps_no_replaced_state_alive(backend):
         fn(x, y)
     gc.collect()
     assert fn._quick is not None and all(r() is None for r in old), sum(r() is not None for r in old)
+
+
+class _Box:
+    pass
+
+
+def test_a_tensor_the_walk_does_not_reach_is_written_back_by_the_replay(backend):
+    box = _Box()
+    box.inner = _Box()
+    box.inner.deep = _Box()
+    box.inner.deep.t = wg.zeros(2, device=backend)      # three attributes down: not a place, held weakly
+
+    def bump(x):
+        box.inner.deep.t.add_(x)
+        return x * 2
+    f = wg.compile(bump)
+    for _ in range(4):
+        f(wg.ones(2, device=backend))
+    t = box.inner.deep.t
+    assert (t.tolist(), t._version, f.traces, f.replays) == ([4.0, 4.0], 4, 1, 3)
+    assert [w[0] for p in f.plans.values() for w in p.plan.writes] == ["fixed"]

@@ -250,10 +250,10 @@ def writes_source(plan: Plan, index: dict) -> Source:
     backend = src.name(plan.backend, "b")
     for kind, target, slot, detail in plan.writes:
         if kind in ("data", "fixed"):
-            t = f"T[{target}]" if type(target) is int else f"{src.name(target, 'r')}()"
-            lines.append(f"    t = {t}")
+            held = kind == "fixed"            # a tensor held elsewhere, by a weak reference
+            lines.append(f"    t = {src.name(target, 'r')}()" if held else f"    t = T[{target}]")
             indent = "    "
-            if type(target) is not int:
+            if held:
                 lines.append("    if t is not None:")
                 indent = "        "
             lines.append(f"{indent}t._data = V[{index[slot]}]" + (f"; t._version += {detail}" if detail else ""))
