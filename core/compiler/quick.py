@@ -6,7 +6,7 @@ also notes every container the walk read, as the identities of what it held (the
 alive, so an identity cannot be reused): a module's submodules, parameters and buffer names and its
 training flag, an optimizer's groups, their guarded options and parameters, each parameter's state
 (its keys and the kinds of its values), the function's closure cells, defaults and the globals its
-code names, the arguments' types and their non-tensor values, the modes. ``Quick(args, kwargs)``
+code names, the arguments' types and their non-tensor values, the modes. ``quick(fn, args, kwargs)``
 reads those again, and the tensors of the places (re-read from their owners: a step hands out new
 ``.grad`` and state tensors) with their shapes, dtypes, backends and autograd flags and which of them
 share data; when all agree it returns the last walk's places and key with the tensors read now, or
