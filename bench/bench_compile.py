@@ -7,6 +7,7 @@ AdamW; issues 17 and 19).
     python bench/bench_compile.py --quick      # fewer repeats
     python bench/bench_compile.py --only gpt   # the GPT step alone (cpu): eager, compiled and PyTorch
     python bench/bench_compile.py --backends wgpu --floor-only   # the per-op floor row alone
+    python bench/bench_compile.py --mlp-clocks # the cpu MLP step on wall and CPU time, numpy in both layouts
 
 Each row is the median over interleaved rounds (every contender once per round); ratios are the
 median of the per-round ratios. The chain is bench_cpu.py's (ten elementwise ops on 8 floats,
@@ -37,7 +38,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cpu import chain, gpt_step, measure_rounds, mlp_numpy, pin_malloc  # noqa: E402
+from bench_cpu import chain, gpt_step, measure_rounds, mlp_data, mlp_numpy, pin_malloc  # noqa: E402
 
 import webgrad as wg  # noqa: E402
 
@@ -105,6 +106,58 @@ def mlp_contenders(backend, batch):
     if backend == "cpu":
         out["numpy"] = mlp_numpy(batch)   # forward and backward written by hand (bench_cpu.py)
     return out, compiled
+
+
+def mlp_numpy_linear_layout(batch):
+    """bench_cpu.mlp_numpy with the weights kept as ``nn.Linear`` keeps them, (out, in), and multiplied
+    by their transposes (x @ w1.T; the weight gradients as dh.T @ x): the same numbers, the same
+    numpy, only the layout of webgrad's and PyTorch's Linear. It shows what of the compiled step's
+    gap to the numpy contender is that layout (BLAS's product with a transposed second operand)."""
+    x, y, params = mlp_data(batch)
+    params = [np.ascontiguousarray(params[0].T), params[1], np.ascontiguousarray(params[2].T), params[3]]
+    w1, b1, w2, b2 = params
+    rows = np.arange(batch)
+
+    def step():
+        h = x @ w1.T + b1
+        r = np.maximum(h, 0)
+        logits = r @ w2.T + b2
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        loss = np.log(s[:, 0]).mean() - z[rows, y].mean()
+        dlogits = e / s
+        dlogits[rows, y] -= 1
+        dlogits /= batch
+        dh = (dlogits @ w2) * (h > 0)
+        for p, g in zip(params, (dh.T @ x, dh.sum(axis=0), dlogits.T @ r, dlogits.sum(axis=0))):
+            p -= LR * g
+        return loss
+    return step
+
+
+def mlp_clocks_report(rounds, steps=20):
+    """The cpu MLP step on two clocks (wall and the thread's CPU time, as the GPT row), with the numpy
+    contender in both layouts: medians of per-round ratios of the compiled step to each contender."""
+    contenders, _ = mlp_contenders("cpu", 128)
+    contenders["numpy (out, in)"] = mlp_numpy_linear_layout(128)
+    for fn in contenders.values():
+        for _ in range(3):
+            fn()
+    load = os.getloadavg()
+    pairs = gpt_rounds(contenders, rounds, steps)
+    load = [max(a, b) for a, b in zip(load, os.getloadavg())]
+    names = [k for k in contenders if k != "compiled"]
+    print("\n| MLP step b128 (cpu) | " + " | ".join(["compiled"] + names) + " | "
+          + " | ".join(f"compiled / {k}" for k in names) + " |")
+    print("|---|" + "---:|" * (1 + 2 * len(names)))
+    for clock, which in (("wall", 0), ("thread CPU time", 1)):
+        times = {k: [p[which] for p in v] for k, v in pairs.items()}
+        med = [f"{statistics.median(times[k]) * 1e3:.3f} ms" for k in ["compiled"] + names]
+        ratio = [f"{statistics.median(a / b for a, b in zip(times['compiled'], times[k])):.3f}" for k in names]
+        print(f"| {clock}, median | " + " | ".join(med + ratio) + " |")
+    print(f"\n- {rounds} rounds of {steps} steps; highest load average seen (1/5/15 min) {load[0]:.1f} / "
+          f"{load[1]:.1f} / {load[2]:.1f}")
 
 
 def gpt_contenders():
@@ -288,6 +341,7 @@ def main(argv=None):
     p.add_argument("--backends", default="cpu,wgpu")
     p.add_argument("--only", choices=["gpt"], default=None, help="the GPT step row alone")
     p.add_argument("--floor-only", action="store_true", help="only the per-op floor row (wgpu)")
+    p.add_argument("--mlp-clocks", action="store_true", help="only the cpu MLP step on both clocks")
     args = p.parse_args(argv)
     repeats, min_time = (5, 0.05) if args.quick else (15, 0.2)
     pin_malloc()
@@ -295,6 +349,8 @@ def main(argv=None):
         if torch is None:
             raise SystemExit("the GPT row needs PyTorch (its initial weights and the comparison)")
         return gpt_report(3 if args.quick else 9)
+    if args.mlp_clocks:
+        return mlp_clocks_report(5 if args.quick else 15)
     if args.floor_only:
         print(f"load average {os.getloadavg()[0]:.2f}")
         print("| per-op floor | compiled | floor | compiled / floor (median of rounds) | target |\n|---|---:|---:|---:|---|")

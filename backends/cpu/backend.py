@@ -9,8 +9,8 @@ import numpy as np
 from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (and vjps the native VJPs)
-from . import (attention, creation, elementwise, fused, gelu, indexing, layer_norm, linalg, losses,  # noqa: F401
-               movement, optim, reduce, softmax, sorting, views, vjps, windows)
+from . import (attention, creation, elementwise, fused, gelu, indexing, into, layer_norm, linalg,  # noqa: F401
+               losses, movement, optim, reduce, softmax, sorting, views, vjps, windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
@@ -62,6 +62,14 @@ class CpuBackend:
     @staticmethod
     def fused_kernel(ops, out_shape: tuple, dtype):
         return fused.fused_kernel(ops, out_shape, dtype)
+
+    # compiled plans (into.py): where kernels write (dying inputs, donated data, kept arrays); joint steps
+    into_kernel = staticmethod(into.into_kernel)
+    fresh_outputs = staticmethod(into.fresh_outputs)
+    empty_buffer = staticmethod(into.empty)
+    never_raises = staticmethod(into.never_raises)
+    donated = staticmethod(into.donated)
+    joint_kernel = staticmethod(into.joint_kernel)
 
     def upload(self, flat, shape, dtype: DType):
         a = np.array(flat, dtype=np_dtype(dtype))

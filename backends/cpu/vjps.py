@@ -21,7 +21,7 @@ from .backend_dtypes import np_dtype
 from .elementwise import _ZERO, _where
 from .indexing import scatter_add
 from .linalg import matmul
-from .losses import shifted, subtract_one_hot
+from .losses import shifted, softmax_cross_entropy_grad
 from .movement import expand
 from .reduce import sum_kernel
 from .windows import col2im
@@ -176,16 +176,7 @@ def _im2col(dy, saved, node):
 
 @_vjp(K.SOFTMAX_CROSS_ENTROPY)
 def _softmax_cross_entropy(dy, saved, node):
-    """(softmax(x) - onehot(target)) times each row's share of dy (dy / kept rows for 'mean'),
-    0 at ignored rows; the masking is skipped when no row is ignored (the common case)."""
+    """See ``losses.softmax_cross_entropy_grad``."""
     x, target = saved
-    attrs = node.attrs
     e = np.exp(shifted(x))
-    p = e / np.add.reduce(e, axis=1, keepdims=True)          # softmax, ours to write into
-    keep = subtract_one_hot(p, target, attrs["ignore_index"])
-    if attrs["reduction"] == "mean":
-        dy = dy / (len(p) if keep is None else np.count_nonzero(keep))
-    if keep is not None:
-        dy = np.where(keep, dy, _ZERO[x.dtype])
-    p *= dy.reshape(-1, 1) if dy.ndim else dy               # a row's dy, or the one dy of a reduction
-    return p, None
+    return softmax_cross_entropy_grad(dy, e, np.add.reduce(e, axis=1, keepdims=True), target, node.attrs), None

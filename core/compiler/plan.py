@@ -44,13 +44,14 @@ class Step:
     ({attr: index among the per-step numbers}) filled in at each replay; ``captured``: ``fn`` replays
     the dispatches the call made when traced, and takes no attrs (they are in its prepared uniforms);
     ``check``: for a graph break (name ``Break``, no outputs), its ``tracer.Check``: ``fn(*ins)`` must
-    give ``check.token`` again for the replay to go on."""
+    give ``check.token`` again for the replay to go on; ``into``: None, or where a replay has it
+    write its result (a ``buffers.Into``)."""
 
-    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured", "check")
+    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured", "check", "into")
 
     def __init__(self, name, fn, ins, attrs, dynamic, outs, multi, check=None):
         self.name, self.fn, self.ins, self.attrs, self.dynamic = name, fn, ins, attrs, dynamic
-        self.outs, self.multi, self.captured, self.check = outs, multi, False, check
+        self.outs, self.multi, self.captured, self.check, self.into = outs, multi, False, check, None
 
 
 class Plan:
