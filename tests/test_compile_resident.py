@@ -87,3 +87,17 @@ def test_the_held_plan_reuses_the_buffers_of_intermediates_that_died(backend):
         return
     fixed = {id(r[1]) for *_, refs in held.dispatches for r in refs if r[0] == 0}
     assert len(held.dispatches) == 20 and len(fixed) <= 3, len(fixed)   # not 19 intermediates, one each
+
+
+@pytest.mark.parametrize("make_opt", [lambda p: wg.optim.Adam(p, lr=0.01, weight_decay=0.01),
+                                      lambda p: wg.optim.AdamW(p, lr=0.01, betas=(0.8, 0.99))], ids=["Adam", "AdamW"])
+def test_an_adam_step_is_held_by_the_device_with_its_numbers_as_they_are(backend, make_opt):
+    # AdamStep's uniforms hold the bias corrections and step size as the per-step numbers are (the kernel
+    # negates the step size itself), so the held plan writes them at each replay and gives eager's bits
+    _, eager_losses, eager_params, _ = _train(backend, False, make_opt)
+    fn, losses, params, _ = _train(backend, True, make_opt)
+    assert (losses, params) == (eager_losses, eager_params)
+    text = fn.explain()
+    assert "replayed from Python" not in text and "runs eagerly" not in text, text
+    assert ("held by the device" in text) == (backend != "cpu"), text
+    assert "AdamStep(" in text and "step_size=<per-step" in text, text

@@ -12,8 +12,9 @@ makes; from those, every buffer the dispatches touch is one of
 
 The device then holds the plan (``device.create_plan``: in the browser gpu.js keeps it, with its
 uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is the inputs' and
-outputs' buffers plus the per-step numbers (``webgrad.per_step``: Adam's bias corrections, which the
-step uploads as small ``Fill`` tensors) packed into a few bytes, submitted with the open batch in one
+outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
+step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
+hold as they are) packed into a few bytes, submitted with the open batch in one
 call (``GpuBackend.flush(plan=...)``). Bind groups are made once per set of buffers (the pool hands a
 step's outputs back in a short cycle, so a few sets recur).
 
@@ -27,6 +28,8 @@ the device (a readback, an upload of a value the per-step numbers do not give) s
 from __future__ import annotations
 
 import array
+import struct
+from operator import attrgetter, itemgetter
 
 from .program import UNIFORM_SLOT
 from .runtime import GpuArray
@@ -153,13 +156,14 @@ class Resident:
         for k, a in enumerate(ins):
             where.setdefault(id(a.storage), (EXT, k))
         made = {id(a.storage): (a, upload) for a, upload in log.allocs}
-        self.outs = []                                # (shape, dtype, upload) of each output buffer
+        self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
         for s in self.needed:
             a = values[s]
             if id(a.storage) in made and id(a.storage) not in where:
                 where[id(a.storage)] = (EXT, len(ins) + len(self.outs))
                 first, upload = made[id(a.storage)]
                 self.outs.append((first.shape, first.dtype, upload))
+                self.sizes.append((a.storage.size, upload))
         share = _shared(log, where)
         self.keep = [a for a in [a for a, _ in log.allocs] + [a for _, arrays, _ in log.records for a in arrays]
                      if id(a.storage) not in where and share.get(id(a.storage), a.storage) is a.storage]
@@ -188,6 +192,7 @@ class Resident:
             dispatches.append((call.pipe, offset, call.x, call.y, call.z, refs))
         self.handle = self.be.device.create_plan(b"".join(blocks) or bytes(UNIFORM_SLOT), dispatches, writes)
         self.dispatches = len(dispatches)
+        self._prepare()
         return None
 
     @staticmethod
@@ -244,6 +249,21 @@ class Resident:
         return out
 
     # ------------------------------------------------------------ replaying
+    def _prepare(self) -> None:
+        """What a replay does, prepared once: the inputs' positions, the per-step bytes' ``struct`` format,
+        the results' arrays (fixed ones as they are)."""
+        self.places = itemgetter(*[i for kind, i in self.ins if kind == "place"]) \
+            if any(kind == "place" for kind, _ in self.ins) else None
+        self.n_places = sum(kind == "place" for kind, _ in self.ins)
+        codes = [code for _, _, code in self.numbers]
+        if all(code in "fiI" for code in codes):   # (a 64-bit seed's halves are packed one by one)
+            self.format = "=" + "".join(f"{n}{code}" for _, n, code in self.numbers)
+            self.repeats = [i for i, n, _ in self.numbers for _ in range(n)]
+        else:
+            self.format = None
+        self.made = [(k, r[0], r[1], r[2]) for k, r in enumerate(self.result) if r[0] != "fixed"]
+        self.template = [r[1] if r[0] == "fixed" else None for r in self.result]
+
     def replay(self, tensors, extra, numbers):
         be = self.be
         if be._timing is not None:
@@ -252,13 +272,24 @@ class Resident:
             flags, got = be.index_flags(label, size)
             if got != slot or flags.storage is not storage:
                 return None
-        stores = [(tensors[i] if kind == "place" else extra[i])._data.storage for kind, i in self.ins]
-        alloc = be.alloc
-        stores += [alloc(shape, dtype, upload).storage for shape, dtype, upload in self.outs]
-        blob = b"".join([_pack(code, numbers[i], n) for i, n, code in self.numbers])
-        be.flush(plan=(self.handle, [(s.buffer, s.size) for s in stores], blob))
+        ins = self.places(tensors) if self.n_places else ()
+        stores = list(map(_STORAGE, ins if self.n_places != 1 else (ins,)))
+        if extra:
+            stores += map(_STORAGE, extra)
+        stores += be.leases(self.sizes)
+        if self.format is not None:
+            blob = struct.pack(self.format, *[numbers[i] for i in self.repeats]) if self.repeats else b""
+        else:
+            blob = b"".join([_pack(code, numbers[i], n) for i, n, code in self.numbers])
+        be.flush(plan=(self.handle, list(map(_BUFFER, stores)), blob))
         self.replays += 1
-        return tuple([r[1] if r[0] == "fixed" else GpuArray(stores[r[0]], r[1], r[2]) for r in self.result])
+        out = self.template[:]
+        for k, at, shape, dtype in self.made:
+            out[k] = GpuArray(stores[at], shape, dtype)
+        return tuple(out)
+
+
+_STORAGE, _BUFFER = attrgetter("_data.storage"), attrgetter("buffer", "size")
 
 
 class HostPlan:

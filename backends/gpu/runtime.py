@@ -181,6 +181,10 @@ class GpuBackend:
         size = size_class(n)
         if size > self.max_buffer:
             size = self._largest_class(n, shape, "tensor data" if upload else "an output", dtype)
+        return GpuArray(self._lease(size, upload), tuple(shape), dtype)
+
+    def _lease(self, size: int, upload: bool) -> Storage:
+        """A lease on a buffer of ``size`` bytes (a size class): a pooled one, or a new one (see ``alloc``)."""
         self._used[size] = self.submits
         free = (not upload and self._batch_free.get(size)) or self._pool.get(size)
         if free:
@@ -190,7 +194,13 @@ class GpuBackend:
             buf = self.device.create_buffer(size)
             self._owned.add(buf)
         self.in_use += size
-        return GpuArray(Storage(self, buf, size), tuple(shape), dtype)
+        return Storage(self, buf, size)
+
+    def leases(self, sizes) -> list:
+        """Leases for ``sizes`` ((size class, upload) pairs, as ``alloc`` takes them), in one call: the
+        buffers a held plan's replay hands out (``resident``)."""
+        lease = self._lease
+        return [lease(size, upload) for size, upload in sizes]
 
     def _largest_class(self, n: int, shape, what: str, dtype=float32) -> int:
         """The size class of ``n`` bytes past the last power of two a buffer may hold (the

@@ -68,6 +68,7 @@ class Plan:
         self.seeds, self.grads, self.wrt, self.grad_outputs = [], [], [], []   # see boundary
         self.saved_places = []         # the places the backward reads (the CompiledBackward node saves them)
         self.meta = {}                 # slot -> (shape, dtype) of what the steps make
+        self.place_kinds = []          # (kind, key) of each place (the write-backs set grads and dict entries)
         self.n_slots = 0
         self.traced_calls = self.folded = self.dropped = self.uploads = 0
 
@@ -109,6 +110,7 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     plan = Plan()
     plan.breaks, plan.prologue = list(tracer.breaks), list(tracer.prologue)
     plan.traced_calls, plan.uploads = len(tracer.calls), tracer.uploads
+    plan.place_kinds = [(p.kind, p.key) for p in start.places]
     plan.reasons += tracer.unreplayable
     placed = {id(t) for t in start.tensors if t is not None}
     start_data = {id(d): t for t, d, _ in start_live.values() if id(t) not in placed}

@@ -168,6 +168,8 @@ class Replay:
         if self.backward is not None:
             self.backward_steps, source = _built(backward_source(plan, self.backward, self.saved), "backward")
             self.source += "\n\n" + source
+        self.write_back, source = _built(writes_source(plan, self.index), "write_back")
+        self.source += "\n\n" + source
         self.extra = [(r, r()._data.shape, r()._dtype) for r in plan.extra.values()]
         self.tokens = tuple([step.check.token for step in plan.steps if step.check is not None])
         scope = getattr(plan.backend, "gradient_scope", None)
@@ -211,25 +213,8 @@ class Replay:
         return out
 
     def write(self, found, values) -> None:
-        index, changed = self.index, False
-        for kind, target, slot, detail in self.plan.writes:
-            if kind == "data":
-                t = found.tensors[target] if type(target) is int else target
-                _set_data(t, values[index[slot]], detail)
-                changed = True
-            elif kind == "fixed":
-                t = target()
-                if t is not None:
-                    _set_data(t, values[index[slot]], detail)
-                    changed = True
-            elif kind == "new":
-                t = _wrap(values[index[slot]], self.plan.backend)
-                t.requires_grad = detail
-                found.places[target].set(t)
-            else:
-                found.places[target].set(None)
-        if changed:
-            engine._last_change[0] = engine._next_order()
+        """The write-backs (``writes_source``: one generated function, prepared with the plan)."""
+        self.write_back(found.tensors, found.places, values)
 
     def output(self, node, found, values):
         kind = node[0]
@@ -265,13 +250,53 @@ class Miss:
         self.read = tuple(read)
 
 
-def _set_data(t, data, version_delta: int) -> None:
-    t._data = data
-    if version_delta:
-        t._version += version_delta
-    if t._views:
-        for v in live_views(t):
-            refresh(v, False)
+def _refresh_views(t) -> None:
+    for v in live_views(t):
+        refresh(v, False)
+
+
+def writes_source(plan: Plan, index: dict) -> Source:
+    """The generated function ``write_back(T, P, V)`` doing ``plan``'s write-backs with ``T`` the places'
+    tensors, ``P`` the places, ``V`` the returned values (slot ``s`` at ``index[s]``): a tensor that kept
+    its identity gets its new data (its version moves as eagerly, its views follow), a place that gets a
+    new tensor gets one made around the value, an emptied place is emptied, e.g.::
+
+        def write_back(T, P, V):
+            t = T[2]; t._data = V[4]; t._version += 1
+            if t._views: refresh_views(t)
+            P[3].owner.grad = wrap(V[1], b0)
+            engine._last_change[0] = engine._next_order()
+    """
+    src, lines, changed = Source(plan), ["def write_back(T, P, V):"], False
+    src.namespace.update(wrap=_wrap, refresh_views=_refresh_views, engine=engine)
+    backend = src.name(plan.backend, "b")
+    for kind, target, slot, detail in plan.writes:
+        if kind in ("data", "fixed"):
+            held = kind == "fixed"            # a tensor held elsewhere, by a weak reference
+            lines.append(f"    t = {src.name(target, 'r')}()" if held else f"    t = T[{target}]")
+            indent = "    "
+            if held:
+                lines.append("    if t is not None:")
+                indent = "        "
+            lines.append(f"{indent}t._data = V[{index[slot]}]" + (f"; t._version += {detail}" if detail else ""))
+            lines.append(f"{indent}if t._views: refresh_views(t)")
+            changed = True
+            continue
+        if kind == "new":
+            lines.append(f"    n = wrap(V[{index[slot]}], {backend})" + ("; n.requires_grad = True" if detail else ""))
+        value = "n" if kind == "new" else "None"
+        place, key = plan.place_kinds[target]
+        if place == "grad":
+            lines.append(f"    P[{target}].owner.grad = {value}")
+        else:   # a buffer's or a state's dict entry
+            name = repr(key) if _literal(key) else src.name(key, "k")
+            lines.append(f"    P[{target}].owner[{name}] = {value}")
+    if changed:
+        lines.append("    engine._last_change[0] = engine._next_order()")
+    if len(lines) == 1:
+        lines.append("    pass")
+    src.lines = lines
+    return src
 
 
 def _output_slots(node) -> set:

@@ -1,6 +1,7 @@
 """``wg.compile`` in headless Chromium on ``webgpu``: a compiled MLP training step with Adam gives
 eager's losses, parameters, gradients and optimizer state on the same backend (within float32
-rounding), its later steps are replays of the captured plan, held by gpu.js after its first replay, and such a
+rounding), its later steps are replays of the captured plan, held by gpu.js after its first replay (Adam's step
+size and bias correction written into it at each replay), and such a
 replay is one call into gpu.js, which encodes and submits every dispatch (issue 19)."""
 import json
 
@@ -72,6 +73,7 @@ def test_a_compiled_adam_step_matches_eager_on_webgpu(webgrad_page):
     assert r["backend"] == "webgpu"
     assert (r["traces"], r["replays"]) == (2, STEPS - 2), r["explain"]   # the first step makes Adam's state
     assert "backend webgpu" in r["explain"] and "runs eagerly" not in r["explain"], r["explain"]
+    assert "held by the device: " in r["explain"], r["explain"]   # AdamStep's per-step numbers written by gpu.js
     for key in ("losses", "params", "grads", "state"):
         _close(r["compiled"][key], r["eager"][key], key)
     assert r["compiled"]["losses"][-1] < r["compiled"]["losses"][0]
