@@ -313,9 +313,11 @@ class Node:
             self.shapes = tuple([t._data.shape for t in inputs])
             self.dtypes = tuple([t._dtype for t in inputs])
         self.backend = outputs[0]._backend
-        self.outs = _ONE_OUTPUT if len(outputs) == 1 else tuple([(o._data.shape, o._dtype) for o in outputs])
-        if rule is not None and rule.non_differentiable:   # no gradient is made up for these: None stands in
-            self.outs = tuple([None if i in rule.non_differentiable else m for i, m in enumerate(self.outs)])
+        if len(outputs) == 1:
+            self.outs = _ONE_OUTPUT
+        else:   # None stands in for a non-differentiable output: no gradient is made up for it
+            skip = rule.non_differentiable if rule is not None else ()
+            self.outs = tuple([None if i in skip else (o._data.shape, o._dtype) for i, o in enumerate(outputs)])
         saves = "nothing" if rule is None else rule.saves
         if saves == "nothing":
             self.saved = self.versions = ()

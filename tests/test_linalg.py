@@ -175,9 +175,9 @@ def test_shape_errors_are_runtime_errors_as_torchs(call, backend):
         call()
 
 
-def test_linear_bias_into_its_own_product(backend):
-    """F.linear adds the bias into the product's own buffer where the backend can (a batch large
-    enough for donation): the result and gradients are PyTorch's, and the inputs are left untouched."""
+def test_linear_bias_on_a_large_batch_as_torch(backend):
+    """F.linear on a batch large enough for a compiled plan's in-place bias: the result and
+    gradients are PyTorch's, and the inputs are left untouched."""
     torch = pytest.importorskip("torch")
     x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((8, 16, 64), (96, 64), (96,)))
     X, W, B = (wg.tensor(a, backend=backend).requires_grad_() for a in (x, w, b))

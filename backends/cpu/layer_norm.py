@@ -6,6 +6,7 @@ forward also returns each row's mean and rstd, which the backward takes instead 
 import numpy as np
 
 from webgrad import kernel_names as K
+from webgrad.shapes import reduced_shape
 
 from .elementwise import _quiet
 from .registry import cpu_kernel
@@ -36,7 +37,7 @@ def _params(params, has_weight, has_bias):
 
 def _stat_shape(x, ndim):
     """mean's and rstd's shape: x's with its trailing ``ndim`` dims of size 1 (PyTorch's)."""
-    return x.shape[:x.ndim - ndim] + (1,) * ndim
+    return reduced_shape(x.shape, range(x.ndim - ndim, x.ndim), keepdim=True)
 
 
 @cpu_kernel(K.LAYER_NORM)

@@ -22,7 +22,7 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False):
     if a.ndim > 2 and b.ndim == 2:
         rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])   # (not -1: a.shape[-1] may be 0)
         out = np.asarray(np.matmul(rows, b), dtype=a.dtype)
-        out.shape = (*a.shape[:-1], b.shape[1])   # in place: the array keeps owning its memory (a bias can go in)
-        return out
+        out.shape = (*a.shape[:-1], b.shape[1])   # in place: the array keeps owning its memory (a compiled
+        return out                                 # plan's bias Add may write into it)
     return np.asarray(np.matmul(a, b), dtype=a.dtype)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from webgrad import kernel_names as K
 from webgrad.dtypes import float32
+from webgrad.shapes import reduced_shape
 
 from .elementwise import View, elementwise, fill
 from .program import Program, kernel_source
@@ -30,17 +31,13 @@ def _row_subs(n):
     return {**row_variant(n), "STATS": kernel_source("layer_norm_stats")}
 
 
-def _stat_shape(x, ndim):
-    """mean's and rstd's shape: x's with its trailing ``ndim`` dims of size 1 (PyTorch's)."""
-    return tuple(x.shape[:len(x.shape) - ndim]) + (1,) * ndim
-
-
 def layer_norm(be, x, *params, ndim, eps, has_weight, has_bias):
     rows, n = _rows(x, ndim)
     if rows and not fits(n):
         return _long_layer_norm(be, x, params, rows, n, eps, has_weight, has_bias, ndim)
     out = be.alloc(x.shape, x.dtype)
-    mean, rstd = be.alloc(_stat_shape(x, ndim), float32), be.alloc(_stat_shape(x, ndim), float32)
+    stat = reduced_shape(x.shape, range(len(x.shape) - ndim, len(x.shape)), keepdim=True)   # PyTorch's
+    mean, rstd = be.alloc(stat, float32), be.alloc(stat, float32)
     if rows == 0 or n == 0:
         return out, mean, rstd
     long = _row_subs(n)
@@ -131,8 +128,8 @@ def _long_layer_norm(be, x, params, rows, n, eps, has_weight, has_bias, ndim):
     expr = "x0 * x1" + (" * x2" if has_weight else "") + (f" + x{len(params) + 1}" if has_bias else "")
     across = [View(_as(p, (n,)), 0, (0, 1)) for p in params]      # weight and bias read down each column
     y = _ew(be, expr, [centred, _per_row(rstd), *across], (rows, n))
-    shape = _stat_shape(x, ndim)
-    return _as(y, x.shape), _as(mean, shape), _as(rstd, shape)
+    stat = reduced_shape(x.shape, range(len(x.shape) - ndim, len(x.shape)), keepdim=True)
+    return _as(y, x.shape), _as(mean, stat), _as(rstd, stat)
 
 
 def _long_layer_norm_grad(be, dy, x, mean, rstd, params, rows, n, pshape, has_weight, has_bias):

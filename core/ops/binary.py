@@ -364,23 +364,6 @@ def _donation(t: Tensor) -> object:
     return None if donate is None else donate(t._data)
 
 
-def add_to_fresh(fresh: Tensor, other) -> Tensor:
-    """``fresh + other``, where the caller has just made ``fresh`` and drops it after: when nothing
-    else holds its data (``_donation``; a product's value is saved by nobody), the backend may write
-    the sum there instead of allocating a second array, as numpy's ``y += b`` would (a Linear layer's
-    bias). The result is what ``fresh + other`` gives, recorded as that Add.
-
-    >>> import webgrad as wg
-    >>> add_to_fresh(wg.ones(2) * 2, wg.tensor([1.0, 2.0])).tolist()
-    [3.0, 4.0]
-    """
-    donation = _donation(fresh)
-    if donation is None:
-        return add(fresh, other)
-    with donation:
-        return add(fresh, other)
-
-
 def add_(self, other, *, alpha=1):
     """In-place ``self += alpha * other``.
 
