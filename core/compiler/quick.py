@@ -115,6 +115,7 @@ class _Watch(_Walk):
         super().optimizer(opt)
 
     def arguments(self, args, kwargs) -> None:
+        self.plain = not kwargs and all(type(a) not in (list, tuple, dict) for a in args)   # (as _check's simple)
         flat = _flatten((args, kwargs))
         self.arg_kinds = tuple(map(type, flat))
         self.arg_values = [a for a in flat if not isinstance(a, Tensor)]
@@ -197,6 +198,7 @@ class Quick:
         self.held = _positions([i for i, t in enumerate(found.tensors) if t is not None])
         self.signatures = list(map(_SIGNATURE, self.held(found.tensors)))
         self.modes = _modes()
+        self._check = _generated(self, walk, found.tensors) or self._check
 
     def _layout(self, places) -> None:
         """Where each place's tensor comes from: owners (parameters, fixed tensors), ``.grad`` of owners,
@@ -241,6 +243,90 @@ class Quick:
         return Found(self.places, tensors, self.key, *self.reached)
 
 
+def _generated(q: Quick, walk: _Watch, tensors: list):
+    """``q._check`` as one generated function of straight-line comparisons (``guard_source``), for a walk
+    over plain positional arguments (no keywords, no containers); None otherwise (the general check)."""
+    if not walk.plain:
+        return None
+    text, namespace = guard_source(q, tensors)
+    exec(compile(text, "<webgrad.compile quick guard>", "exec"), namespace)
+    fn = namespace["check"]
+    fn.source = text
+    return fn
+
+
+def _tensor_expression(place, k: int, tensor_args: list) -> str:
+    """Where place ``k``'s tensor is read at a call (its owner ``O<k>``, a ``.grad``, a dict entry, an argument)."""
+    kind = place[0]
+    if kind in ("param", "fixed"):
+        return f"O{k}"
+    if kind == "grad":
+        return f"O{k}.grad"
+    if kind in ("buffer", "state"):
+        return f"O{k}.get(K{k})"
+    return f"a{tensor_args[place[2]]}"
+
+
+def guard_source(q: Quick, tensors: list) -> tuple:
+    """(the text of ``check(args, kwargs)``, its namespace): the quick guard's comparisons (of the walk that
+    found ``tensors``: their signatures are written in, not the tensors, which the guard does not keep) for a walk over
+    plain positional arguments, written out one per line in the order ``Quick._check`` makes them: the
+    arguments' count and types (non-tensor ones by identity), each read of the walk, the modes, each
+    place's tensor (its type; where it holds one, the shape, dtype, backend and autograd flags of its
+    signature and that no two share data); it returns the ``Found`` or None. Identities stand where
+    ``_check`` compares values (``is`` for dtypes, backends, flags): at least as strict, never looser.
+
+    >>> import webgrad as wg
+    >>> found, quick = watch(wg.nn.Linear(2, 1), (wg.ones(2),), {})
+    >>> print(quick._check.source.splitlines()[1])
+        if kwargs or len(args) != 1:
+    """
+    n = len(q.arg_kinds)
+    ns = {"Found": Found, "_mode": _mode, "dtypes": dtypes, "_autocast": _autocast, "_modes": _modes,
+          "PLACES": q.places, "KEY": q.key, "REACHED": q.reached}
+    lines = ["def check(args, kwargs):", f"    if kwargs or len(args) != {n}:", "        return None"]
+    if n:
+        lines.append(f"    {', '.join(f'a{i}' for i in range(n))}{',' if n == 1 else ''} = args")
+    for i, kind in enumerate(q.arg_kinds):
+        ns[f"A{i}"] = kind
+    if n:
+        lines += [f"    if {' or '.join(f'type(a{i}) is not A{i}' for i in range(n))}:", "        return None"]
+    plain = [i for i, kind in enumerate(q.arg_kinds) if not issubclass(kind, Tensor)]
+    for i, v in zip(plain, q.arg_values):
+        ns[f"V{i}"] = v
+        lines += [f"    if a{i} is not V{i}:", "        return None"]
+    for j, (fn, obj, got) in enumerate(zip(q.fns, q.objs, q.got)):
+        ns[f"R{j}"], ns[f"B{j}"], ns[f"G{j}"] = fn, obj, got
+        lines += [f"    if R{j}(B{j}) != G{j}:", "        return None"]
+    enabled, inference, default_float, autocast = q.modes
+    ns.update(ME=enabled, MI=inference, MF=default_float, MODES=q.modes)
+    lines += ["    if _mode.enabled is not ME or _mode.inference is not MI or dtypes.default_float is not MF:",
+              "        return None",
+              "    if _autocast.dtypes and _modes() != MODES:" if not autocast else "    if _modes() != MODES:",
+              "        return None"]
+    tensor_args = [i for i in range(n) if issubclass(q.arg_kinds[i], Tensor)]
+    held = {i for i, t in enumerate(tensors) if t is not None}
+    datas = []
+    for k, place in enumerate(q.places):
+        ns[f"O{k}"], ns[f"K{k}"], ns[f"T{k}"] = place.owner, place.key, q.types[k]
+        lines += [f"    t{k} = {_tensor_expression(place, k, tensor_args)}", f"    if type(t{k}) is not T{k}:",
+                  "        return None"]
+        if k in held:
+            t = tensors[k]
+            ns[f"S{k}"], ns[f"D{k}"], ns[f"E{k}"] = t._data.shape, t._dtype, t._backend
+            ns[f"F{k}"] = t.requires_grad
+            lines += [f"    d{k} = t{k}._data",
+                      f"    if d{k}.shape != S{k} or t{k}._dtype is not D{k} or t{k}._backend is not E{k} or "
+                      f"t{k}.requires_grad is not F{k} or t{k}.grad_fn is not None or t{k}._view is not None:",
+                      "        return None"]
+            datas.append(f"id(d{k})")
+    if len(datas) > 1:
+        lines += [f"    if len({{{', '.join(datas)}}}) != {len(datas)}:", "        return None"]
+    tensors = ", ".join(f"t{k}" for k in range(len(q.places)))
+    lines.append(f"    return Found(PLACES, [{tensors}], KEY, *REACHED)")
+    return "\n".join(lines), ns
+
+
 def _positions(indices):
     """A function giving the tuple of a sequence's items at ``indices``."""
     if not indices:
@@ -263,4 +349,4 @@ def watch(fn, args, kwargs) -> tuple:
     return found, Quick(walk, found)
 
 
-__all__ = ["Quick", "watch"]
+__all__ = ["Quick", "watch", "guard_source"]
