@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import itertools
 import threading
+from operator import attrgetter, is_not
 from weakref import ref as _weakref
-
-_new = object.__new__
 
 from . import registry
 from .registry import _NONE, _gradients, _kernels, gradient_rule
 
-Tensor = _wrap = None  # the Tensor class and its _wrap, bound here by tensor.py (which imports this module)
+Tensor = _wrap = None  # the Tensor class and Tensor._wrap, bound here by tensor.py (which imports this module)
 
 # ---------------------------------------------------------------- grad mode (thread-local)
 
@@ -235,39 +234,27 @@ def bump_version(t) -> None:
 
 
 _ONE_OUTPUT = (None,)   # Node.outs of a one-output node: its output's shape and dtype are never needed
+_shape_of, _dtype_of, _version_of = attrgetter("_data.shape"), attrgetter("_dtype"), attrgetter("_version")
+_NONES = itertools.repeat(None)
 
 
-def _save(t, outputs):
+def _saved_as(t, outputs):
+    """How a node keeps ``t``: itself, or a ``SavedTensor`` when it is one of the node's ``outputs``."""
     return SavedTensor(t) if any(t is o for o in outputs) else t
 
 
-def _save_inputs(rule, inputs, outputs) -> tuple:
-    """(saved, versions) for a rule keeping its first inputs (all of them, usually)."""
-    ins = rule.inputs_to_save
-    saved = inputs if ins is True or len(ins) == len(inputs) else inputs[:len(ins)]
-    n = len(saved)
-    return saved, ((saved[0]._version,) if n == 1 else (saved[0]._version, saved[1]._version) if n == 2 else
-                   tuple([t._version for t in saved]))
-
-
-def _save_output(rule, inputs, outputs) -> tuple:
-    """(saved, versions) for a rule keeping output 0 alone (its version is 0: it was just made)."""
-    return (SavedTensor(outputs[0]),), (0,)
-
-
-def _save_some(rule, inputs, outputs) -> tuple:
-    """(saved, versions): the inputs and outputs that ``rule`` asked to keep, and their versions."""
+def _saved(rule, inputs, outputs) -> tuple:
+    """(saved, versions): the inputs then the outputs that ``rule`` asked to keep, and their versions
+    (an output's is 0: it was just made)."""
+    if rule is None:
+        return (), ()
     ins, outs = rule.inputs_to_save, rule.outputs_to_save
-    saved = tuple(inputs) if ins is True else tuple([inputs[i] for i in ins])
-    versions = tuple([t._version for t in saved])
+    saved = inputs if ins is True else tuple(map(inputs.__getitem__, ins))
+    versions = tuple(map(_version_of, saved))
     if outs:
-        outs = range(len(outputs)) if outs is True else outs
-        saved += tuple([SavedTensor(outputs[i]) for i in outs])
-        versions += (0,) * len(outs)
+        kept = tuple([SavedTensor(outputs[i]) for i in (range(len(outputs)) if outs is True else outs)])
+        saved, versions = saved + kept, versions + (0,) * len(kept)
     return saved, versions
-
-
-_SAVE = {"inputs": _save_inputs, "output": _save_output, "some": _save_some}   # by rule.saves (but "nothing")
 
 
 class Node:
@@ -290,29 +277,12 @@ class Node:
     def __init__(self, name, rule, attrs, inputs: tuple, outputs: tuple):
         self.name, self.rule, self.attrs, self.order = name, rule, attrs, _next_order()
         self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
-        n = len(inputs)
-        if n == 2:   # (nearly every node has one or two inputs: _edge is written out for them)
-            a, b = inputs
-            self.next = (None if not a.requires_grad else (a, -1) if a.grad_fn is None else (a.grad_fn, a._out_index),
-                         None if not b.requires_grad else (b, -1) if b.grad_fn is None else (b.grad_fn, b._out_index))
-            self.shapes, self.dtypes = (a._data.shape, b._data.shape), (a._dtype, b._dtype)
-        elif n == 1:
-            a = inputs[0]
-            self.next = (None if not a.requires_grad else (a, -1) if a.grad_fn is None else (a.grad_fn, a._out_index),)
-            self.shapes, self.dtypes = (a._data.shape,), (a._dtype,)
-        else:
-            self.next = tuple([_edge(t) for t in inputs])
-            self.shapes = tuple([t._data.shape for t in inputs])
-            self.dtypes = tuple([t._dtype for t in inputs])
+        self.next = tuple(map(_edge, inputs))
+        self.shapes = tuple(map(_shape_of, inputs))
+        self.dtypes = tuple(map(_dtype_of, inputs))
         self.backend = outputs[0]._backend
         self.outs = _ONE_OUTPUT if len(outputs) == 1 else tuple([(o._data.shape, o._dtype) for o in outputs])
-        saves = "nothing" if rule is None else rule.saves
-        if saves == "nothing":
-            self.saved = self.versions = ()
-        elif rule.inputs_to_save is True and saves == "inputs" and n <= 2:   # all inputs (n > 0: an input needs grad)
-            self.saved, self.versions = inputs, (a._version, b._version) if n == 2 else (a._version,)
-        else:
-            self.saved, self.versions = _SAVE[saves](rule, inputs, outputs)
+        self.saved, self.versions = _saved(rule, inputs, outputs)
 
     def save(self, saved, versions):
         self.saved, self.versions = tuple(saved), tuple(versions)
@@ -336,24 +306,26 @@ class Node:
         out.shapes, out.dtypes, out.edges = self.shapes, self.dtypes, self.next
         return out
 
-    def native_saved(self) -> list:
-        """The saved tensors' native data, for a native VJP."""
+    def checked_saved(self) -> tuple:
+        """The saved tensors as kept (each with its ``_data``: a Tensor or a ``SavedTensor``), once
+        checked as ``unpack_saved`` checks them (not freed, unchanged since saved): what a
+        backward kernel reads."""
         saved = self.saved
         if not saved:
             if saved is None:
                 raise RuntimeError(_FREED.format(self.name))
-            return []
+            return saved
         if _last_change[0] < self.order:   # a tensor was changed in place since this node was made
             for s, v in zip(saved, self.versions):
                 t = s.ref() if type(s) is SavedTensor else s   # a dead output can no longer change
                 if t is not None and t._version != v:
                     raise _modified_error(t, self, v)
-        return [s._data for s in saved]
+        return saved
 
     @property
     def needs_input_grad(self) -> tuple:
         """Per input, whether a gradient is wanted for it."""
-        return tuple([e is not None for e in self.next])
+        return tuple(map(is_not, self.next, _NONES))
 
     @property
     def next_functions(self):
@@ -381,14 +353,11 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     [3.0]
     """
     n = len(inputs)
-    if n:
-        be = inputs[0]._backend
-    else:
-        be = registry.resolve(backend)
+    be = inputs[0]._backend if n else registry.resolve(backend)
     fn = _kernels.get(be.name, _NONE).get(name)
     if fn is None:
         raise NotImplementedError(registry.missing_kernel_message(name, be.name))
-    if n == 2:          # one and two inputs (nearly every call) take the straight roads
+    if n == 2:   # one and two inputs are called directly: a call unpacking a list costs a small op's third
         a, b = inputs
         if b._backend is not be:
             raise _mixed_backends(name, inputs)
@@ -399,25 +368,25 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
         out = fn(a._data, **attrs) if attrs else fn(a._data)
         grad = a.requires_grad
     else:
-        for t in inputs:
-            if t._backend is not be:
-                raise _mixed_backends(name, inputs)
-        out = fn(*[t._data for t in inputs], **attrs)
+        out = fn(*_native_data(name, inputs, be), **attrs)
         grad = any(t.requires_grad for t in inputs)
-    if type(out) is not tuple:
-        result = _new(Tensor)   # Tensor._wrap, inlined (keep the two in step)
-        result._data, result._backend, result._dtype = out, be, be.dtype_of(out)
-        result.requires_grad, result.grad, result.grad_fn, result._out_index, result._version = \
-            False, None, None, 0, 0
-        result._hooks = result._modified_by = result._view = result._views = None
-        if grad and _mode.enabled and result._dtype.is_floating:
-            result.requires_grad = True
-            result.grad_fn = Node(name, _gradients.get(name), attrs, inputs, (result,))
-        return result
-    outs = tuple([_wrap(o, be) for o in out])
-    if grad and _mode.enabled:
-        _record(name, _gradients.get(name), attrs, inputs, outs)
-    return outs
+    if type(out) is tuple:
+        outs = tuple([_wrap(o, be) for o in out])
+        if grad and _mode.enabled:
+            _record(name, _gradients.get(name), attrs, inputs, outs)
+        return outs
+    out = _wrap(out, be)
+    if grad and _mode.enabled and out._dtype.is_floating:
+        out.requires_grad, out.grad_fn = True, Node(name, _gradients.get(name), attrs, inputs, (out,))
+    return out
+
+
+def _native_data(name, inputs, be) -> list:
+    """The inputs' native data, once each input is checked to live on ``be``."""
+    for t in inputs:
+        if t._backend is not be:
+            raise _mixed_backends(name, inputs)
+    return [t._data for t in inputs]
 
 
 def _record(name, rule, attrs, inputs, outs):
@@ -448,7 +417,7 @@ def record_function(name, fn, inputs, outputs, saved=(), attrs=None):
     for i, o in floating:
         o.requires_grad, o._out_index = True, i
     node = Node(name, gradient_rule(fn), attrs or {}, inputs, outputs)
-    node.save([_save(t, outputs) for t in saved], [t._version for t in saved])
+    node.save([_saved_as(t, outputs) for t in saved], [t._version for t in saved])
     for _, o in floating:
         o.grad_fn = node
     return node

@@ -65,8 +65,7 @@ class override_gradient(_Override):
         if previous is None:
             registry._gradients.pop(self.name, None)
         else:
-            registry.register_gradient(self.name, previous.fn, inputs_to_save=previous.inputs_to_save,
-                                       outputs_to_save=previous.outputs_to_save)
+            registry._gradients[self.name] = previous
 
 
 class override_kernel(_Override):
@@ -123,11 +122,8 @@ class Backend(Protocol):
     * ``constant_cache``: True when natives are never mutated, so ops may reuse small constants;
     * ``donate(native)`` -> a context in which an in-place op's one kernel may write into ``native``
       (or None: not worth it for this one);
-    * ``gradient_scope()`` -> a context a native backward pass enters once, on its first node on
-      this backend, and leaves at its end; the backend's native VJPs run inside it (cpu: numpy's
+    * ``gradient_scope()`` -> a context a compiled plan's replay runs in (cpu: numpy's
       floating-point warnings off);
-    * ``add_gradients(a, b)`` -> ``a + b`` for two natives of one shape and dtype, called inside
-      ``gradient_scope`` to sum the gradients that meet at a tensor (else the ``Add`` kernel).
 
     >>> import webgrad as wg
     >>> isinstance(wg.backend("cpu"), wg.Backend)

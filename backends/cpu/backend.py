@@ -8,9 +8,9 @@ import numpy as np
 
 from webgrad.dtypes import DType
 
-# importing the kernel modules registers their kernels (and vjps the native VJPs)
-from . import (attention, creation, elementwise, fused, gelu, indexing, layer_norm, linalg, losses,  # noqa: F401
-               movement, reduce, softmax, sorting, views, vjps, windows)
+# importing the kernel modules registers their kernels (backward_kernels: the backward kernels)
+from . import (attention, backward_kernels, creation, elementwise, fused, gelu, indexing,  # noqa: F401
+               layer_norm, linalg, losses, movement, reduce, softmax, sorting, views, windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
@@ -36,15 +36,9 @@ class CpuBackend:
         return DTYPE_OF[a.dtype]
 
     def gradient_scope(self):
-        """The context a native backward pass runs this backend's VJPs in, entered once per pass
-        (numpy's floating-point warnings off: inf and nan are results, as in every cpu kernel)."""
+        """The context a compiled plan's replay runs in, entered once per replay (numpy's
+        floating-point warnings off: inf and nan are results, as in every cpu kernel)."""
         return elementwise.quiet_scope()
-
-    @staticmethod
-    def add_gradients(a, b):
-        """``a + b`` for two gradients of one shape and dtype (inside ``gradient_scope``)."""
-        out = a + b
-        return out if type(out) is np.ndarray else np.asarray(out)
 
     def donate(self, a) -> elementwise.Donation | None:
         """A context in which an in-place op's arithmetic kernel may reuse ``a`` (which dies with
