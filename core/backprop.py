@@ -203,13 +203,15 @@ def _send(form, pending, leaves, queue, edge, g, backend):
     output ``index`` (the node is queued on its first)."""
     target, index = edge
     if index < 0:
-        leaves[target] = _plus(form, leaves.get(target), g, backend)   # keyed by the tensor: its hash is its id's
+        old = leaves.get(target)   # keyed by the tensor itself: its hash is its identity's
+        leaves[target] = g if old is None else form.add(old, g, backend)
         return
     slots = pending.get(target)
     if slots is None:
         slots = pending[target] = [None] * len(target.outs)
         heappush(queue, (target.order, target))
-    slots[index] = _plus(form, slots[index], g, backend)
+    old = slots[index]
+    slots[index] = g if old is None else form.add(old, g, backend)
 
 
 def _output_grads(form, node, grads, capture):
