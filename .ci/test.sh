@@ -29,7 +29,7 @@ APT_PACKAGES=(mesa-vulkan-drivers chromium openmpi-bin libopenmpi-dev)
 TORCH_PIN="torch==2.13.0"
 # every extra of pyproject.toml's [project.optional-dependencies] (a test keeps them in step),
 # checked before pip is asked
-TEST_PACKAGES=("pytest>=7" build "setuptools>=68" wheel scikit-learn safetensors playwright hypothesis "mpi4py>=3.1")
+TEST_PACKAGES=("pytest>=7" build "setuptools>=68" wheel scikit-learn safetensors playwright hypothesis "mpi4py>=3.1" jupyterlite-core==0.8.6 jupyterlite-pyodide-kernel==0.8.6 packaging)
 
 install_debian() {
     command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers, chromium and Open MPI yourself"; return; }
@@ -60,6 +60,18 @@ install_python() {
 # web/package-lock.json) and the pure-Python wheels of pytest and its dependencies, which
 # tests/browser/test_suite_slice.py unpacks inside Pyodide (build/pyodide-wheels; both gitignored).
 PYODIDE_TEST_WHEELS=(pytest==9.2.0 pluggy==1.7.0 iniconfig==2.3.1 packaging==26.3 pygments==2.21.0)
+# The JupyterLite kernel's start-up packages (micropip, IPython, ...: webgrad.web.notebook's KERNEL_WHEELS),
+# pure-Python wheels for Pyodide's Python 3.14, which tests/browser/test_notebook.py puts in its site
+# (build/notebook-wheels, gitignored).
+download_notebook_wheels() {
+    local missing=()
+    mapfile -t missing < <("$PY" -c 'import sys; from pathlib import Path; from webgrad.web.notebook import wheels_missing
+sys.stdout.writelines(s + "\n" for s in wheels_missing(Path("build/notebook-wheels")))')
+    [ ${#missing[@]} -eq 0 ] && return
+    say "pip download ${missing[*]} (the JupyterLite kernel's packages)"
+    "$PY" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.14 \
+        --dest build/notebook-wheels "${missing[@]}"
+}
 
 install_web() {
     if [ ! -f web/node_modules/pyodide/pyodide.mjs ]; then
@@ -84,6 +96,7 @@ install_web() {
         "$PY" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
             --dest build/pyodide-wheels "${missing[@]}"
     fi
+    download_notebook_wheels
 }
 
 setup_python

@@ -14,8 +14,8 @@ and prints the page's table:
 
 ``--startup`` measures start-up alone, on ``web/startup.html`` served as the site is (hashed assets
 cached for good, pre-compressed files, the site's own Pyodide): navigation -> first result read
-back, on a cold browser cache (a new browser context) and on warm ones (the next visits in that
-context), each ``--rounds`` times (medians and bests printed), for webgrad and for TensorFlow.js
+back, on a cold browser cache (a new browser profile: ``--incognito`` uses a new incognito context,
+which keeps no V8 code cache) and on warm ones (the next visits in that profile), each ``--rounds`` times (medians and bests printed), for webgrad and for TensorFlow.js
 (its ``webgpu`` backend, the same computation) as a reference, with what each visit transferred.
 TensorFlow.js is served from ``--tfjs DIR`` (a node_modules folder; default ``build/tfjs/node_modules``:
 ``npm install --prefix build/tfjs @tensorflow/tfjs@4.22.0 @tensorflow/tfjs-backend-webgpu@4.22.0``);
@@ -29,10 +29,13 @@ little; the ratios to the floor are the point.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -104,16 +107,38 @@ def startup_runs(args) -> dict:
     with Server(port=0, mounts=mounts) as server, sync_playwright() as p:
         if server.pyodide is None:
             sys.exit("bench_browser: no local Pyodide; run `npm install` in web/ first")
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=not args.headed)
         for lib in ["webgrad"] + (["tfjs"] if mounts else []):
             runs[lib] = []
             for _ in range(args.rounds):
-                context = browser.new_context()       # an empty HTTP cache and Cache Storage
-                runs[lib].append([visit(context, server, lib, args.timeout) for _ in range(1 + WARM_VISITS)])
-                context.close()
-        runs["chromium"] = browser.version
-        browser.close()
+                with browser_profile(p, args) as context:    # an empty HTTP cache, code cache and Cache Storage
+                    runs[lib].append([visit(context, server, lib, args.timeout) for _ in range(1 + WARM_VISITS)])
+                    runs["chromium"] = context.browser.version if context.browser else chromium_version()
     return runs
+
+
+@contextlib.contextmanager
+def browser_profile(p, args):
+    """A browser context with empty caches: by default a new profile on disk, as a user's browser is
+    (Chromium keeps V8's code cache -- compiled JS and WebAssembly -- only there); with ``--incognito``
+    a new context of one browser, which has no code cache, so every visit compiles Pyodide's
+    WebAssembly again (what this bench measured before 2026-11-24's second run)."""
+    if args.incognito:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=not args.headed)
+        try:
+            yield browser.new_context()
+        finally:
+            browser.close()
+        return
+    with tempfile.TemporaryDirectory(prefix="webgrad-profile-") as folder:
+        context = p.chromium.launch_persistent_context(folder, executable_path=CHROMIUM, args=ARGS, headless=not args.headed)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def chromium_version() -> str:
+    return subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
 
 
 def startup_table(runs) -> str:
@@ -158,7 +183,7 @@ def main_startup(args) -> None:
     print(startup_table(runs))
     print("\n" + phases_line(runs))
     print("\n" + assets_table(runs))
-    print(f"\nChromium {runs['chromium']}; {args.rounds} rounds of 1 cold + {WARM_VISITS} warm visits; "
+    print(f"\nChromium {runs['chromium']} ({'incognito contexts' if args.incognito else 'new profiles'}); {args.rounds} rounds of 1 cold + {WARM_VISITS} warm visits; "
           f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load:.2f} at start, {os.getloadavg()[0]:.2f} "
           f"at end; total {time.perf_counter() - t:.0f} s")
 
@@ -172,6 +197,8 @@ def main(argv=None):
     ap.add_argument("--headed", action="store_true")
     ap.add_argument("--startup", action="store_true", help="measure start-up only (cold and warm cache)")
     ap.add_argument("--rounds", type=int, default=3, help="--startup: browser contexts (1 cold + 2 warm visits each)")
+    ap.add_argument("--incognito", action="store_true",
+                    help="--startup: each round in an incognito context (no V8 code cache) instead of a new profile")
     ap.add_argument("--tfjs", default=str(TFJS), help="--startup: node_modules folder holding @tensorflow/tfjs")
     args = ap.parse_args(argv)
     if args.startup:

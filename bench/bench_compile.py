@@ -1,18 +1,27 @@
 """webgrad.compile against eager webgrad and PyTorch: a tiny-op chain with backward and the MLP
-784-256-10 training step (SGD), on cpu and on wgpu (when an adapter starts).
+784-256-10 training step (SGD), on cpu and on wgpu (when an adapter starts), and on cpu the
+GPT-style training step of bench_cpu.py (2 pre-norm layers, 4 heads, 128 wide, block 64, batch 16,
+AdamW; issues 17 and 19).
 
-    python bench/bench_compile.py            # cpu and wgpu
-    python bench/bench_compile.py --quick    # fewer repeats
+    python bench/bench_compile.py              # cpu and wgpu
+    python bench/bench_compile.py --quick      # fewer repeats
+    python bench/bench_compile.py --only gpt   # the GPT step alone (cpu): eager, compiled and PyTorch
 
 Each row is the median over interleaved rounds (every contender once per round); ratios are the
 median of the per-round ratios. The chain is bench_cpu.py's (ten elementwise ops on 8 floats,
 then backward()); the MLP step is cross-entropy, backward, an SGD step and zero_grad. Also printed:
 the kernel calls (dispatches on wgpu) per MLP step, eager against compiled, and each compiled
-plan's fused chains.
+plan's fused chains. The GPT row times 8 steps per contender per round on two clocks at once, wall time
+and the thread's CPU time (on a shared machine the second leaves out the time other work held the core),
+and gives medians, each contender's fastest round, webgrad's eager and compiled ratios to PyTorch's eager
+step, and the targets.
+BLAS (OpenBLAS and PyTorch) runs on one thread for every contender, and glibc malloc's thresholds are
+pinned (``bench_cpu.pin_malloc``).
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import statistics
@@ -25,7 +34,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cpu import chain, measure_rounds, mlp_numpy  # noqa: E402
+from bench_cpu import chain, gpt_step, measure_rounds, mlp_numpy, pin_malloc  # noqa: E402
 
 import webgrad as wg  # noqa: E402
 
@@ -95,6 +104,76 @@ def mlp_contenders(backend, batch):
     return out, compiled
 
 
+def gpt_contenders():
+    """The GPT step (bench_cpu.gpt_step: the same model and weights for both libraries) eager, compiled
+    (``wg.compile`` of the whole step: forward, backward, AdamW) and under PyTorch, on cpu."""
+    wg.set_backend("cpu")
+    compiled = wg.compile(gpt_step(wg))
+    return {"eager": gpt_step(wg), "compiled": compiled, "torch": gpt_step(torch)}, compiled
+
+
+GPT_TARGETS = [("eager", 1.5, "GPT step eager <= 1.5x PyTorch eager (issue 17)"),
+               ("eager", 1.3, "GPT step eager <= 1.3x PyTorch eager (issue 19)"),
+               ("compiled", 1.0, "GPT step compiled <= 1.0x PyTorch eager (issue 19)")]
+
+
+def gpt_rounds(contenders, rounds, steps):
+    """{name: [(wall seconds, thread CPU seconds) per step, one pair per round]}: every contender once per
+    round (``steps`` steps each, after a collection and a short pause), both clocks over the same steps.
+    Every contender runs on this one thread (BLAS and PyTorch on one thread), so the thread's CPU time
+    leaves out the time the machine's other work held the core, which wall time does not."""
+    times = {name: [] for name in contenders}
+    gc.collect()
+    gc.freeze()
+    try:
+        for _ in range(rounds):
+            for name, fn in contenders.items():
+                gc.collect()
+                time.sleep(0.05)
+                wall, cpu = time.perf_counter(), time.thread_time()
+                for _ in range(steps):
+                    fn()
+                times[name].append(((time.perf_counter() - wall) / steps, (time.thread_time() - cpu) / steps))
+    finally:
+        gc.unfreeze()
+    return times
+
+
+def gpt_report(rounds, steps=8):
+    """The GPT row: per clock, medians and fastest rounds, ratios to PyTorch (median of the rounds'
+    ratios), and the targets (judged on both clocks)."""
+    contenders, compiled = gpt_contenders()
+    for fn in contenders.values():   # warm-up: the first compiled calls trace (twice: AdamW makes its state)
+        for _ in range(3):
+            fn()
+    load = os.getloadavg()
+    pairs = gpt_rounds(contenders, rounds, steps)
+    load = [max(a, b) for a, b in zip(load, os.getloadavg())]
+    print("\n| GPT step (cpu) | eager | compiled | torch | eager / torch | compiled / torch | compiled / eager |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    ratios = {}
+    for clock, which in (("wall", 0), ("thread CPU time", 1)):
+        times = {k: [p[which] for p in v] for k, v in pairs.items()}
+        ratio = ratios[clock] = {k: statistics.median(a / b for a, b in zip(times[k], times["torch"]))
+                                 for k in ("eager", "compiled")}
+        ratio["compiled / eager"] = statistics.median(a / b for a, b in zip(times["compiled"], times["eager"]))
+        for label, pick in (("median", statistics.median), ("fastest", min)):
+            m = {k: pick(t) for k, t in times.items()}
+            r = ratio if label == "median" else {**{k: m[k] / m["torch"] for k in ("eager", "compiled")},
+                                                 "compiled / eager": m["compiled"] / m["eager"]}
+            print(f"| {clock}, {label} | {m['eager'] * 1e3:.2f} ms | {m['compiled'] * 1e3:.2f} ms | "
+                  f"{m['torch'] * 1e3:.2f} ms | {r['eager']:.2f} | {r['compiled']:.2f} | {r['compiled / eager']:.2f} |")
+    plan = compiled.last.plan
+    print(f"\n- {rounds} rounds of {steps} steps; highest load average seen (1/5/15 min) {load[0]:.1f} / {load[1]:.1f} / "
+          f"{load[2]:.1f}; kernel calls per step: eager {kernel_calls(contenders['eager'], 'cpu')}, compiled "
+          f"{len(plan.steps)} ({len(compiled.last.fused)} fused chains); compiled plan: {plan.traced_calls} traced "
+          f"calls, {plan.folded} folded; ratios in the table are medians of the rounds' ratios (or of the fastest)")
+    print("\n| target | wall | thread CPU time | result |\n|---|---:|---:|---|")
+    for key, limit, label in GPT_TARGETS:
+        got = [ratios[c][key] for c in ("wall", "thread CPU time")]
+        print(f"| {label} | {got[0]:.2f} | {got[1]:.2f} | {'pass' if max(got) <= limit else 'short'} |")
+
+
 def synced(fn, backend):
     if backend == "cpu":
         return fn
@@ -145,8 +224,14 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backends", default="cpu,wgpu")
+    p.add_argument("--only", choices=["gpt"], default=None, help="the GPT step row alone")
     args = p.parse_args(argv)
     repeats, min_time = (5, 0.05) if args.quick else (15, 0.2)
+    pin_malloc()
+    if args.only == "gpt":
+        if torch is None:
+            raise SystemExit("the GPT row needs PyTorch (its initial weights and the comparison)")
+        return gpt_report(3 if args.quick else 9)
     rows, notes = [], []
     for backend in args.backends.split(","):
         try:
@@ -179,6 +264,8 @@ def main(argv=None):
     print()
     for n in notes:
         print(f"- {n}")
+    if torch is not None and "cpu" in args.backends.split(","):
+        gpt_report(3 if args.quick else 9)
 
 
 if __name__ == "__main__":

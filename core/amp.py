@@ -3,8 +3,9 @@
 ``autocast(device_type, dtype=None, enabled=True)`` runs the ops PyTorch runs in lower precision
 (matrix products, and with them linear layers, convolutions and attention) in ``dtype`` on that
 backend, and the losses in float32, as PyTorch's CPU autocast does. Where the backend cannot hold
-the dtype (half precision on the GPU backends) or the device does not exist here (``cuda``), it
-warns and stays off, as PyTorch does for a device without CUDA. ``GradScaler`` scales the loss,
+the dtype (bfloat16 on the GPU backends, float16 on one whose device lacks WebGPU's shader-f16) or
+the device does not exist here (``cuda``), it warns and stays off, as PyTorch does for a device
+without CUDA. ``GradScaler`` scales the loss,
 unscales the gradients, skips steps whose gradients are not finite and adapts the scale, as PyTorch's;
 made for ``cuda``, it warns that CUDA is not available and turns itself off, as PyTorch's does.
 

@@ -150,6 +150,14 @@ ATTENTION_GRAD = "AttentionGrad"      # (dout, q, k, v, out, lse, dlse[, mask]) 
                               # mask_grad: bool -> (dq, dk, dv[, dmask[N, L, S]]): Attention's backward from
                               # its saved out and lse (dmask, the scores' gradient, when mask_grad)
 
+# --- optimizer updates (run under no_grad: no gradient) ------------------------------------------
+ADAM_STEP = "AdamStep"        # (param, grad, exp_avg, exp_avg_sq), one shape and float dtype; decay: float
+                              # (the parameter's decoupled-decay factor 1 - lr*wd, 1.0 for none), weight_decay:
+                              # float (L2: wd * param added to the gradient), beta1, beta2, eps: float,
+                              # correction2: float (sqrt(1 - beta2**step)), step_size: float
+                              # (lr / (1 - beta1**step)), maximize: bool -> (param, exp_avg, exp_avg_sq):
+                              # one Adam/AdamW step in PyTorch's single-tensor order of operations
+
 # --- backward kernels (optional, per backend) ------------------------------------------------------
 # A gradient rule may name one (``register_gradient(..., kernel=...)``): a backward that records
 # nothing runs it, where the node's backend registers it, instead of the rule. Each takes the output

@@ -19,7 +19,7 @@ import importlib
 import sys
 import types
 
-from .porting_table import KEYWORDS, NO_EFFECT, refusal
+from .porting_table import KEYWORDS, NO_EFFECT, SUPPORTED_NOTES, refusal
 
 # (PyTorch's module or class, webgrad's), in the page's order
 GROUPS = [
@@ -57,7 +57,7 @@ def status(qualname: str, present: bool) -> tuple:
     why = refusal(qualname)
     if why is not None:
         return RAISES, why
-    return (SUPPORTED, "") if present else (NOT_YET, "")
+    return (SUPPORTED, SUPPORTED_NOTES.get(qualname, "")) if present else (NOT_YET, "")
 
 
 # ---------------------------------------------------------------- the page (needs torch)

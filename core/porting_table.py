@@ -39,6 +39,14 @@ NO_EFFECT = {
        ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "device_count")},
 }
 
+# supported torch name -> what a user should know (where a backend cannot hold it)
+_F16 = ("on cpu, and on the GPU backends (wgpu, webgpu) where the device has WebGPU's shader-f16 feature (kernels "
+        "compute in float32 and round to half, as PyTorch's CPU kernels); without it a GPU backend raises TypeError "
+        "saying so: use float32 there, or cpu")
+_BF16 = "cpu only: the GPU backends raise TypeError (WGSL has no bfloat16 type); use float16 or float32 there"
+SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half": _F16,
+                   "torch.bfloat16": _BF16, "torch.Tensor.bfloat16": _BF16}
+
 # torch name -> why webgrad refuses it, and what to do instead
 REFUSED = {
     **{f"torch.cuda.{n}": f"{_NO_CUDA}; the call raises RuntimeError" for n in

@@ -237,6 +237,12 @@ class Tensor:
     def __repr__(self):
         return tensor_repr(self)
 
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        """``copy.deepcopy``: a leaf's values in new storage (views of one storage stay views of one
+        copy), with ``requires_grad`` and ``.grad``; a non-leaf raises, as in PyTorch."""
+        from .copying import deepcopy_tensor
+        return deepcopy_tensor(self, memo)
+
     def __format__(self, spec: str) -> str:
         """A 0-d tensor formats its value (``f"{loss:.4f}"``); any other tensor formats as ``str``
         with an empty spec, and raises TypeError given one, as in PyTorch."""

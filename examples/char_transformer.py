@@ -13,7 +13,7 @@ import math
 import os
 import random
 
-from common import progress_bar, save_plot
+from common import progress_bar, report_compiled, save_plot
 
 import webgrad as wg
 import webgrad.nn as nn
@@ -73,6 +73,7 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="a short run (80 steps, a smaller model)")
     p.add_argument("--backend", default=None)
     p.add_argument("--text", default=os.path.join(HERE, "tiny_text.txt"))
+    p.add_argument("--compile", action="store_true", help="compile the training step with wg.compile")
     args = p.parse_args(argv)
     steps = 80 if args.quick else args.steps
     if args.backend:
@@ -91,23 +92,30 @@ def main(argv=None):
     opt = wg.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     sched = wg.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
     print(f"vocabulary: {len(chars)} characters; uniform loss {math.log(len(chars)):.3f}")
-    losses, stream, bar = [], batches(data, context, 32), progress_bar(steps, "train", unit="step")
-    for step in range(1, steps + 1):
-        model.train()
-        x, y = next(stream)
+
+    def train_step(x, y):
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, len(chars)), y.reshape(-1))
         opt.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        sched.step()
+        return loss.detach()
+
+    train = wg.compile(train_step) if args.compile else train_step
+    losses, stream, bar = [], batches(data, context, 32), progress_bar(steps, "train", unit="step")
+    for step in range(1, steps + 1):
+        model.train()
+        loss = train(*next(stream))
+        sched.step()                            # outside the compiled step (a replay re-reads the lr)
         if step % 10 == 0 or step == steps:
             losses.append(loss.item())
             bar.set_postfix_str(f"loss {losses[-1]:.3f}", refresh=False)
             bar.update(step - bar.n)
     bar.close()
     print(f"final loss: {sum(losses[-3:]) / len(losses[-3:]):.4f}")
+    print(f"losses: {losses}")
+    report_compiled(train)
     print("sample:", repr(sample(model, stoi, itos, "The ", 40 if args.quick else 120)))
     save_plot(losses, "char_transformer.png", xlabel="step / 10")
 

@@ -91,6 +91,12 @@ def progress(step, total, text="", desc="train", unit="epoch"):
         _bar[0] = None
 
 
+def report_compiled(compiled):
+    """Print how a ``wg.compile``'d step or model ran (its traces and replays); nothing for a plain one."""
+    if hasattr(compiled, "replays"):
+        print(f"compiled: {compiled.traces} traces, {compiled.replays} replays")
+
+
 # ---------------------------------------------------------------- data and metrics
 
 def load_digits(backend=None, test_fraction=0.25, seed=0, image=False):

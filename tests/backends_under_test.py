@@ -1,5 +1,6 @@
 """The backends the suite runs on: those in ``wg.backends()``, narrowed by
-``WEBGRAD_TEST_BACKENDS=cpu,wgpu``; and which of them hold float64.
+``WEBGRAD_TEST_BACKENDS=cpu,wgpu``; the dtypes each holds (float16 on a GPU only where its device
+was granted WebGPU's shader-f16 feature), and which of them hold float64.
 (A module of its own, not conftest, so test modules can import it by a unique name.)"""
 import os
 
@@ -24,3 +25,5 @@ def _has_float64(name):
 
 
 FLOAT64_BACKENDS = {name for name in BACKENDS if _has_float64(name)}
+BACKEND_DTYPES = {name: frozenset(d.name for d in wg.registry.backend(name).dtypes) for name in BACKENDS}
+FLOAT16_BACKENDS = {name for name in BACKENDS if "float16" in BACKEND_DTYPES[name]}

@@ -9,7 +9,7 @@ import os
 import pytest
 
 import webgrad as wg
-from backends_under_test import BACKENDS, FLOAT64_BACKENDS
+from backends_under_test import BACKEND_DTYPES, BACKENDS
 
 
 @pytest.fixture(params=BACKENDS)
@@ -42,23 +42,28 @@ def _grad_mode_restored():
     assert wg.is_grad_enabled(), "a test left grad mode off"
 
 
-def _wants_float64(item):
-    if item.get_closest_marker("float64"):
-        return True
+def _wanted_dtypes(item) -> set:
+    """The dtype names a test asks for: its parameters that are dtypes or dtype names (and float64
+    for the ``float64`` marker)."""
+    wanted = {"float64"} if item.get_closest_marker("float64") else set()
     params = getattr(getattr(item, "callspec", None), "params", {})
-    return any(v is wg.float64 or v == "float64" or getattr(v, "name", None) == "float64"
-               for v in params.values() if not isinstance(v, (list, tuple, dict)))
+    for v in params.values():
+        name = v if isinstance(v, str) else getattr(v, "name", None) if isinstance(v, wg.dtype) else None
+        if name in wg.dtypes.DTYPES:
+            wanted.add(name)
+    return wanted
 
 
 def pytest_collection_modifyitems(config, items):
-    """GPU backends have no float64 (their refusal is tested in test_gpu_backend.py): a test that
-    needs float64 on such a backend is not a test that could run, so it is deselected, not skipped.
+    """GPU backends have no float64 (their refusal is tested in test_gpu_backend.py), no bfloat16, and
+    float16 only where the device has WebGPU's shader-f16 feature (test_gpu_half.py): a test that needs
+    a dtype its backend lacks is not a test that could run, so it is deselected, not skipped.
     Browser tests go last: Playwright's sync API holds an event loop for the whole session, and
     asyncio.run() in a later test would fail."""
     keep, drop = [], []
     for item in items:
         be = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
-        (drop if be and be not in FLOAT64_BACKENDS and _wants_float64(item) else keep).append(item)
+        (drop if be and not _wanted_dtypes(item) <= BACKEND_DTYPES.get(be, _wanted_dtypes(item)) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = sorted(keep, key=lambda item: "browser" in item.path.parts)

@@ -1,8 +1,9 @@
-"""An OpInfo-like table format and the three checks every kernel must pass:
+"""An OpInfo-like table format and the checks every kernel must pass:
 
 * forward on each backend (float32) against a numpy reference,
 * gradients by central finite differences in float64 on ``cpu``,
-* forward and gradients on each backend agreeing with ``cpu`` in float32.
+* forward and gradients on each backend agreeing with ``cpu`` in float32, and in float16 on the
+  backends that hold it (``cpu``'s half results are the oracle).
 
 A test module lists ``OpCase`` rows and calls ``op_tests(CASES)`` into its globals.
 """
@@ -184,6 +185,37 @@ def check_agreement(case: OpCase, backend: str):
             assert_close(a, b, 1e-3, 1e-4, f"{case.id}: {backend} vs cpu gradient")
 
 
+HALF_RTOL, HALF_ATOL = 4e-3, 2e-3   # float16: 4 units in the last place (2**-10 each) of rounding apart
+
+
+def check_half_agreement(case: OpCase, backend: str):
+    """Forward and gradients on ``backend`` agree with ``cpu`` in float16 (the cpu's results the oracle,
+    dtypes included). Both compute in float32 and round each kernel's result to half, so they part
+    only where a float32 result lies near a rounding boundary (one unit in the last place), and such
+    partings compound through an op's kernels and its gradient's: hence a few units of half rounding,
+    of each value and, for gradients (longer chains, with cancellations), of the largest one."""
+    results = {}
+    for be in ("cpu", backend):
+        ts = make_tensors(case.inputs, np.float16, be, requires_grad=case.grad)
+        outs = _outputs(case.fn(*ts))
+        grads = []
+        floats = [t for t in ts if t.requires_grad]
+        if case.grad and any(o.requires_grad for o in outs):
+            weights = [wg.tensor(np.random.default_rng(k).standard_normal(o.shape).astype(np.float16), backend=be)
+                       for k, o in enumerate(outs)]
+            grads = wg.grad([o for o in outs if o.requires_grad], floats, allow_unused=True,
+                            grad_outputs=[w for o, w in zip(outs, weights) if o.requires_grad])
+        results[be] = ([(o.dtype, to_numpy(o)) for o in outs], [None if g is None else to_numpy(g) for g in grads])
+    (co, cg), (bo, bg) = results["cpu"], results[backend]
+    for (bd, a), (cd, b) in zip(bo, co):
+        assert bd is cd, f"{case.id}: {backend} gives {bd.name} where cpu gives {cd.name}"
+        assert_close(a, b, HALF_RTOL, HALF_ATOL, f"{case.id}: {backend} vs cpu forward in float16")
+    for a, b in zip(bg, cg):
+        if a is not None or b is not None:
+            scale = max(1.0, float(np.abs(b.astype(np.float64)).max(initial=0.0)))
+            assert_close(a, b, HALF_RTOL, 2 * HALF_ATOL * scale, f"{case.id}: {backend} vs cpu gradient in float16")
+
+
 def check_native_vjps(case: OpCase):
     """The gradients of ``backward()`` (native VJPs where cpu has them) equal the gradient rules'
     (run with ``create_graph=True``, which uses the rules), float64 on cpu."""
@@ -224,8 +256,14 @@ def op_tests(cases):
     def test_native_vjps(case):
         check_native_vjps(case)
 
+    @pytest.mark.parametrize("dtype", ["float16"])   # deselected on a backend without float16 (conftest)
+    @pytest.mark.parametrize("case", cases, ids=ids)
+    def test_half_agreement(case, backend, dtype):
+        check_half_agreement(case, backend)   # on cpu this checks determinism of forward and gradient
+
     return {"test_forward": test_forward, "test_gradient_fd": test_gradient_fd,
-            "test_backend_agreement": test_backend_agreement, "test_native_vjps": test_native_vjps}
+            "test_backend_agreement": test_backend_agreement, "test_native_vjps": test_native_vjps,
+            "test_half_agreement": test_half_agreement}
 
 
 def torch_reference(fn, **kw):

@@ -1,7 +1,8 @@
 """``webgrad.compile``: a compiled training step gives eager's results (bit for bit on cpu, within
 float32 rounding on the GPU) for the loss, the parameters, ``.grad``, the optimizer state and the
-random streams, over several steps; guards trace again on a change; graph breaks run eagerly (or
-raise with ``fullgraph=True``, leaving nothing changed); modules compile as PyTorch's."""
+random streams, over several steps; guards trace again on a change; graph breaks split the plan
+into pieces (or raise with ``fullgraph=True``, leaving nothing changed: see also
+test_compile_breaks.py); modules compile as PyTorch's."""
 import warnings
 
 import pytest
@@ -150,7 +151,7 @@ def test_past_the_recompile_limit_new_guards_run_eagerly(backend):
     assert sum("recompile_limit" in str(w.message) for w in caught) == 1
 
 
-def test_a_readback_breaks_the_graph_and_runs_eagerly(backend):
+def test_a_readback_breaks_the_graph_into_pieces_keyed_on_its_value(backend):
     w = wg.ones(3, requires_grad=True)
 
     def step(x):
@@ -165,7 +166,7 @@ def test_a_readback_breaks_the_graph_and_runs_eagerly(backend):
         assert f(x).item() == step(x).item()
     text = f.explain()
     assert "graph break" in text and "test_compile.py" in text and "readback" in text
-    assert f.replays == 0
+    assert f.replays == 0 and f.traces == 3          # three values read: three paths
 
 
 def test_fullgraph_raises_at_the_break_and_changes_nothing(backend):
@@ -225,18 +226,19 @@ def test_a_module_compiles_as_pytorchs(backend):
         assert model(x).tolist() == model._call_impl(x).tolist()
 
 
-def test_a_compiled_forward_with_its_backward_outside_runs_eagerly(backend):
+def test_a_compiled_forward_with_its_backward_outside_replays_both(backend):
     model = _model(backend)
     model.eval()
     fast = wg.compile(model)
     x = wg.randn(4, 8)
-    for _ in range(3):
+    for _ in range(4):
         fast(x).sum().backward()                     # the graph leaves the compiled function
     grads = [p.grad.tolist() for p in model.parameters()]
     model.zero_grad()
-    for _ in range(3):
+    for _ in range(4):
         model(x).sum().backward()
-    assert grads == [p.grad.tolist() for p in model.parameters()]
+    _same(_flat(grads), _flat([p.grad.tolist() for p in model.parameters()]), backend)
+    assert fast._compiled.replays == 2               # (the second call traces again: .grad is set)
 
 
 def test_explain_lists_kernels_per_step_numbers_and_write_backs(backend):

@@ -1,7 +1,9 @@
 """The examples' training steps compiled: the digits MLP (Adam, cosine schedule), the digits CNN
 (batch norm's running statistics, dropout, AdamW) and the character transformer (attention, layer
 norm, gradient clipping, AdamW, cosine schedule) give eager's losses and parameters after several
-steps: bit for bit on cpu, within float32 rounding on the GPU (where fused kernels round their own way)."""
+steps: bit for bit on cpu, within float32 rounding on the GPU (where fused kernels round their own way).
+The scripts themselves, run with ``--quick --compile``, print eager's losses and accuracy (cpu)."""
+import re
 import sys
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import webgrad.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 from char_transformer import CharTransformer  # noqa: E402
 from digits_cnn import DigitsCNN  # noqa: E402
+from test_examples import EXAMPLES as SCRIPTS, printed_values, run_script  # noqa: E402
 
 STEPS = 5
 
@@ -79,3 +82,15 @@ def test_an_examples_training_step_compiled_gives_eagers_results(backend, name):
         assert compiled_losses == pytest.approx(losses, rel=1e-4)
         # (Adam magnifies the rounding of tiny gradients)
         assert _flat(compiled_state) == pytest.approx(_flat(state), rel=1e-3, abs=1e-4)
+
+
+@pytest.mark.parametrize("script", ["digits_mlp.py", "digits_cnn.py", "char_transformer.py"])
+def test_an_example_script_run_with_compile_prints_eagers_results(script, tmp_path):
+    outs = [run_script(SCRIPTS / script, "--quick", "--backend", "cpu", *flag, timeout=300,
+                       env={"WEBGRAD_PLOT_DIR": str(tmp_path)}) for flag in ((), ("--compile",))]
+    eager, compiled = (printed_values(out) for out in outs)
+    assert compiled["losses"] == eager["losses"] and len(eager["losses"]) >= 4
+    for key in ("test accuracy", "final loss", "sample"):
+        assert compiled.get(key) == eager.get(key)
+    traces, replays = map(int, re.search(r"compiled: (\d+) traces, (\d+) replays", outs[1]).groups())
+    assert replays > 10 * traces and "compiled:" not in outs[0]

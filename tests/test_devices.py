@@ -141,13 +141,29 @@ def test_autocast_on_cpu_runs_products_in_bfloat16_and_losses_in_float32_as_torc
     assert (wg.ones(2, 2) @ wg.ones(2, 2)).dtype is wg.float32   # off again after the block
 
 
+@pytest.mark.parametrize("dtype", ["float16"])   # on the backends that hold it (conftest)
+def test_autocast_in_float16_runs_products_in_half_and_losses_in_float32_as_torch_on_cpu(backend, dtype):
+    rng = np.random.default_rng(1)
+    a, b, y = (rng.standard_normal(s).astype(np.float32) for s in ((4, 8), (8, 3), (4, 3)))
+    results = {}
+    for lib, device in ((torch, "cpu"), (wg, backend)):
+        with lib.autocast(device, dtype=lib.float16):
+            out = lib.tensor(a, device=device) @ lib.tensor(b, device=device)
+            loss = lib.nn.functional.mse_loss(out, lib.tensor(y, device=device))
+        results[lib] = (out, loss)
+    (to, tl), (wo, wl) = results[torch], results[wg]
+    assert str(to.dtype)[6:] == wo.dtype.name == "float16" and str(tl.dtype)[6:] == wl.dtype.name == "float32"
+    np.testing.assert_array_equal(wo.numpy(), to.numpy())   # float32 products rounded once: the same halves
+    np.testing.assert_allclose(wl.item(), tl.item(), rtol=1e-6)
+
+
 def test_autocast_without_the_device_or_the_dtype_warns_and_stays_off(backend):
     with pytest.warns(UserWarning, match="Disabling"):
         with wg.autocast("cuda"):
             assert (wg.ones(2, 2) @ wg.ones(2, 2)).dtype is wg.float32
-    if backend != "cpu":
+    if backend != "cpu":   # no GPU holds bfloat16 (WGSL has no such type)
         with pytest.warns(UserWarning, match="not supported. Disabling autocast"):
-            with wg.autocast(backend, dtype=wg.float16):
+            with wg.autocast(backend, dtype=wg.bfloat16):
                 assert (wg.ones(2, 2) @ wg.ones(2, 2)).dtype is wg.float32
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -115,11 +115,9 @@ def test_gelu_matches_torch(approximate, shape):
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_gelu_half_precision_on_cpu(approximate, dtype):
-    if dtype not in {d.name for d in wg.backend("cpu").dtypes}:
-        pytest.skip(f"{dtype} needs ml_dtypes on cpu")
+def test_gelu_half_precision_as_torch(backend, approximate, dtype):
     x = rn(5, 40, scale=3).astype(np.float32)
-    w = wg.tensor(x, backend="cpu").to(dtype).requires_grad_()
+    w = wg.tensor(x, backend=backend).to(dtype).requires_grad_()
     t = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
     y, yt = F.gelu(w, approximate=approximate), TF.gelu(t, approximate=approximate)
     assert y.dtype.name == dtype

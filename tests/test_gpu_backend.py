@@ -363,13 +363,14 @@ def test_validation_error_names_the_kernel(gpu):
                             uniforms=[("n", "u32", 1), ("p", "f32", 2), ("q", "i32", 4)],
                             subs={"ALIASES": "alias T0 = f32; alias O = f32; alias F = f32;", "HELPERS": "",
                                   "ARGS": "i: u32, x0: T0", "CALL": "i, x0", "LOADS": "    let x0 = in0[i];",
-                                  "EXPR": "x0"})
+                                  "EXPR": "x0", "STORE": ""})
     # the same buffer bound read-only and read-write in one dispatch: WebGPU rejects it at submit
     gpu.run(("test-alias",), build, [a], [a], [8, 0.0, 0.0, 0, 0, 0, 0], 1)
     with pytest.raises(GpuError, match="MyBrokenKernel"):
         gpu.flush()
     bad = lambda: Program("MyBadShader", "elementwise", inputs=[], outputs=[("out", "f32")], subs={
-        "ALIASES": "", "HELPERS": "", "ARGS": "i: u32", "CALL": "i", "LOADS": "", "EXPR": "undefined_thing"})
+        "ALIASES": "", "HELPERS": "", "ARGS": "i: u32", "CALL": "i", "LOADS": "", "EXPR": "undefined_thing",
+        "STORE": ""})
     with pytest.raises(GpuError, match="MyBadShader"):
         gpu.run(("test-bad",), bad, [], [a], [8], 1)
     assert wg.tensor([1.0, 2.0], backend="wgpu").tolist() == [1.0, 2.0]      # the backend still works

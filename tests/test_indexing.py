@@ -245,3 +245,39 @@ def test_scatter_add_index_covering_some_rows(backend):
     expanded = wg.tensor([2, 0], device=backend)[:, None].expand(2, 3)       # the embedding gradient's form
     ours = wg.zeros(3, 3, device=backend).scatter_add(0, expanded, wg.ones(2, 3, device=backend))
     np.testing.assert_array_equal(ours.numpy(), [[1.0] * 3, [0.0] * 3, [1.0] * 3])
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_gather_with_an_expanded_row_index_at_scale(backend, dim):
+    """index_select's expanded index (on cpu past the copy threshold a stride-0 view: the lookup takes
+    whole rows at once) gathers what torch.gather does, over the full width and a narrower one, and
+    still refuses an index out of range."""
+    import torch
+    x = (r(40, 300) if dim == 0 else r(300, 40)).astype(np.float32)
+    index = ints(40, 2000)
+    shape = (2000, 300) if dim == 0 else (300, 2000)
+    column = (slice(None), None) if dim == 0 else (None, slice(None))
+    for width in (shape[1 - dim], shape[1 - dim] // 2):
+        full = list(shape)
+        full[1 - dim] = width
+        ours = wg.tensor(x).gather(dim, wg.tensor(index)[column].expand(*full))
+        theirs = torch.tensor(x).gather(dim, torch.tensor(index)[column].expand(*full))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    bad = index.copy()
+    bad[7] = 40
+    with pytest.raises(IndexError, match="Gather: index 40 is out of bounds"):
+        wg.tensor(x).gather(dim, wg.tensor(bad)[column].expand(*shape)).numpy()
+
+
+def test_gather_and_scatter_add_with_an_empty_expanded_index(backend):
+    """An expanded index with a zero-length dim (an empty tensor's lookup) takes and adds nothing."""
+    import torch
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    for rows in (0, 2):
+        index = np.zeros((rows, 1), np.int64)
+        ours = wg.tensor(x[:rows]).gather(1, wg.tensor(index).expand(rows, 0))
+        theirs = torch.tensor(x[:rows]).gather(1, torch.tensor(index).expand(rows, 0))
+        assert ours.shape == tuple(theirs.shape)
+        added = wg.tensor(x[:rows]).scatter_add(1, wg.tensor(index).expand(rows, 0), wg.zeros(rows, 0))
+        np.testing.assert_array_equal(added.numpy(), x[:rows])
+    assert wg.zeros(0, 4)[:, [0, 3]].shape == (0, 2)

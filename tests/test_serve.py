@@ -259,3 +259,25 @@ def test_the_command_line_takes_allow_host(tmp_path):
     assert "Traceback" not in err, err
     help_text = " ".join(subprocess.run([*cmd[:3], "--help"], capture_output=True, text=True).stdout.split())
     assert "--allow-host NAME" in help_text and "DNS rebinding" in help_text
+
+
+def test_the_command_line_mounts_folders(tmp_path):
+    wheel = tmp_path / "webgrad-0.0.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK")
+    lite = tmp_path / "lite"
+    (lite / "lab").mkdir(parents=True)
+    (lite / "lab" / "index.html").write_text("<title>lab</title>")
+    cmd = [sys.executable, "-m", "webgrad.web.serve", "--port", "0", "--wheel", str(wheel), "--no-bytecode",
+           "--mount", f"lite={lite}"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(4)]
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", lines[1]).group(1))
+        assert f"127.0.0.1:{port}/lite/" in lines[3], lines
+        assert status(port, "/lite/lab/") == 200 and status(port, "/lite/nothing.html") == 404
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert "Traceback" not in err, err
+    bad = subprocess.run([*cmd[:-1], "lite"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--mount wants NAME=DIR" in bad.stderr, bad.stderr

@@ -1,10 +1,12 @@
 // The demo page: start webgrad in a worker, run demo.py's train(), draw what it posts.
-// State for tests and the curious: window.__demo = {state, losses, accuracy, backend, error}.
+// State for tests and the curious: window.__demo = {state, losses, accuracy, backend, error, compiled}
+// (compiled: the compiled training step's {traces, replays}, when done).
 import { startWebgrad } from "./webgrad.js";
 import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
 import { drawLines } from "./plot.js";
 
-const demo = (window.__demo = { state: "loading", losses: [], accuracy: null, backend: null, error: null });
+const demo = (window.__demo = { state: "loading", losses: [], accuracy: null, backend: null, error: null,
+  compiled: null });
 
 const COLORS = [[232, 89, 79], [47, 125, 225]];  // class 0, class 1 (style.css --class0/--class1)
 let data = null;                                   // the last "data" message
@@ -61,6 +63,8 @@ function onPost(msg) {
     $("accuracy").textContent = `training accuracy ${(100 * msg.accuracy).toFixed(1)}%`;
     drawBoundary(msg.probs);
     drawLoss(demo.losses, msg.steps);
+  } else if (msg.kind === "done") {
+    demo.compiled = { traces: msg.traces, replays: msg.replays };
   }
 }
 

@@ -7,7 +7,9 @@ on the default backend and prints the messages' losses.
 
 Data are made on the device with webgrad ops (the browser has no numpy), readbacks use
 ``await t.read()`` (no JSPI needed), and losses are read back in batches so the GPU is not
-synchronised after every step.
+synchronised after every step. The training step runs through ``wg.compile`` (``compiled=False``
+runs it eagerly): from its second call it replays the traced kernels (forward, backward, Adam's
+update) without webgrad's per-op Python; the "done" message says how many calls were replays.
 """
 import math
 import sys
@@ -47,9 +49,10 @@ def grid_points():
     return wg.stack([xs, ys], dim=1)
 
 
-async def train(post, dataset="spirals", steps=300, every=10, n=128, hidden=32, lr=0.03, seed=0):
+async def train(post, dataset="spirals", steps=300, every=10, n=128, hidden=32, lr=0.03, seed=0, compiled=True):
     """Train a 2-hidden-layer MLP on ``dataset``; ``post(dict)`` receives the data, then progress
-    every ``every`` steps (the new losses, the class-1 probability on the grid, the accuracy)."""
+    every ``every`` steps (the new losses, the class-1 probability on the grid, the accuracy), then
+    "done" (with the compiled step's traces and replays)."""
     wg.manual_seed(seed)
     x = DATASETS[dataset](n)
     y = wg.cat([wg.zeros(n, dtype=wg.int32), wg.ones(n, dtype=wg.int32)])
@@ -59,13 +62,18 @@ async def train(post, dataset="spirals", steps=300, every=10, n=128, hidden=32, 
     model = nn.Sequential(nn.Linear(2, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
                           nn.Linear(hidden, 2))
     opt = wg.optim.Adam(model.parameters(), lr=lr)
-    pending = []
-    for step in range(1, steps + 1):
+
+    def train_step(x, y):
         loss = F.cross_entropy(model(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        pending.append(loss.detach())
+        return loss.detach()
+
+    fn = wg.compile(train_step) if compiled else train_step
+    pending = []
+    for step in range(1, steps + 1):
+        pending.append(fn(x, y))
         if step % every == 0 or step == steps:
             with wg.no_grad():
                 losses = await wg.stack(pending).read()
@@ -74,11 +82,13 @@ async def train(post, dataset="spirals", steps=300, every=10, n=128, hidden=32, 
             pending = []
             post({"kind": "progress", "step": step, "steps": steps, "losses": losses, "probs": probs,
                   "accuracy": acc})
-    post({"kind": "done", "steps": steps})
+    post({"kind": "done", "steps": steps, "traces": getattr(fn, "traces", None),
+          "replays": getattr(fn, "replays", None)})
 
 
 if __name__ == "__main__" and sys.platform != "emscripten":
     import asyncio
 
     asyncio.run(train(lambda msg: print(msg["kind"], msg.get("step", ""), msg.get("losses", [""])[-1:],
-                                        msg.get("accuracy", "")), steps=int(sys.argv[1]) if sys.argv[1:] else 300))
+                                        msg.get("accuracy", ""), msg.get("replays", "")),
+                      steps=int(sys.argv[1]) if sys.argv[1:] else 300, compiled="--eager" not in sys.argv))

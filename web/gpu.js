@@ -5,8 +5,9 @@
 // Python calls them with positional arguments only: building descriptor dicts in Python costs
 // more per call and leaks proxies (DESIGN.md §7), so every descriptor is made here.
 //
-//   requestDevice(powerPreference)      -> Promise<{adapter, device, info, limits}>  (info: plain strings;
-//                                          limits by WebGPU's names, e.g. "max-buffer-size")
+//   requestDevice(powerPreference)      -> Promise<{adapter, device, info, limits, features}>  (info: plain
+//                                          strings; limits by WebGPU's names, e.g. "max-buffer-size"; features:
+//                                          the optional ones the device was granted, e.g. ["shader-f16"])
 //   runner(device)                      -> the per-device functions below (closures, no `this`)
 //     buffer(size, kind)                  -> a buffer id; kind 0 storage, 1 uniform, 2 staging (MAP_READ)
 //     destroy(id)
@@ -35,6 +36,8 @@
   const LIMITS = {maxStorageBuffersPerShaderStage: 8, maxComputeWorkgroupStorageSize: 16384,
                   maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535};
   const RAISED = ["maxStorageBufferBindingSize", "maxBufferSize"];
+  // asked for when the adapter has them (the native device asks for the same): shader-f16 gives float16
+  const OPTIONAL_FEATURES = ["shader-f16"];
 
   async function requestDevice(powerPreference) {
     if (!globalThis.navigator || !navigator.gpu) throw new Error("this browser has no WebGPU (navigator.gpu is undefined)");
@@ -42,7 +45,8 @@
     if (!adapter) throw new Error("navigator.gpu.requestAdapter() gave no adapter (WebGPU is disabled or blocklisted here)");
     const requiredLimits = {...LIMITS};
     for (const k of RAISED) requiredLimits[k] = adapter.limits[k];
-    const device = await adapter.requestDevice({requiredLimits});
+    const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
+    const device = await adapter.requestDevice({requiredLimits, requiredFeatures});
     const ai = adapter.info || {};
     const info = {vendor: ai.vendor || "", architecture: ai.architecture || "", device: ai.device || "",
                   description: ai.description || "", fallback: !!(ai.isFallbackAdapter || adapter.isFallbackAdapter)};
@@ -50,7 +54,8 @@
     for (const k of [...Object.keys(LIMITS), ...RAISED]) {
       limits[k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())] = device.limits[k];
     }
-    return {adapter, device, info, limits};
+    const features = OPTIONAL_FEATURES.filter((f) => device.features.has(f));
+    return {adapter, device, info, limits, features};
   }
 
   function formatCompileMessages(messages, label) {

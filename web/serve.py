@@ -1,6 +1,7 @@
 """Serve webgrad's pages locally: a site built now (``webgrad.web.site``) with a wheel built from the checkout.
 
     python -m webgrad.web.serve [--port 8000] [--pyodide URL_OR_DIR] [--wheel PATH] [--allow-host NAME] [--no-bytecode]
+                                [--mount NAME=DIR]
 
 * ``/`` is the site built from ``web/`` (the demo, the playground, the benchmark, the loader);
 * the wheel is built now from the checkout's sources (``python -m build --wheel``, else
@@ -8,7 +9,9 @@
 * a local Pyodide, when ``--pyodide`` names a folder or ``web/node_modules/pyodide`` exists
   (``npm install`` in ``web/``), is at ``/assets/pyodide-<version>-<hash>/``, which the pages use
   by default, and at ``/pyodide/`` (``?pyodide=./pyodide/``); without one the pages load Pyodide
-  from the public CDN. ``--pyodide URL`` only prints the page address to open.
+  from the public CDN. ``--pyodide URL`` only prints the page address to open;
+* ``--mount NAME=DIR`` (repeatable) serves another folder at ``/NAME/``, with the same headers: e.g.
+  a JupyterLite site built by ``webgrad.web.notebook`` (``--mount lite=_site``, then ``/lite/lab/``).
 
 Responses: the hashed ``/assets/`` are cached for good (``Cache-Control: public, max-age=31536000,
 immutable``), everything else revalidated (``no-cache``, answered 304 when unchanged); a client that
@@ -235,6 +238,21 @@ class Server:
         self._tmp.cleanup()
 
 
+def parse_mounts(values) -> dict:
+    """``--mount`` values (``NAME=DIR``) as {name: folder}; a bad one exits naming it.
+
+    >>> parse_mounts(["lite=_site"])
+    {'lite': PosixPath('_site')}
+    """
+    mounts = {}
+    for value in values:
+        name, sep, folder = value.partition("=")
+        if not (sep and name.strip("/") and folder and Path(folder).is_dir()):
+            raise SystemExit(f"serve: --mount wants NAME=DIR with DIR an existing folder, got {value!r}")
+        mounts[name.strip("/")] = Path(folder)
+    return mounts
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(prog="python -m webgrad.web.serve", description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int, default=8000)
@@ -245,15 +263,22 @@ def main(argv=None) -> None:
                     help="answer requests for this Host name too (repeatable); by default only localhost, "
                          "127.0.0.1 and [::1] (DNS rebinding)")
     ap.add_argument("--no-bytecode", action="store_true", help="ship Python sources only (no node needed)")
+    ap.add_argument("--mount", action="append", default=[], metavar="NAME=DIR",
+                    help="serve DIR at /NAME/ too (repeatable), e.g. a JupyterLite site: --mount lite=_site")
     args = ap.parse_args(argv)
-    server = Server(args.port, args.pyodide, args.wheel, allow_hosts=args.allow_host, bytecode=not args.no_bytecode)
+    mounts = parse_mounts(args.mount)
+    server = Server(args.port, args.pyodide, args.wheel, mounts=mounts, allow_hosts=args.allow_host,
+                    bytecode=not args.no_bytecode)
     query = f"?pyodide={args.pyodide}" if server.pyodide is None and args.pyodide else ""
     for note in server.site["notes"]:
         print(f"note: {note}", file=sys.stderr)
     print(f"webgrad: serving a site built from {WEB} with {server.wheel.name}"
           + (f" and Pyodide from {server.pyodide}" if server.pyodide else " (Pyodide from the CDN)"))
     print(f"  demo:       {server.url}{query}")
-    print(f"  playground: {server.url}playground.html{query}", flush=True)
+    print(f"  playground: {server.url}playground.html{query}")
+    for name, folder in mounts.items():
+        print(f"  {name + ':':<11} {server.url}{name}/  ({folder})")
+    sys.stdout.flush()
     try:
         server.httpd.serve_forever()
     except KeyboardInterrupt:

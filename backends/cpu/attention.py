@@ -52,6 +52,12 @@ def _grouped(p, v, group):
     return np.matmul(p.reshape(len(v), group, L, S), v[:, None]).reshape(n, L, v.shape[-1])
 
 
+def _group_sum(x):
+    """[N / group, group, ...] summed over the group (a key's or value's share from each query reading
+    it); without grouping the one entry itself (a view: numpy's sum over a length-1 axis copies)."""
+    return x[:, 0] if x.shape[1] == 1 else x.sum(axis=1)
+
+
 def _lse_dtype(dtype):
     return dtype if dtype.itemsize >= 4 else np.dtype(np.float32)
 
@@ -88,13 +94,13 @@ def attention_grad(dout, q, k, v, out, lse, dlse, *masks, scale, causal, group, 
     p = np.exp(s, out=s)
     n, L, S = p.shape
     nk, E, Ev = len(kw), qw.shape[-1], vw.shape[-1]
-    dv = np.matmul(p.reshape(nk, group, L, S).swapaxes(-1, -2), dw.reshape(nk, group, L, Ev)).sum(axis=1)
+    dv = _group_sum(np.matmul(p.reshape(nk, group, L, S).swapaxes(-1, -2), dw.reshape(nk, group, L, Ev)))
     ds = np.matmul(dw.reshape(nk, group, L, Ev), vw[:, None].swapaxes(-1, -2)).reshape(n, L, S)
     ds -= (np.einsum("nle,nle->nl", dw, _work(out)) - _work(dlse))[..., None]
     ds *= p
     dq = _grouped(ds, kw, group)
     dq *= scale
-    dk = np.matmul(ds.reshape(nk, group, L, S).swapaxes(-1, -2), qw.reshape(nk, group, L, E)).sum(axis=1)
+    dk = _group_sum(np.matmul(ds.reshape(nk, group, L, S).swapaxes(-1, -2), qw.reshape(nk, group, L, E)))
     dk *= scale
     grads = [dq.astype(q.dtype, copy=False), dk.astype(k.dtype, copy=False), dv.astype(v.dtype, copy=False)]
     if mask_grad:

@@ -23,6 +23,10 @@ def _coords(name, index, axis, size):
 
 @cpu_kernel(K.GATHER)
 def gather(x, index, *, axis):
+    rows = _row_index(index, axis, x.shape)
+    if rows is not None:   # index_select's expanded index (an embedding's lookup): whole slices, one take
+        _check_range(K.GATHER, rows, axis, x.shape[axis])
+        return np.take(x, rows, axis=axis)
     return x[_coords(K.GATHER, index, axis, x.shape[axis])]
 
 
@@ -42,8 +46,8 @@ def scatter_add(x, index, src, *, axis):
 def _row_index(index, axis, shape):
     """The 1-d index along ``axis`` when ``index`` spans every other dim of ``shape`` and repeats it there as a
     broadcast view (stride 0: index_select's expanded index, whose gradient is an embedding's), else None."""
-    if index.ndim < 2 or any(index.shape[d] != shape[d] or (st != 0 and index.shape[d] > 1)
-                             for d, st in enumerate(index.strides) if d != axis):
+    if index.ndim < 2 or index.size == 0 or any(index.shape[d] != shape[d] or (st != 0 and index.shape[d] > 1)
+                                                for d, st in enumerate(index.strides) if d != axis):
         return None
     return index[tuple(slice(None) if d == axis else 0 for d in range(index.ndim))]
 

@@ -6,13 +6,18 @@ default backend is chosen on a machine where GPU hardware is reachable (``host``
 """
 from __future__ import annotations
 
+from webgrad import kernel_names as K
 from webgrad.registry import register_backend, register_kernel
 
 from .device import GpuError, GpuLimitError, device_failure, is_lost
+from .half import in_float32
 from .host import hardware_gpu_possible
 from .runtime import GpuArray, GpuBackend
 
 CPU_PRIORITY = 0
+# kernels that only copy elements run on float16 storage as it is; the rest compute float16 in float32
+# (see half.py), as the elementwise kernels do in their shader
+HALF_COPIES = (K.GATHER, K.IM2COL, K.INDEX_COPY)
 
 
 def register_kernels(backend_name: str) -> None:
@@ -20,10 +25,12 @@ def register_kernels(backend_name: str) -> None:
     from webgrad import registry
 
     from . import (activations, attention, elementwise, index_copy, indexing, linalg, losses, movement, nonzero,
-                   normalization, reduce, sort, views, windows)
+                   normalization, optim, reduce, sort, views, windows)
+    native_half = {*elementwise.KERNELS, *movement.KERNELS, *views.KERNELS, *HALF_COPIES}
     for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy,
-                   activations, normalization, attention):
+                   activations, normalization, attention, optim):
         for name, fn in module.KERNELS.items():
+            fn = fn if name in native_half else in_float32(fn, name)
             register_kernel(name, backend_name, _bind(fn, backend_name, registry, name))
 
 

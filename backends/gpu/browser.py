@@ -117,6 +117,7 @@ class BrowserDevice:
         self.info = gpu.info.to_py()
         self.limits = gpu.limits.to_py()
         self.adapter_features = frozenset(f for f in ("shader-f16",) if gpu.adapter.features.has(f))
+        self.features = frozenset(gpu.features.to_py())   # what the device was granted (float16 with shader-f16)
         r = self.js = helpers().runner(self.device)
         # bound once: each is one FFI call with positional arguments
         self._buffer, self._destroy = r.buffer, r.destroy

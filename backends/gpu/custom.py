@@ -19,7 +19,7 @@ from webgrad.dtypes import bool_, to_dtype
 from webgrad.shapes import broadcast_shapes
 
 from .elementwise import elementwise, fill
-from .program import UNIFORM_WORDS, WGSL_TYPES, Program, WgslError, uniform_format, user_source
+from .program import UNIFORM_WORDS, WGSL_TYPES, Program, WgslError, uniform_format, user_source, with_enables
 
 GPU_BACKENDS = ("wgpu", "webgpu")
 MAX_RANK = 4
@@ -88,8 +88,9 @@ def _register(fn_name: str, name: str, kernel) -> None:
 
 def wgsl_elementwise(name: str, expr: str, inputs=("x",), attrs=(), dtype="float32") -> WgslOp:
     """Register kernel ``name`` on the GPU backends as ``out = expr`` elementwise, where
-    ``expr`` is WGSL over the inputs and attrs by name, all ``f32`` (int and bool inputs are
-    converted); its value is ``f32``, ``i32`` or ``bool`` for ``dtype`` float32, int32, bool.
+    ``expr`` is WGSL over the inputs and attrs by name, all ``f32`` (int, bool and float16 inputs are
+    converted); its value is ``f32``, ``i32`` or ``bool`` for ``dtype`` float32, int32, bool (``f32`` for
+    float16 too, rounded to half when stored, where the device has float16).
     Inputs broadcast against each other; the output has the broadcast shape. Returns the op.
 
     >>> import webgrad as wg
@@ -103,7 +104,7 @@ def wgsl_elementwise(name: str, expr: str, inputs=("x",), attrs=(), dtype="float
     out_dtype = to_dtype(dtype)
     if out_dtype.name not in WGSL_TYPES:
         raise TypeError(f"{fn}: dtype {out_dtype.name} has no WGSL form; use float32, int32 or bool")
-    ret = "bool" if out_dtype is bool_ else WGSL_TYPES[out_dtype.name]
+    ret = {"bool": "bool", "float16": "f32"}.get(out_dtype.name) or WGSL_TYPES[out_dtype.name]
     params = ", ".join(f"{a}: f32" for a in inputs + attrs)
     # the expression starts a line of its own, so the compiler's columns are the user's
     extra = f"fn user_({params}) -> {ret} {{ return\n{user_source(name, expr)}; }}\n"
@@ -115,6 +116,7 @@ def wgsl_elementwise(name: str, expr: str, inputs=("x",), attrs=(), dtype="float
         if len(arrays) != len(inputs):
             raise TypeError(f"{name}: expected {len(inputs)} input(s) {inputs}, got {len(arrays)}")
         values = _attr_values(name, attrs, attr_values)
+        be._check_dtype(out_dtype)
         shape = broadcast_shapes(*[a.shape for a in arrays], op=name)
         return elementwise(be, name, expr_out, list(arrays), shape, out_dtype, params=values + [0.0] * (2 - len(values)),
                            extra=extra, vec4=False)
@@ -272,6 +274,7 @@ def wgsl_kernel(name: str, source: str, output, attrs=(), workgroup_size: int = 
         def build():
             check_entry_point(name, source, wg, flat=grid is None)
             code = prelude(len(arrays), in_dtypes, out_dtype.name, ranks, attrs, wg) + user_source(name, source)
+            code = with_enables(code)
             return ShaderProgram(name, code, len(arrays), attrs, wg)
         sizes = [out.size] + [a.size for a in arrays]
         uniforms = [d for s in (out_shape,) + shapes for d in _padded(s)] + sizes + values

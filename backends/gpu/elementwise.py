@@ -10,8 +10,9 @@ from __future__ import annotations
 import struct
 
 from webgrad import kernel_names as K
-from webgrad.dtypes import bool_, int32
+from webgrad.dtypes import bool_, float16, float32, int32
 
+from .half import half_store
 from .program import WGSL_TYPES, Program, kernel_source
 
 WG = 64
@@ -120,8 +121,20 @@ def broadcast_view(a, out_shape) -> View:
 
 
 def _ty(dtype, vec):
+    """The WGSL storage type of ``dtype`` (its vec4 when ``vec``)."""
     t = WGSL_TYPES[dtype.name]
     return f"vec4<{t}>" if vec else t
+
+
+def _compute_ty(dtype, vec):
+    """The WGSL type an expression computes ``dtype`` in: float16 in float32, as PyTorch's half ops."""
+    return _ty(float32 if dtype is float16 else dtype, vec)
+
+
+def _load(k, index, dtype, vec):
+    """The WGSL reading input ``k`` at ``index``: float16 widened to float32 (exact)."""
+    read = f"in{k}[{index}]"
+    return f"{_compute_ty(dtype, vec)}({read})" if dtype is float16 else read
 
 
 _NO_PARAMS, _NO_QPARAMS = (0.0, 0.0), (0, 0, 0, 0)
@@ -197,16 +210,20 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
         uni = [("n", "u32", 1), ("p", "f32", max(2, len(params))), ("q", "i32", 4)]
         if rank:
             uni.append(("shape", "u32", rank))
-        aliases = [f"alias T{k} = {_ty(v.array.dtype, vec)};" for k, v in enumerate(views)]
-        aliases += [f"alias O = {_ty(out_dtype, vec)};", f"alias F = {'vec4<f32>' if vec else 'f32'};"]
+        aliases = [f"alias T{k} = {_compute_ty(v.array.dtype, vec)};" for k, v in enumerate(views)]
+        aliases += [f"alias O = {_compute_ty(out_dtype, vec)};", f"alias F = {'vec4<f32>' if vec else 'f32'};"]
         if helpers:
             aliases += _HELPER_ALIASES[vec]
+        half = out_dtype is float16
+        if half:
+            aliases.append(f"alias S = {_ty(out_dtype, vec)};")
         loads = []
         for k, (m, v) in enumerate(zip(modes, views)):
+            dt = v.array.dtype
             if m == "f":
-                loads.append(f"    let x{k} = in{k}[i];")
+                loads.append(f"    let x{k} = {_load(k, 'i', dt, vec)};")
             elif m == "1":
-                loads.append(f"    let x{k} = T{k}(in{k}[0]);")
+                loads.append(f"    let x{k} = T{k}({_load(k, '0', dt, False)});")
             else:
                 uni += [(f"o{k}", "i32", 1), (f"s{k}", "i32", rank)]
                 loads.append(f"    var j{k}: i32 = ii(U_o{k});")
@@ -216,13 +233,15 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
             loads.append("        let sz = ui(U_shape + u32(d)); let c = i32(rem % sz); rem = rem / sz;")
             loads += [f"        j{k} += c * ii(U_s{k} + u32(d));" for k, m in enumerate(modes) if m == "s"]
             loads.append("    }")
-        loads += [f"    let x{k} = in{k}[j{k}];" for k, m in enumerate(modes) if m == "s"]
+        loads += [f"    let x{k} = {_load(k, f'j{k}', views[k].array.dtype, False)};" for k, m in enumerate(modes)
+                  if m == "s"]
         args = ", ".join(["i: u32"] + [f"x{k}: T{k}" for k in range(len(views))])
         call = ", ".join(["i"] + list(names))
         ins = [(f"in{k}", _ty(v.array.dtype, vec and m == "f")) for k, (m, v) in enumerate(zip(modes, views))]
         return Program(f"{label}", "elementwise", inputs=ins, outputs=[("out", _ty(out_dtype, vec))], uniforms=uni,
-                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": _helper_source(helpers, trig, vec) + extra,
-                                    "ARGS": args, "CALL": call, "LOADS": "\n".join(loads), "EXPR": expr})
+                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": _helper_source(helpers, trig, vec) + extra
+                                    + (half_store(vec) if half else ""), "ARGS": args, "CALL": call,
+                                    "LOADS": "\n".join(loads), "EXPR": expr, "STORE": "half_" if half else ""})
 
     items = n // 4 if vec else n
     uniforms = [items] + [float(p) for p in params] + [0.0] * (2 - len(params)) + [int(q) for q in qparams]

@@ -27,7 +27,8 @@ try:   # the C functions under wgpu-py's pass encoder: per dispatch, skip its ar
     _SET_BIND_GROUP, _DISPATCH = _lib.wgpuComputePassEncoderSetBindGroup, _lib.wgpuComputePassEncoderDispatchWorkgroups
 except (ImportError, AttributeError):  # pragma: no cover - another wgpu-py layout: use its public API
     _SET_BIND_GROUP = _DISPATCH = None
-_OPTIONAL_FEATURES = ("timestamp-query",)   # asked for when the adapter has it (browsers grant it too)
+# asked for when the adapter has them (browsers grant them too): shader-f16 gives float16 (see half.py)
+_OPTIONAL_FEATURES = ("timestamp-query", "shader-f16")
 _QUERY_RESOLVE = wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
 
 
@@ -41,7 +42,9 @@ def _request_adapter(power_preference: str):
 
 
 class NativeDevice:
-    """A wgpu-py adapter and device behind the small interface the GPU backend needs.
+    """A wgpu-py adapter and device behind the small interface the GPU backend needs. The optional
+    features the adapter has are asked for, but those named in ``withhold`` (a test's device without
+    ``shader-f16``); ``features`` is what the device was granted.
 
     >>> dev = NativeDevice()                       # doctest: +SKIP
     >>> dev.is_cpu                                  # doctest: +SKIP
@@ -50,7 +53,7 @@ class NativeDevice:
 
     name = "wgpu"
 
-    def __init__(self, power_preference: str = "high-performance"):
+    def __init__(self, power_preference: str = "high-performance", withhold=()):
         adapter = _probed.pop(power_preference, None) or _request_adapter(power_preference)
         if adapter is None:
             raise RuntimeError("wgpu: no WebGPU adapter found (install a Vulkan/Metal/D3D12 driver, or "
@@ -60,8 +63,9 @@ class NativeDevice:
             limits[k] = adapter.limits[k]
         self.adapter, self.info = adapter, dict(adapter.info)
         self.adapter_features = frozenset(adapter.features)   # what it could grant (shader-f16, ...)
-        features = [f for f in _OPTIONAL_FEATURES if f in adapter.features]
+        features = [f for f in _OPTIONAL_FEATURES if f in adapter.features and f not in withhold]
         self.device = adapter.request_device_sync(required_features=features, required_limits=limits)
+        self.features = frozenset(self.device.features)   # what it granted
         self.limits = {k: self.device.limits[k] for k in list(LIMITS) + list(_RAISED)}
         self.timestamps = "timestamp-query" in self.device.features
         self.queue = self.device.queue

@@ -26,7 +26,28 @@ _RANGES = {"u32": (0, 2**32 - 1), "i32": (-2**31, 2**31 - 1)}
 
 # webgrad dtype name -> WGSL storage element type (bool is stored as u32 0/1; int64 as i32, its values
 # checked to fit when uploaded: WebGPU has no 64-bit integers)
-WGSL_TYPES = {"float32": "f32", "int32": "i32", "int64": "i32", "bool": "u32"}   # int64 held in 32 bits
+# float16 is WGSL's f16 (WebGPU's shader-f16 feature): a program that names it gets ``enable f16;``
+WGSL_TYPES = {"float32": "f32", "float16": "f16", "int32": "i32", "int64": "i32", "bool": "u32"}   # int64 in 32 bits
+_F16 = re.compile(r"\bf16\b")
+
+
+def storage_bytes(dtype) -> int:
+    """Bytes per element of ``dtype`` in a GPU buffer: 2 for float16, 4 for the rest (int64 is held in 32 bits).
+
+    >>> import webgrad as wg
+    >>> storage_bytes(wg.float16), storage_bytes(wg.int64)
+    (2, 4)
+    """
+    return 2 if dtype.name == "float16" else 4
+
+
+def with_enables(code: str) -> str:
+    """``code`` behind the ``enable f16;`` directive when it uses WGSL's f16 type (which needs it first).
+
+    >>> with_enables("var<private> h: f16;")
+    'enable f16;\nvar<private> h: f16;'
+    """
+    return "enable f16;\n" + code if _F16.search(code) else code
 
 
 @lru_cache(maxsize=None)
@@ -63,8 +84,8 @@ class Program:
             raise ValueError(f"{label}: {word} uniform words exceed the {UNIFORM_WORDS}-word slot")
         self.fields = [(name, typ) for name, typ, count in uniforms for _ in range(count)]
         self.fmt = uniform_format(self.fields)
-        self.code = (_prelude(inputs, outputs, offsets, wg) + (_BAD_INDEX if checks_indices else "")
-                     + Template(kernel_source(body)).substitute(subs or {}))
+        self.code = with_enables(_prelude(inputs, outputs, offsets, wg) + (_BAD_INDEX if checks_indices else "")
+                                 + Template(kernel_source(body)).substitute(subs or {}))
 
     def packed(self, values) -> bytes:
         """The uniform ``values`` (flattened, in field order) as bytes; a

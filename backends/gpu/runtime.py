@@ -27,20 +27,22 @@ from __future__ import annotations
 import array
 import gc
 
-from webgrad.dtypes import DTYPES, DType, bool_, float32, int32, int64
+from webgrad.dtypes import DTYPES, DType, bool_, float16, float32, int32, int64
 from webgrad.host import check_int_range
 
 from .device import GpuError, GpuLimitError, device_failure, is_lost
 from .limits import buffer_limit, pool_limit
-from .program import UNIFORM_SLOT, Program, compile_error
+from .half import half_bytes, half_values
+from .program import UNIFORM_SLOT, Program, compile_error, storage_bytes
 
 BATCH_LIMIT = 512                   # dispatches per submit
 MIN_BUFFER = 16
 BIND_GROUPS = 4096                  # bind groups cached before the cache starts afresh
 MAX_GROUPS = 65535
-_CODES = {"float32": "f", "int32": "i", "int64": "i", "bool": "I"}   # int64 is held in 32 bits
-_PYTHON_TYPES = {"float32": float, "int32": int, "int64": int, "bool": lambda v: int(bool(v))}
-_HOST = {"float32": "float32", "int32": "int32", "int64": "int32", "bool": "uint32"}   # numpy dtype of the bytes
+_CODES = {"float32": "f", "int32": "i", "int64": "i", "bool": "I"}   # int64 is held in 32 bits; float16: see half
+_PYTHON_TYPES = {"float32": float, "float16": float, "int32": int, "int64": int, "bool": lambda v: int(bool(v))}
+_HOST = {"float32": "float32", "float16": "float16", "int32": "int32", "int64": "int32",
+         "bool": "uint32"}   # numpy dtype of the bytes
 INDEX_SLOTS = 64                    # kinds of index check told apart between two readbacks
 _FLAGS_CLEAR = array.array("i", [0, 2**31 - 1, -2**31] * INDEX_SLOTS).tobytes()   # count, least, greatest
 
@@ -118,7 +120,7 @@ class GpuArray:
 
     @property
     def nbytes(self) -> int:
-        return self.size * 4
+        return self.size * storage_bytes(self.dtype)
 
     def __repr__(self):
         return f"GpuArray(shape={self.shape}, dtype={self.dtype.name})"
@@ -132,6 +134,8 @@ class GpuBackend:
 
     def __init__(self, device, name: str | None = None):
         self.device, self.name = device, name or device.name
+        if "shader-f16" in getattr(device, "features", ()):   # float16 where the device was granted f16
+            self.dtypes = GpuBackend.dtypes | {float16}
         self.pipelines: dict = {}
         self.calls: dict = {}            # kernel call signature -> Call (see elementwise)
         self.submits = 0
@@ -170,12 +174,12 @@ class GpuBackend:
         dispatch recorded after this call: it may get a buffer released earlier in the open
         batch. ``upload=True`` for an array a queue write fills: never such a buffer. An array
         larger than ``max_buffer`` bytes raises a GpuLimitError."""
-        n = 4
+        n = storage_bytes(dtype)
         for d in shape:
             n *= d
         size = size_class(n)
         if size > self.max_buffer:
-            size = self._largest_class(n, shape, "tensor data" if upload else "an output")
+            size = self._largest_class(n, shape, "tensor data" if upload else "an output", dtype)
         self._used[size] = self.submits
         free = (not upload and self._batch_free.get(size)) or self._pool.get(size)
         if free:
@@ -187,31 +191,32 @@ class GpuBackend:
         self.in_use += size
         return GpuArray(Storage(self, buf, size), tuple(shape), dtype)
 
-    def _largest_class(self, n: int, shape, what: str) -> int:
+    def _largest_class(self, n: int, shape, what: str, dtype=float32) -> int:
         """The size class of ``n`` bytes past the last power of two a buffer may hold (the
         largest buffer), or a GpuLimitError naming ``what`` when ``n`` bytes do not fit at all."""
         if n > self.max_buffer:
-            raise GpuLimitError(self.oversize(shape, what))
+            raise GpuLimitError(self.oversize(shape, what, dtype))
         return self.max_buffer
 
-    def _check_upload(self, shape) -> None:
+    def _check_upload(self, shape, dtype=float32) -> None:
         """Raise a GpuLimitError, before any data is converted, when ``shape`` cannot be uploaded."""
-        message = self.oversize(shape, f"{self.name}: tensor data")
+        message = self.oversize(shape, f"{self.name}: tensor data", dtype)
         if message:
             raise GpuLimitError(message)
 
-    def oversize(self, shape, what: str = "an output") -> str | None:
+    def oversize(self, shape, what: str = "an output", dtype=float32) -> str | None:
         """Why an array of ``shape`` cannot be held on this device, or None when it can.
 
         >>> wg.backend("wgpu").oversize((10**9,))   # doctest: +SKIP
         'an output of shape (1000000000,) needs 4000000000 bytes, more than ... (max-storage-buffer-binding-size)'
         """
-        n = 4
+        each = storage_bytes(dtype)
+        n = each
         for d in shape:
             n *= d
         if n <= self.max_buffer:
             return None
-        return (f"{what} of shape {tuple(shape)} needs {n} bytes (4 per element), more than the "
+        return (f"{what} of shape {tuple(shape)} needs {n} bytes ({each} per element), more than the "
                 f"{self.max_buffer} bytes one buffer may hold here ({self._max_buffer_limit})")
 
     def _release(self, buf, size) -> None:
@@ -405,7 +410,8 @@ class GpuBackend:
     def _check_dtype(self, dtype: DType) -> DType:
         if dtype not in self.dtypes:
             raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
-                            f"({self._missing(dtype)}); use float32, e.g. t.to(webgrad.float32)")
+                            f"({self._missing(dtype)}); use float32, e.g. t.to(webgrad.float32), or keep the "
+                            f"tensor on the cpu backend, e.g. t.to('cpu')")
         return dtype
 
     def _missing(self, dtype: DType) -> str:
@@ -416,7 +422,7 @@ class GpuBackend:
             return "WGSL has no bfloat16 type"
         adapter = self.device.info.get("description") or self.device.info.get("device") or "this adapter"
         if "shader-f16" in getattr(self.device, "adapter_features", ()):
-            return f"{adapter} offers WebGPU's shader-f16 feature, but webgrad's WGSL kernels have no float16 forms yet"
+            return f"{adapter} offers WebGPU's shader-f16 feature, but this device was created without it"
         return f"float16 needs WebGPU's shader-f16 feature, which {adapter} does not offer"
 
     def dtype_of(self, a: GpuArray) -> DType:
@@ -425,6 +431,8 @@ class GpuBackend:
     def upload_bytes(self, data, shape, dtype: DType) -> GpuArray:
         """Native data of ``shape`` from the bytes ``data``."""
         self._check_dtype(dtype)
+        if len(data) % 4:   # WebGPU writes whole 4-byte words (an odd count of float16 values)
+            data = bytes(data) + bytes(4 - len(data) % 4)
         try:
             out = self.alloc(tuple(shape), dtype, upload=True)
             if len(data):
@@ -435,8 +443,10 @@ class GpuBackend:
 
     def upload(self, flat, shape, dtype: DType) -> GpuArray:
         """Native data from a flat sequence of Python numbers."""
-        self._check_upload(shape)
-        code = _CODES[self._check_dtype(dtype).name]
+        self._check_upload(shape, dtype)
+        if self._check_dtype(dtype) is float16:
+            return self.upload_bytes(half_bytes(flat), shape, dtype)
+        code = _CODES[dtype.name]
         if not (isinstance(flat, array.array) and flat.typecode == code):
             convert = _PYTHON_TYPES[dtype.name]
             flat = [convert(v) for v in flat]
@@ -455,7 +465,7 @@ class GpuBackend:
             dtype = DTYPES.get(a.dtype.name) or {"i": int64, "u": int64, "b": bool_}.get(kind)
             if dtype is None:
                 raise TypeError(f"tensor: unsupported numpy dtype {a.dtype} on backend {self.name!r}")
-        self._check_upload(a.shape)
+        self._check_upload(a.shape, dtype)
         self._check_dtype(dtype)
         if dtype.kind == "i" and a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
             raise OverflowError(f"tensor: {a.dtype} values from {a.min()} to {a.max()} do not fit in {dtype.name} on "
@@ -471,7 +481,7 @@ class GpuBackend:
         if checks:
             arrays.append(flags)
             self._check_slots = {}
-        staged = [(*self._staging_buffer(b.nbytes), b.nbytes) for b in arrays]
+        staged = [(*self._staging_buffer(b.nbytes), -(-b.nbytes // 4) * 4) for b in arrays]   # whole 4-byte words
         self.flush([(b.storage.buffer, 0, s, 0, n) for b, (s, _, n) in zip(arrays, staged)])
         if checks:   # queued after the copy, so the next batch's checks start from nothing refused
             self.device.write_buffer(flags.storage.buffer, 0, _FLAGS_CLEAR)
@@ -507,7 +517,7 @@ class GpuBackend:
             raise device_failure(f"{self.name}: reading back a tensor of shape {a.shape}", e) from None
         finally:
             self._unstage(staged)
-        return self._checked(got, checks)
+        return self._checked(got, checks)[:a.nbytes]
 
     async def read_bytes_async(self, a: GpuArray) -> bytes:
         """The array's bytes, awaiting the map (the readback browsers allow without JSPI)."""
@@ -519,7 +529,7 @@ class GpuBackend:
             raise device_failure(f"{self.name}: reading back a tensor of shape {a.shape}", e) from None
         finally:
             self._unstage(staged)
-        return self._checked(got, checks)
+        return self._checked(got, checks)[:a.nbytes]
 
     # ------------------------------------------------------------ index checks
     def index_flags(self, label: str, size: int):
@@ -546,6 +556,8 @@ class GpuBackend:
         return self.device.create_staging_buffer(size), size
 
     def _flat(self, a: GpuArray, data: bytes):
+        if a.dtype is float16:
+            return half_values(data)
         values = array.array(_CODES[a.dtype.name])
         values.frombytes(data)
         return [bool(v) for v in values] if a.dtype is bool_ else values

@@ -2,8 +2,11 @@
 eagerly while tracing every kernel it runs (forward, ``backward()``, the optimizer's ``step()`` and
 ``zero_grad()`` when they are inside); later calls whose guards match (shapes, dtypes, backend, grad
 mode, the tensors and optimizer state the step touches, plain Python arguments) replay that plan of
-kernel calls without webgrad's per-op Python. See ``compiled.py`` (calls and guards), ``tracer.py``,
-``plan.py`` and ``replay.py``.
+kernel calls without webgrad's per-op Python. A graph break (a readback, a data-dependent shape)
+splits the plan into pieces: a replay reads the value back there and goes on where a trace saw that
+value, else traces that path (``paths.py``). Outputs still to be differentiated (a compiled model,
+its loss and ``backward()`` outside) get one node replaying their traced backward (``boundary.py``).
+See ``compiled.py`` (calls and guards), ``tracer.py``, ``plan.py`` and ``replay.py``.
 
 >>> import webgrad as wg
 >>> model = wg.nn.Linear(2, 2)
@@ -29,9 +32,10 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
             disable: bool = False, debug: bool = False):
     """``model`` (a module or a function) compiled: PyTorch's signature. ``fullgraph=True`` raises
     ``GraphBreak`` where the function does what a plan cannot hold (``.item()``, ``.tolist()``,
-    ``bool(t)``, printing a tensor, a data-dependent shape); otherwise such a function runs eagerly
-    for that guard set. ``dynamic``, ``mode`` and ``options`` have no effect (plans are specialised to
-    shapes; results do not depend on them); ``backend="eager"`` (or ``disable=True``) runs the model
+    ``bool(t)``, printing a tensor, a data-dependent shape); otherwise the plan splits there into
+    pieces, and each value read there (each shape) gets its own path, traced at its first call.
+    ``dynamic``, ``mode`` and ``options`` have no effect (plans are specialised to shapes; results do
+    not depend on them); ``backend="eager"`` (or ``disable=True``) runs the model
     as it is. ``debug=True`` (webgrad's) prints each plan when traced; ``explain()`` returns it.
     Without ``model``, a decorator.
 

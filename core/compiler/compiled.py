@@ -3,16 +3,20 @@
 Each call finds its places and guard key (``places.find_places``). A plan traced for that key is
 replayed; otherwise the call runs eagerly under the tracer (so its results *are* the eager ones)
 and its plan is kept for the next call with that key: PyTorch's recompiles. A trace that made new
-state (an optimizer's first step) is not kept: the next call traces again. A plan that cannot be
-replayed (a graph break, Python state it would miss) makes its key run eagerly. Past
-``RECOMPILE_LIMIT`` plans, new keys run eagerly, with a warning, as PyTorch's ``recompile_limit``.
+state (an optimizer's first step) is not kept: the next call traces again. A plan with graph breaks
+replays piece by piece, checking the values read back at the breaks; a call that reads other
+values traces another path for its key (``paths.Paths``). A plan that cannot be replayed (Python
+state it would miss) makes its key run eagerly. Past ``RECOMPILE_LIMIT`` plans (a path counts as
+one), new keys and paths run eagerly, with a warning, as PyTorch's ``recompile_limit``.
 """
 from __future__ import annotations
 
 import warnings
 
 from .. import per_step as step_numbers
+from .boundary import trace_backward
 from .explain import describe
+from .paths import Paths
 from .places import find_places
 from .plan import build_plan
 from .python_state import PythonState
@@ -42,7 +46,7 @@ class CompiledFunction:
 
     def __init__(self, fn, *, fullgraph: bool = False, debug: bool = False):
         self.fn, self.fullgraph, self.debug = fn, fullgraph, debug
-        self.plans: dict = {}          # guard key -> Replay or Eager
+        self.plans: dict = {}          # guard key -> Replay, Paths (a plan with graph breaks) or Eager
         self.traces = self.replays = 0
         self.last = None               # the Replay or Eager of the latest trace
         self._limit_warned = False
@@ -52,14 +56,14 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         found = find_places(self.fn, args, kwargs)
         entry = self.plans.get(found.key)
-        if type(entry) is Replay:
+        if type(entry) is Replay or type(entry) is Paths:
             out = entry(found)
             if out is not _MISS:
                 self.replays += 1
                 return out
         elif entry is not None:
             return self.fn(*args, **kwargs)
-        if len(self.plans) >= RECOMPILE_LIMIT:
+        if self.kept() >= RECOMPILE_LIMIT:
             self._warn_limit()
             return self.fn(*args, **kwargs)
         return self._trace(found, args, kwargs)
@@ -69,34 +73,51 @@ class CompiledFunction:
         try:
             with Tracer(self.fullgraph) as tracer:
                 result = self.fn(*args, **kwargs)
+                backward = trace_backward(tracer, result, found)   # its outputs' backward, if they have one
         except GraphBreak:
             state.restore(live)
             raise
-        plan = build_plan(tracer, found, find_places(self.fn, args, kwargs), live, result)
+        plan = build_plan(tracer, found, find_places(self.fn, args, kwargs), live, result, backward)
+        del backward
         plan.reasons += state.unreplayable_changes()
         del tracer, live
         self.traces += 1
         entry = Replay(plan) if plan.replayable else Eager(plan)
         if not any(r.startswith(_WARM_UP) for r in plan.reasons):
-            self.plans[found.key] = entry
+            self._keep(found.key, entry)
         self.last = entry
         if self.debug:
             print(self.explain())
         return result
 
+    def _keep(self, key, entry) -> None:
+        """Keep ``entry`` for ``key``: a replayable plan with graph breaks is one more path of the key's."""
+        held = self.plans.get(key)
+        if type(entry) is not Replay or not entry.tokens:
+            self.plans[key] = entry
+        elif type(held) is Paths:
+            held.add(entry)
+        else:
+            self.plans[key] = Paths(entry)
+
+    def kept(self) -> int:
+        """How many plans are kept (each path of a key with graph breaks counts)."""
+        return sum(len(e) if type(e) is Paths else 1 for e in self.plans.values())
+
     def _warn_limit(self):
         if not self._limit_warned:
             self._limit_warned = True
             warnings.warn(f"compile: {getattr(self.fn, '__name__', type(self.fn).__name__)} was traced for "
-                          f"{RECOMPILE_LIMIT} different guard sets (recompile_limit); calls with new shapes, dtypes "
-                          f"or arguments run eagerly from now on", stacklevel=3)
+                          f"{RECOMPILE_LIMIT} different guard sets or paths through its graph breaks "
+                          f"(recompile_limit); calls with new shapes, dtypes, arguments or values read at a graph "
+                          f"break run eagerly from now on", stacklevel=3)
 
     def explain(self) -> str:
         """The plans traced so far: per guard set, its kernels (fused ones marked), constants folded,
         per-step numbers, write-backs, and graph breaks or why it runs eagerly."""
         parts = [f"compiled {getattr(self.fn, '__qualname__', type(self.fn).__name__)}: {self.traces} trace(s), "
-                 f"{len(self.plans)} plan(s) kept, {self.replays} replay(s)"]
-        entries = list(self.plans.values())
+                 f"{self.kept()} plan(s) kept, {self.replays} replay(s)"]
+        entries = [p for e in self.plans.values() for p in (e.paths if type(e) is Paths else (e,))]
         if self.last is not None and all(e is not self.last for e in entries):
             entries.append(self.last)
         for k, entry in enumerate(entries):

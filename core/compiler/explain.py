@@ -3,8 +3,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .plan import pieces
+
 
 def _step_line(step) -> str:
+    if step.check is not None:
+        c = step.check
+        return (f"    --- graph break: {c.what} at {c.where}; read {c.seen} (the next piece runs where a call "
+                f"reads that)")
     ins = ", ".join(f"s{s}" for s in step.ins)
     dyn = "".join(f", {k}=<per-step #{i}>" for k, i in step.dynamic.items())
     outs = ", ".join("_" if s is None else f"s{s}" for s in step.outs)
@@ -24,7 +30,7 @@ def describe(k: int, entry) -> str:
     head = (f"plan {k}: {len(plan.steps)} kernel calls (traced {plan.traced_calls}, {plan.folded} folded into "
             f"constants, {plan.dropped} unused dropped), {len(plan.inputs) + len(plan.extra)} inputs, "
             f"{len(plan.consts)} constants, {sum(c for _, _, c in plan.prologue)} per-step numbers, "
-            f"backend {getattr(plan.backend, 'name', None)}")
+            f"backend {getattr(plan.backend, 'name', None)}, {pieces(plan)} piece(s)")
     lines = [head]
     if plan.uploads:
         lines.append(f"  {plan.uploads} tensor(s) made from Python data inside the step: constants of the plan")
@@ -36,12 +42,18 @@ def describe(k: int, entry) -> str:
         counts = Counter(fused)
         chains = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items())
         lines.append(f"  fused: {len(fused)} chains: {chains}")
+    backward = getattr(entry, "backward", None) or []
+    later = {id(s) for s in backward}
     lines.append("  kernels:")
-    lines += [_step_line(s) for s in plan.steps]
+    lines += [_step_line(s) for s in plan.steps if id(s) not in later]
+    if backward:
+        lines.append(f"  backward kernels (run by the outputs' CompiledBackward node at backward(), from "
+                     f"{len(entry.saved)} saved values):")
+        lines += [_step_line(s) for s in backward]
     if plan.writes:
         lines.append("  write-backs:")
         lines += [_write_line(w) for w in plan.writes]
-    if plan.breaks:
+    if plan.breaks and not plan.replayable:
         lines.append("  graph breaks:")
         lines += [f"    {what} at {where}" for what, where in plan.breaks]
     return "\n".join(lines)

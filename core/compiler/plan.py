@@ -16,9 +16,16 @@
   a new tensor (``.grad``, ``state["exp_avg"]``) gets one again, made around the slot; a place
   emptied (``zero_grad()``) is emptied.
 * **outputs**: the function's result, with its tensors as slots.
+* **autograd across the boundary** (``boundary``): where the function returns tensors still to be
+  differentiated, the trace also holds their backward; ``seeds`` are the slots of the output
+  gradients it started from, ``grads`` the slots of the gradients it reached, per place in ``wrt``
+  (``grad_outputs``: which of the result's tensors they are the gradients of).
+* **checks**: a graph break (``tracer.Check``) stays in the steps as a ``Break`` step: the steps
+  between two breaks are the plan's *pieces*; a replay reads the value back at the break and goes
+  on only if it is the traced one (``replay``), else it misses and the call traces a new path.
 
-A plan that cannot be replayed says why in ``reasons`` (a graph break, a step that made new places,
-Python state the step changed that no per-step function recomputes...).
+A plan that cannot be replayed says why in ``reasons`` (a step that made new places, Python state
+the step changed that no per-step function recomputes...).
 """
 from __future__ import annotations
 
@@ -27,7 +34,7 @@ from weakref import ref
 from ..random import Generator
 from ..tensor import Tensor
 from .places import Found
-from .tracer import Tracer
+from .tracer import Check, Tracer
 
 _PLAIN = (int, float, str, bool, type(None))
 
@@ -35,13 +42,15 @@ _PLAIN = (int, float, str, bool, type(None))
 class Step:
     """One kernel call of a plan: ``outs = fn(*ins, **attrs)``, its ``dynamic`` attributes
     ({attr: index among the per-step numbers}) filled in at each replay; ``captured``: ``fn`` replays
-    the dispatches the call made when traced, and takes no attrs (they are in its prepared uniforms)."""
+    the dispatches the call made when traced, and takes no attrs (they are in its prepared uniforms);
+    ``check``: for a graph break (name ``Break``, no outputs), its ``tracer.Check``: ``fn(*ins)`` must
+    give ``check.token`` again for the replay to go on."""
 
-    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured")
+    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured", "check")
 
-    def __init__(self, name, fn, ins, attrs, dynamic, outs, multi):
+    def __init__(self, name, fn, ins, attrs, dynamic, outs, multi, check=None):
         self.name, self.fn, self.ins, self.attrs, self.dynamic = name, fn, ins, attrs, dynamic
-        self.outs, self.multi, self.captured = outs, multi, False
+        self.outs, self.multi, self.captured, self.check = outs, multi, False, check
 
 
 class Plan:
@@ -55,6 +64,8 @@ class Plan:
         self.outputs = None
         self.breaks, self.reasons = [], []
         self.backend = None
+        self.seeds, self.grads, self.wrt, self.grad_outputs = [], [], [], []   # see boundary
+        self.saved_places = []         # the places the backward reads (the CompiledBackward node saves them)
         self.meta = {}                 # slot -> (shape, dtype) of what the steps make
         self.n_slots = 0
         self.traced_calls = self.folded = self.dropped = self.uploads = 0
@@ -90,13 +101,14 @@ class _Slots:
         return s
 
 
-def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, result) -> Plan:
+def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, result, backward=None) -> Plan:
     """The plan of a finished trace: ``start``/``end`` are the places before and after the call,
-    ``start_live`` every live tensor before it (``tracer.live_tensors``), ``result`` what it returned."""
+    ``start_live`` every live tensor before it (``tracer.live_tensors``), ``result`` what it returned,
+    ``backward`` the traced backward of its outputs (``boundary.trace_backward``) or None."""
     plan = Plan()
     plan.breaks, plan.prologue = list(tracer.breaks), list(tracer.prologue)
     plan.traced_calls, plan.uploads = len(tracer.calls), tracer.uploads
-    plan.reasons += [f"graph break: {what} at {where}" for what, where in tracer.breaks]
+    plan.reasons += tracer.unreplayable
     placed = {id(t) for t in start.tensors if t is not None}
     start_data = {id(d): t for t, d, _ in start_live.values() if id(t) not in placed}
     slots = _Slots(plan, start_data)
@@ -106,9 +118,15 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
             plan.inputs[slots.new(data)] = i
     backends = {t._backend for t in start.tensors + end.tensors if t is not None}
     plan.backend = next(iter(backends)) if len(backends) == 1 else None
+    joint = backward is not None and backward.reason is None
+    if joint:
+        plan.seeds = [slots.new(t._data) for t in backward.seeds]
     bound = set()
     for call in tracer.calls:
         ins = tuple([slots.read(a) for a in call.inputs])
+        if type(call) is Check:
+            plan.steps.append(Step(call.name, call.fn, ins, {}, {}, (), False, call))
+            continue
         if all(o is None or id(o) in slots.of for o in call.outputs):   # it handed back what it got (AddGrad)
             continue
         outs = tuple([None if o is None else (slots.of[id(o)] if id(o) in slots.of else slots.new(o))
@@ -126,10 +144,12 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     at_start = {id(t): before[(p.kind, id(p.owner), p.key)] for p, t in zip(end.places, end.tensors)
                 if t is not None and (p.kind, id(p.owner), p.key) in before}
     plan.outputs = _structure(result, slots, at_start)
-    if any(_needs_autograd(t) for t in _tensors_in(result)):
-        plan.reasons.append("the function returns tensors whose graph is still to be differentiated (a compiled "
-                            "module called with grad enabled, its backward() outside): compile the whole step, "
-                            "backward() and optimizer step included")
+    if joint:
+        plan.grads = [None if g is None else slots.read(g._data) for g in backward.grads]
+        plan.wrt, plan.grad_outputs = list(backward.wrt), list(backward.outs)
+    elif backward is not None:
+        plan.reasons.append(f"the function returns tensors whose graph is still to be differentiated, and "
+                            f"{backward.reason}")
     _fold(plan, slots.objects)
     _drop_unused(plan)
     if len(backends) > 1:
@@ -147,21 +167,6 @@ def _note_meta(plan: Plan, slots: _Slots, used) -> None:
                 plan.meta[s] = (tuple(o.shape), dtype_of(o))
             except (AttributeError, KeyError, TypeError):
                 pass
-
-
-def _tensors_in(result) -> list:
-    if isinstance(result, Tensor):
-        return [result]
-    if type(result) in (list, tuple):
-        return [t for r in result for t in _tensors_in(r)]
-    if type(result) is dict:
-        return [t for r in result.values() for t in _tensors_in(r)]
-    return []
-
-
-def _needs_autograd(t) -> bool:
-    """Whether ``t``'s graph can still be differentiated (a backward pass frees what nodes saved)."""
-    return t.grad_fn is not None and t.grad_fn.saved is not None
 
 
 def _dynamic_attrs(attrs: dict, dynamic: dict) -> dict:
@@ -230,7 +235,7 @@ def _structure(result, slots: _Slots, placed: dict):
 
 def _fold(plan: Plan, objects: dict) -> None:
     """Steps whose inputs are all constants and whose attributes are not dynamic become constants
-    (their traced results)."""
+    (their traced results); a break reading a constant always sees the traced value: it goes."""
     kept = []
     for step in plan.steps:
         if not step.dynamic and all(s in plan.consts for s in step.ins):
@@ -243,9 +248,14 @@ def _fold(plan: Plan, objects: dict) -> None:
     plan.steps = kept
 
 
+def pieces(plan: Plan) -> int:
+    """How many compiled pieces the plan's graph breaks split it into."""
+    return 1 + sum(step.check is not None for step in plan.steps)
+
+
 def needed_slots(plan: Plan) -> set:
-    """The slots the write-backs and the outputs read."""
-    need = {s for _, _, s, _ in plan.writes if s is not None}
+    """The slots the write-backs, the outputs and the traced gradients read."""
+    need = {s for _, _, s, _ in plan.writes if s is not None} | {s for s in plan.grads if s is not None}
 
     def walk(node):
         kind = node[0]
@@ -262,17 +272,19 @@ def needed_slots(plan: Plan) -> set:
 
 
 def _drop_unused(plan: Plan) -> None:
-    """Drop the steps whose outputs nothing needs (kernels are pure: their only effect is their result)."""
+    """Drop the steps whose outputs nothing needs (kernels are pure: their only effect is their result),
+    and the constants and extra inputs that only they read."""
     need = needed_slots(plan)
     kept = []
     for step in reversed(plan.steps):
-        if any(s in need for s in step.outs if s is not None):
+        if step.check is not None or any(s in need for s in step.outs if s is not None):
             kept.append(step)
             need.update(step.ins)
         else:
             plan.dropped += 1
     plan.steps = kept[::-1]
     plan.consts = {s: o for s, o in plan.consts.items() if s in need}
+    plan.extra = {s: r for s, r in plan.extra.items() if s in need}   # (a backward past the boundary read some)
 
 
-__all__ = ["Plan", "Step", "build_plan", "needed_slots"]
+__all__ = ["Plan", "Step", "build_plan", "needed_slots", "pieces"]

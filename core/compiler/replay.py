@@ -11,14 +11,23 @@ attributes written in (the dynamic ones read from the per-step numbers), e.g.::
         return s8, s9
 
 so a replay runs no ``Tensor``, ``Node`` or op code: only the kernel functions, which on ``cpu`` are
-numpy calls and on the GPU backends record their prepared dispatches. ``source`` holds the text (it
-is what ``explain()`` shows). Backends that replay differently (``gpu_replay``) build on the same plan.
+numpy calls and on the GPU backends record their prepared dispatches. A graph break between two
+pieces reads the value back and returns early when Python saw another value when traced::
+
+    B.append(k5(s8))   # graph break: a readback (to_list: ...) at step.py:12 in f: if loss > 1:
+    if B[-1] != c6: return None
+
+(the call then misses: ``Miss`` holds the tokens read so far; nothing was written back). A plan
+holding its outputs' backward (``boundary``) generates a second function, ``backward(G, S)``, that
+their ``CompiledBackward`` node runs. ``source`` holds the text (it is what ``explain()`` shows).
+Backends that replay differently (``gpu_replay``) build on the same plan.
 """
 from __future__ import annotations
 
 from .. import engine
 from ..tensor import Tensor
 from ..views import live_views, refresh
+from .boundary import attach, saved_places, split
 from .fusion import fuse_plan
 from .plan import Plan
 
@@ -55,6 +64,10 @@ class Source:
 
     def call(self, step) -> str:
         args = [self.value(s) for s in step.ins]
+        if step.check is not None:
+            c = step.check
+            return (f"    B.append({self.name(step.fn, 'k')}({args[0]}))   # graph break: {c.what} at {c.where}\n"
+                    f"    if B[-1] != {self.name(c.token, 'c')}: return None")
         for k, v in () if step.captured else step.attrs.items():
             if k in step.dynamic:
                 args.append(f"{k}=D[{step.dynamic[k]}]")
@@ -65,10 +78,10 @@ class Source:
         return f"    {target} = {self.name(step.fn, 'k')}({', '.join(args)})   # {step.name}"
 
 
-def _last_uses(plan: Plan) -> dict:
+def _last_uses(steps: list) -> dict:
     """step index -> the slots whose last reader it is (deleted after it, freeing memory early)."""
     last = {}
-    for i, step in enumerate(plan.steps):
+    for i, step in enumerate(steps):
         for s in step.ins:
             last[s] = i
     out = {}
@@ -77,26 +90,41 @@ def _last_uses(plan: Plan) -> dict:
     return out
 
 
-def steps_source(plan: Plan, needed: list) -> Source:
-    """The generated function ``steps(T, X, D)`` returning the ``needed`` slots: ``T`` the places'
-    tensors, ``X`` the extra input tensors, ``D`` the per-step numbers."""
+def _source(plan: Plan, head: str, loads: list, steps: list, needed: list) -> Source:
+    """A generated function: ``head``, then ``s<slot> = <expression>`` per load, the steps (each slot
+    deleted after its last reader), and the ``needed`` slots returned (None for a None)."""
     src = Source(plan)
-    lines = ["def steps(T, X, D):"]
-    for slot, i in plan.inputs.items():
-        lines.append(f"    s{slot} = T[{i}]._data")
-    for k, slot in enumerate(plan.extra):
-        lines.append(f"    s{slot} = X[{k}]._data")
-    keep = set(needed) | set(plan.inputs) | set(plan.extra)
-    last = _last_uses(plan)
-    for i, step in enumerate(plan.steps):
+    lines = [head] + [f"    s{slot} = {expression}" for slot, expression in loads]
+    keep = set(needed) | {slot for slot, _ in loads}
+    last = _last_uses(steps)
+    for i, step in enumerate(steps):
         lines.append(src.call(step))
         dead = [f"s{s}" for s in last.get(i, ()) if s not in keep and s not in plan.consts]
         if dead:
             lines.append(f"    del {', '.join(dead)}")
-    values = [src.value(s) for s in needed]
+    values = ["None" if s is None else src.value(s) for s in needed]
     lines.append(f"    return ({', '.join(values)}{',' if len(values) == 1 else ''})")
     src.lines = lines
     return src
+
+
+def steps_source(plan: Plan, needed: list, steps=None) -> Source:
+    """The generated function ``steps(T, X, D, B)`` running ``steps`` (the plan's by default) and
+    returning the ``needed`` slots: ``T`` the places' tensors, ``X`` the extra input tensors, ``D``
+    the per-step numbers, ``B`` a list taking the tokens its graph breaks read (None returned at the
+    first token that is not the traced one)."""
+    loads = [(slot, f"T[{i}]._data") for slot, i in plan.inputs.items()]
+    loads += [(slot, f"X[{k}]._data") for k, slot in enumerate(plan.extra)]
+    return _source(plan, "def steps(T, X, D, B):", loads, plan.steps if steps is None else steps, needed)
+
+
+def backward_source(plan: Plan, steps: list, saved: list) -> Source:
+    """The generated function ``backward(G, S)`` running a plan's backward ``steps`` (``boundary``) on
+    ``G``, the gradients of its differentiable outputs, and ``S``, the ``saved`` values of the forward;
+    it returns the gradients of the boundary's tensors (None where none reaches one)."""
+    loads = [(slot, f"G[{k}]") for k, slot in enumerate(plan.seeds)]
+    loads += [(slot, f"S[{k}]") for k, slot in enumerate(saved)]
+    return _source(plan, "def backward(G, S):", loads, steps, plan.grads)
 
 
 class Replay:
@@ -106,13 +134,18 @@ class Replay:
     def __init__(self, plan: Plan, fuse: bool = True):
         self.plan = plan
         self.fused = fuse_plan(plan) if fuse else []
-        self.needed = sorted({s for _, _, s, _ in plan.writes if s is not None} | _output_slots(plan.outputs))
+        needed = {s for _, _, s, _ in plan.writes if s is not None} | _output_slots(plan.outputs)
+        forward, self.backward, self.saved = split(plan, plan.steps) if plan.seeds else (plan.steps, None, [])
+        plan.saved_places = saved_places(plan, self.saved)
+        self.needed = sorted(needed | set(self.saved))
         self.index = {s: k for k, s in enumerate(self.needed)}
-        src = steps_source(plan, self.needed)
-        self.source = "\n".join(src.lines)
-        exec(compile(self.source, "<webgrad.compile plan>", "exec"), src.namespace)
-        self.steps = src.namespace["steps"]
+        self.steps, self.source = _built(steps_source(plan, self.needed, forward), "steps")
+        self.backward_steps = None
+        if self.backward is not None:
+            self.backward_steps, source = _built(backward_source(plan, self.backward, self.saved), "backward")
+            self.source += "\n\n" + source
         self.extra = [(r, r()._data.shape, r()._dtype) for r in plan.extra.values()]
+        self.tokens = tuple([step.check.token for step in plan.steps if step.check is not None])
         scope = getattr(plan.backend, "gradient_scope", None)
         self.scope = scope
 
@@ -139,14 +172,19 @@ class Replay:
         extra = self.extras()
         if extra is None:
             return _MISS
-        numbers = self.numbers()
+        numbers, read = self.numbers(), []
         if self.scope is not None:
             with self.scope():
-                values = self.steps(found.tensors, extra, numbers)
+                values = self.steps(found.tensors, extra, numbers, read)
         else:
-            values = self.steps(found.tensors, extra, numbers)
+            values = self.steps(found.tensors, extra, numbers, read)
+        if values is None:
+            return Miss(read)
         self.write(found, values)
-        return self.output(self.plan.outputs, found, values)
+        out = self.output(self.plan.outputs, found, values)
+        if self.backward_steps is not None:
+            attach(out, found, self.plan, self.backward_steps, [values[self.index[s]] for s in self.saved], self.scope)
+        return out
 
     def write(self, found, values) -> None:
         index, changed = self.index, False
@@ -186,6 +224,23 @@ class Replay:
 _MISS = object()
 
 
+def _built(src: Source, name: str) -> tuple:
+    """(the generated function ``name`` of ``src``, its text)."""
+    text = "\n".join(src.lines)
+    exec(compile(text, "<webgrad.compile plan>", "exec"), src.namespace)
+    return src.namespace[name], text
+
+
+class Miss:
+    """A replay that stopped at a graph break where another value was read than the traced one:
+    ``read`` holds the tokens of the breaks up to that one (the path to look for next)."""
+
+    __slots__ = ("read",)
+
+    def __init__(self, read):
+        self.read = tuple(read)
+
+
 def _set_data(t, data, version_delta: int) -> None:
     t._data = data
     if version_delta:
@@ -206,4 +261,4 @@ def _output_slots(node) -> set:
     return set()
 
 
-__all__ = ["Replay", "steps_source", "Source"]
+__all__ = ["Replay", "Miss", "steps_source", "Source"]

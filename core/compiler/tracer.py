@@ -12,8 +12,11 @@ another kernel replays as one). Also, while tracing:
 
 * a readback (``item()``, ``tolist()``, ``bool(t)``, ``numpy()``, printing a tensor) is a *graph
   break*: what Python does with a tensor's values cannot be captured; it is noted with where it
-  happened (``fullgraph=True`` raises ``GraphBreak`` there);
-* kernels whose output shape depends on values (``NonZero``) are graph breaks too;
+  happened (``fullgraph=True`` raises ``GraphBreak`` there) and recorded as a ``Check`` in the calls:
+  the plan splits there into pieces, and a replay reads the value back at that point and goes on
+  only if it is the one traced (the Python that ran on it would do the same again);
+* kernels whose output shape depends on values (``NonZero``) are graph breaks too, recorded as a
+  ``Check`` of their output's shape;
 * the numbers ``per_step`` functions return (and each generator's next seed) are noted as dynamic;
 * buffer donation and the scalar-constant cache are off, so every scalar enters as a kernel call.
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import gc
 import os
+from contextlib import contextmanager
 import sys
 import traceback
 
@@ -59,6 +63,31 @@ class Recorded:
         self.replay = None   # where the backend captured the call's dispatches: a function replaying them
 
 
+class Check:
+    """A graph break kept in the calls: ``fn(data)`` is a token of what Python saw there (the bytes
+    of a readback, the shape of a data-dependent result); a replay goes on only where it is ``token``."""
+
+    __slots__ = ("name", "fn", "inputs", "token", "what", "where", "seen")
+
+    def __init__(self, fn, data, token, what, where, seen):
+        self.name, self.fn, self.inputs, self.token, self.what, self.where = "Break", fn, (data,), token, what, where
+        self.seen = seen   # what Python got there when traced (shortened, for explain())
+
+
+def read_token(read):
+    """A readback's token function: ``data`` -> (shape, dtype, its bytes) through the backend's
+    ``read`` (bytes compare bit for bit: NaN equals itself, -0.0 differs from 0.0)."""
+    def token(data):
+        flat, shape, dtype = read(data)
+        return tuple(shape), dtype.name, bytes(flat) if type(flat) is memoryview else tuple(flat)
+    return token
+
+
+def shape_token(data) -> tuple:
+    """A data-dependent kernel's token: its result's shape."""
+    return tuple(data.shape)
+
+
 def user_frame() -> str:
     """``file:line in function: code`` of the innermost frame outside webgrad (where a user's code broke a graph)."""
     for frame in reversed(traceback.extract_stack()[:-1]):
@@ -89,7 +118,7 @@ class Tracer:
     def __init__(self, fullgraph: bool = False):
         self.fullgraph = fullgraph
         self.calls, self.breaks, self.prologue, self.keep = [], [], [], []
-        self.dynamic, self.unsafe = {}, []
+        self.dynamic, self.unsafe, self.unreplayable = {}, [], []
         self.depth = self.uploads = 0
         self._undo = []
 
@@ -113,6 +142,15 @@ class Tracer:
         self._undo = []
         return False
 
+    @contextmanager
+    def unrecorded(self):
+        """What runs inside is not recorded (as a kernel called by a kernel)."""
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
     def _swap(self, table, name, new):
         old = table[name]
         table[name] = new
@@ -130,10 +168,12 @@ class Tracer:
 
     def _backend(self, be):
         """Break the graph at the backend's readbacks, decline donations."""
+        read = getattr(be, "read", None)
+        token = None if read is None else read_token(read)
         for name in _READBACKS:
             fn = getattr(be, name, None)
             if fn is not None:
-                self._swap_attr(be, name, self._readback(name, fn))
+                self._swap_attr(be, name, self._readback(name, fn, token))
         for name in _UPLOADS:
             fn = getattr(be, name, None)
             if fn is not None:
@@ -156,21 +196,41 @@ class Tracer:
                         out = fn(*args, **attrs)
             finally:
                 self.depth -= 1
+            what = f"kernel {name} (its output's shape depends on the input's values)"
             if name in DATA_DEPENDENT:
-                self.graph_break(f"kernel {name} (its output's shape depends on the input's values)")
+                self.graph_break(what)
             self.record(name, fn, args, attrs, out)
-            if capture is not None:
+            if name in DATA_DEPENDENT:   # replayed as a kernel (captured dispatches would keep the traced shape)
+                data = out[0] if type(out) is tuple else out
+                self.check(shape_token, data, what, f"shape {tuple(data.shape)}")
+            elif capture is not None:
                 self.calls[-1].replay = dispatches.replayer(args, out)
             return out
         recording.__wrapped__ = fn
         return recording
 
-    def _readback(self, name, fn):
+    def _readback(self, name, fn, token):
         def reading(*args, **kwargs):
-            if not self.depth:
-                self.graph_break(f"a readback ({name}: Tensor.item(), tolist(), bool(), numpy() or printing)")
-            return fn(*args, **kwargs)
+            if self.depth:
+                return fn(*args, **kwargs)
+            what = f"a readback ({name}: Tensor.item(), tolist(), bool(), numpy() or printing)"
+            self.graph_break(what)
+            if token is None or name == "read_async":
+                self.unreplayable.append(f"{what}: the backend cannot read it back for a replay to check")
+                return fn(*args, **kwargs)
+            out = fn(*args, **kwargs)
+            self.check(token, args[0], what, out)
+            return out
         return reading
+
+    def check(self, fn, data, what, seen) -> None:
+        """Record a graph break as a ``Check`` of ``data`` (the token is taken now, unrecorded)."""
+        with self.unrecorded():
+            token = fn(data)
+        self.keep.append(data)
+        seen = seen if type(seen) is str else repr(seen)
+        seen = seen if len(seen) < 60 else seen[:56] + " ..."
+        self.calls.append(Check(fn, data, token, what, self.breaks[-1][1], seen))
 
     def _upload(self, fn):
         def uploading(*args, **kwargs):
@@ -233,4 +293,5 @@ def live_tensors() -> dict:
     return out
 
 
-__all__ = ["Tracer", "GraphBreak", "Recorded", "live_tensors", "user_frame", "DATA_DEPENDENT"]
+__all__ = ["Tracer", "GraphBreak", "Recorded", "Check", "read_token", "shape_token", "live_tensors", "user_frame",
+           "DATA_DEPENDENT"]

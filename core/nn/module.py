@@ -305,6 +305,22 @@ class Module:
         from ..dtypes import float64
         return self.to(float64)
 
+    def half(self) -> "Module":
+        """Floating parameters and buffers in float16 (on a GPU backend, where its device has WebGPU's
+        shader-f16 feature).
+
+        >>> import webgrad as wg
+        >>> wg.nn.Linear(2, 2).half().weight.dtype
+        webgrad.float16
+        """
+        from ..dtypes import float16
+        return self.to(float16)
+
+    def bfloat16(self) -> "Module":
+        """Floating parameters and buffers in bfloat16 (cpu only: WGSL has no bfloat16 type)."""
+        from ..dtypes import bfloat16
+        return self.to(bfloat16)
+
     # ------------------------------------------------------------ state
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False) -> "OrderedDict":
         """Parameters and persistent buffers by dotted name (detached unless ``keep_vars``).

@@ -28,6 +28,12 @@ class Parameter(Tensor):
     def __init__(self, data=None, requires_grad=True):
         pass
 
+    def __deepcopy__(self, memo: dict) -> "Parameter":
+        """As PyTorch's: a Parameter over a clone of the data, with ``requires_grad``; no ``.grad``."""
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
+        return memo[id(self)]
+
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 

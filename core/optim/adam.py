@@ -1,8 +1,10 @@
 """Adam and AdamW (decoupled weight decay), with AMSGrad."""
 from __future__ import annotations
 
+from .. import kernel_names as K
+from ..engine import run_kernel
 from ..per_step import per_step
-from ..ops.binary import maximum
+from ..ops.binary import inplace, maximum
 from ..ops.creation import zeros_like
 from ._checks import check_betas, check_flags, check_ranges, to_scalar
 from ._updates import lerp, square_average, with_weight_decay
@@ -13,6 +15,8 @@ class Adam(Optimizer):
     """PyTorch's ``torch.optim.Adam``: moment estimates ``m``, ``v`` with bias correction;
     ``weight_decay`` adds ``wd*p`` to the gradient (L2), or with ``decoupled_weight_decay``
     scales the parameter by ``1 - lr*wd`` first (AdamW); ``amsgrad`` keeps the running max of ``v``.
+    Each parameter's update is one ``AdamStep`` kernel call (the parameter and both moments, in
+    PyTorch's single-tensor order of operations), or with ``amsgrad`` a few elementwise ops.
     ``foreach``, ``fused`` and ``capturable`` have no effect here; ``differentiable=True`` is refused.
 
     >>> import webgrad as wg
@@ -45,12 +49,37 @@ class Adam(Optimizer):
         state["step"] = step = state["step"] + 1
         return 1 - lr * wd, (1 - beta2 ** step) ** 0.5, lr / (1 - beta1 ** step)
 
-    def _update(self, p, grad, group, state):
+    def _step_param(self, p, group):
+        """One kernel (``AdamStep``) updates the parameter and both moments, where the update is Adam's own
+        (not a subclass's ``_update``) and without amsgrad; otherwise the composed ``_update``."""
+        if group["amsgrad"] or type(self)._update is not Adam._update:
+            return super()._step_param(p, group)
+        state = self.state[p]
+        self._init_state(p, group, state)
+        decay, correction2, step_size = per_step(self._scalars, group, state)
         (beta1, beta2), wd = group["betas"], group["weight_decay"]
+        decoupled = group["decoupled_weight_decay"]
+
+        def update(param):   # the new parameter; the moments go to the state
+            new, state["exp_avg"], state["exp_avg_sq"] = run_kernel(
+                K.ADAM_STEP, param, p.grad, state["exp_avg"], state["exp_avg_sq"],
+                decay=decay if decoupled and wd != 0 else 1.0, weight_decay=0.0 if decoupled else float(wd),
+                beta1=beta1, beta2=beta2, eps=group["eps"], correction2=correction2, step_size=step_size,
+                maximize=bool(group["maximize"]))
+            return new
+        inplace(p, f"{type(self).__name__}.step", update, donate=True)   # (cpu: into p's buffer when p alone holds it)
+
+    @staticmethod
+    def _init_state(p, group, state):
         if not state:
             state.update(step=0.0, exp_avg=zeros_like(p), exp_avg_sq=zeros_like(p))
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(p)
+
+    def _update(self, p, grad, group, state):
+        """The step as ops (amsgrad, and subclasses that change it): ``AdamStep``'s computation."""
+        (beta1, beta2), wd = group["betas"], group["weight_decay"]
+        self._init_state(p, group, state)
         decay, correction2, step_size = per_step(self._scalars, group, state)
         if wd != 0 and group["decoupled_weight_decay"]:
             p.mul_(decay)             # the decoupled decay scales the parameter itself (in place)

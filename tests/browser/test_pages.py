@@ -1,6 +1,7 @@
 """The pages of web/ in headless Chromium (SwiftShader WebGPU): the demo trains on ``webgpu`` and its
-loss falls, with no console errors; the playground runs code with ``backward()`` and shows the
-gradients, and shows Python errors. Fixtures (``server_url``, ``browser_page``) are in conftest.py.
+loss falls, with no console errors, its ``wg.compile``'d step replaying after its first calls; the
+playground runs code with ``backward()`` and shows the gradients, and shows Python errors. Fixtures
+(``server_url``, ``browser_page``) are in conftest.py.
 """
 import re
 
@@ -31,6 +32,7 @@ def test_demo_trains_on_webgpu_and_loss_falls(browser_page, server_url):
     assert len(losses) == steps and all(isinstance(v, float) for v in losses)
     first, last = sum(losses[:5]) / 5, sum(losses[-5:]) / 5
     assert last < 0.5 * first, f"loss did not fall: {first:.4f} -> {last:.4f}"
+    assert demo["compiled"] == {"traces": 2, "replays": steps - 2}   # (the first step makes Adam's state)
     assert browser_page.eval_on_selector("#progress", "p => p.value") == 1
     assert browser_page.text_content("#backend") == "webgpu"
     assert "accuracy" in browser_page.text_content("#accuracy")

@@ -193,3 +193,36 @@ def test_without_a_webgpu_adapter_the_page_says_why(playwright, web_server):
         assert page.errors == [], page.errors
     finally:
         b.close()
+
+
+PROBE_F16 = """
+import webgrad as wg
+be = wg.registry.backend("webgpu")
+print("shader-f16" in be.device.adapter_features, "shader-f16" in be.device.features, wg.float16 in be.dtypes)
+"""
+
+
+def test_float16_on_webgpu_where_the_adapter_has_shader_f16(webgrad_page):
+    """gpu.js asks for shader-f16 when the adapter has it (SwiftShader does); the same WGSL as ``wgpu``'s
+    then holds float16 in 2 bytes, computes in float32 and rounds as PyTorch does."""
+    offered, granted, holds = webgrad_page.ok(PROBE_F16).split()
+    assert offered == granted == holds, (offered, granted, holds)
+    if holds == "True":
+        out = webgrad_page.ok("""
+import webgrad as wg
+x = wg.tensor([1.0, 2.5, 65519.0, 1e6, -3.3333], dtype=wg.float16)
+w = wg.tensor([[0.5, -1.0, 0.25]], requires_grad=True).half()
+w.retain_grad()
+loss = (wg.ones(3, 1).half() @ w).sum() * 2
+loss.backward()
+print(x.device, x.dtype, x.tolist(), (x * 3).tolist()[:2], (x[:2].sum()).item(), await x[:3].read())
+print(loss.dtype, loss.item(), w.grad.dtype, w.grad.tolist())
+""")
+        assert out == ("webgpu webgrad.float16 [1.0, 2.5, 65504.0, inf, -3.333984375] [3.0, 7.5] 3.5 "
+                       "[1.0, 2.5, 65504.0]\nwebgrad.float16 -1.5 webgrad.float16 [[6.0, 6.0, 6.0]]\n"), out
+    else:
+        r = webgrad_page.run("import webgrad as wg\nwg.ones(2, dtype=wg.float16)")
+        assert "dtype float16 is not supported on the GPU backend 'webgpu'" in r["error"], r
+        assert "shader-f16" in r["error"] and "t.to(webgrad.float32)" in r["error"], r
+    r = webgrad_page.run("import webgrad as wg\nwg.ones(2, dtype=wg.bfloat16)")
+    assert "WGSL has no bfloat16 type" in r["error"] and "t.to('cpu')" in r["error"], r

@@ -1,7 +1,8 @@
 // Elementwise map: out[i] = EXPR(x0, x1, ...) over n items (vec4 items in the vec4 variant).
 // Inputs are read whole ("full"), as a splat ("scalar"), or through offset + strides over the
 // output shape ("strided": broadcasting, transposes, slices). Generated per variant:
-// T0..Tk input types, O output type, F the matching float type, ARGS, LOADS, HELPERS, EXPR.
+// T0..Tk input types, O output type, F the matching float type, ARGS, LOADS, HELPERS, EXPR
+// (a float16 input is read into f32, and a float16 output stored through STORE, half_: see half.py).
 ${ALIASES}
 ${HELPERS}
 fn compute(${ARGS}) -> O {
@@ -20,5 +21,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let i = flat_group(wid, nwg) * WG + lid;
     if (i >= ui(U_n)) { return; }
 ${LOADS}
-    out[i] = compute(${CALL});
+    out[i] = ${STORE}(compute(${CALL}));
 }
