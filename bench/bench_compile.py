@@ -6,15 +6,19 @@ AdamW; issues 17 and 19).
     python bench/bench_compile.py              # cpu and wgpu
     python bench/bench_compile.py --quick      # fewer repeats
     python bench/bench_compile.py --only gpt   # the GPT step alone (cpu): eager, compiled and PyTorch
+    python bench/bench_compile.py --backends wgpu --floor-only   # the per-op floor row alone
+    python bench/bench_compile.py --mlp-clocks # the cpu MLP step on wall and CPU time, numpy in both layouts
 
 Each row is the median over interleaved rounds (every contender once per round); ratios are the
 median of the per-round ratios. The chain is bench_cpu.py's (ten elementwise ops on 8 floats,
 then backward()); the MLP step is cross-entropy, backward, an SGD step and zero_grad. Also printed:
 the kernel calls (dispatches on wgpu) per MLP step, eager against compiled, and each compiled
-plan's fused chains. The GPT row times 8 steps per contender per round on two clocks at once, wall time
-and the thread's CPU time (on a shared machine the second leaves out the time other work held the core),
-and gives medians, each contender's fastest round, webgrad's eager and compiled ratios to PyTorch's eager
-step, and the targets.
+plan's fused chains. On wgpu, the per-op floor: a 1000-op chain compiled with fusion off (one dispatch
+per op, replayed from the plan the device holds) against a raw wgpu-py loop dispatching the same
+pipelines and bind groups (issue 19: within 1.05x). The GPT row times 8 steps per contender per round on
+two clocks at once, wall time and the thread's CPU time (on a shared machine the second leaves out the
+time other work held the core), and gives medians, each contender's fastest round, webgrad's eager and
+compiled ratios to PyTorch's eager step, and the targets.
 BLAS (OpenBLAS and PyTorch) runs on one thread for every contender, and glibc malloc's thresholds are
 pinned (``bench_cpu.pin_malloc``).
 """
@@ -34,7 +38,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cpu import chain, gpt_step, measure_rounds, mlp_numpy, pin_malloc  # noqa: E402
+from bench_cpu import chain, gpt_step, measure_rounds, mlp_data, mlp_numpy, pin_malloc  # noqa: E402
 
 import webgrad as wg  # noqa: E402
 
@@ -102,6 +106,58 @@ def mlp_contenders(backend, batch):
     if backend == "cpu":
         out["numpy"] = mlp_numpy(batch)   # forward and backward written by hand (bench_cpu.py)
     return out, compiled
+
+
+def mlp_numpy_linear_layout(batch):
+    """bench_cpu.mlp_numpy with the weights kept as ``nn.Linear`` keeps them, (out, in), and multiplied
+    by their transposes (x @ w1.T; the weight gradients as dh.T @ x): the same numbers, the same
+    numpy, only the layout of webgrad's and PyTorch's Linear. It shows what of the compiled step's
+    gap to the numpy contender is that layout (BLAS's product with a transposed second operand)."""
+    x, y, params = mlp_data(batch)
+    params = [np.ascontiguousarray(params[0].T), params[1], np.ascontiguousarray(params[2].T), params[3]]
+    w1, b1, w2, b2 = params
+    rows = np.arange(batch)
+
+    def step():
+        h = x @ w1.T + b1
+        r = np.maximum(h, 0)
+        logits = r @ w2.T + b2
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        loss = np.log(s[:, 0]).mean() - z[rows, y].mean()
+        dlogits = e / s
+        dlogits[rows, y] -= 1
+        dlogits /= batch
+        dh = (dlogits @ w2) * (h > 0)
+        for p, g in zip(params, (dh.T @ x, dh.sum(axis=0), dlogits.T @ r, dlogits.sum(axis=0))):
+            p -= LR * g
+        return loss
+    return step
+
+
+def mlp_clocks_report(rounds, steps=20):
+    """The cpu MLP step on two clocks (wall and the thread's CPU time, as the GPT row), with the numpy
+    contender in both layouts: medians of per-round ratios of the compiled step to each contender."""
+    contenders, _ = mlp_contenders("cpu", 128)
+    contenders["numpy (out, in)"] = mlp_numpy_linear_layout(128)
+    for fn in contenders.values():
+        for _ in range(3):
+            fn()
+    load = os.getloadavg()
+    pairs = gpt_rounds(contenders, rounds, steps)
+    load = [max(a, b) for a, b in zip(load, os.getloadavg())]
+    names = [k for k in contenders if k != "compiled"]
+    print("\n| MLP step b128 (cpu) | " + " | ".join(["compiled"] + names) + " | "
+          + " | ".join(f"compiled / {k}" for k in names) + " |")
+    print("|---|" + "---:|" * (1 + 2 * len(names)))
+    for clock, which in (("wall", 0), ("thread CPU time", 1)):
+        times = {k: [p[which] for p in v] for k, v in pairs.items()}
+        med = [f"{statistics.median(times[k]) * 1e3:.3f} ms" for k in ["compiled"] + names]
+        ratio = [f"{statistics.median(a / b for a, b in zip(times['compiled'], times[k])):.3f}" for k in names]
+        print(f"| {clock}, median | " + " | ".join(med + ratio) + " |")
+    print(f"\n- {rounds} rounds of {steps} steps; highest load average seen (1/5/15 min) {load[0]:.1f} / "
+          f"{load[1]:.1f} / {load[2]:.1f}")
 
 
 def gpt_contenders():
@@ -220,11 +276,72 @@ def rows_for(backend, label, contenders, repeats, min_time):
     return [(f"{label} ({backend})", med, ratio)]
 
 
+N_FLOOR = 1000   # ops of the per-op chain measured against the raw wgpu-py floor
+
+
+def floor_contenders(n_ops=N_FLOOR, size=1024):
+    """The chain ``y = y * 1.0001`` (n_ops times, 1024 floats) compiled with fusion off, so that its plan
+    dispatches one kernel per op, and the floor: a raw wgpu-py loop dispatching the plan's own pipelines
+    and bind groups (one compute pass, one submit). Both end in ``synchronize()``."""
+    from webgrad.compiler import replay
+    be = wg.backend("wgpu")
+    x = wg.tensor(np.ones(size, np.float32), device="wgpu")
+
+    def chain_op(x):
+        y = x
+        for _ in range(n_ops):
+            y = y * 1.0001
+        return y
+    fuse, replay.fuse_plan = replay.fuse_plan, lambda plan: []
+    try:
+        compiled = wg.compile(chain_op)
+        for _ in range(3):                     # trace, the replay that builds the device's plan, a held replay
+            y = compiled(x)
+    finally:
+        replay.fuse_plan = fuse
+    resident = next(iter(compiled.plans.values())).run_steps
+    assert resident.handle is not None, resident.state
+    assert abs(y.tolist()[0] - 1.0001 ** n_ops) < 1e-3
+    host = resident.handle
+    ext = [(s.buffer, s.size) for s in (x._data.storage, y._data.storage)]
+    steps = [(pipe[0], group, [offset], (gx, gy, gz))
+             for (pipe, offset, gx, gy, gz, _), group in zip(host.dispatches, host.bind_groups(be.device, ext))]
+    dev = be.device.device
+
+    def raw():
+        enc = dev.create_command_encoder()
+        p = enc.begin_compute_pass()
+        for pipe, group, offsets, xyz in steps:
+            p.set_pipeline(pipe)
+            p.set_bind_group(0, group, offsets)
+            p.dispatch_workgroups(*xyz)
+        p.end()
+        dev.queue.submit([enc.finish()])
+        be.synchronize()
+
+    def ours():
+        compiled(x)
+        be.synchronize()
+    return {"compiled": ours, "floor": raw}, len(steps)
+
+
+def floor_row(repeats):
+    contenders, n = floor_contenders()
+    times = measure_rounds(contenders, repeats, 0.2, 0.05)
+    med = {k: statistics.median(t) / n * 1e6 for k, t in times.items()}
+    ratio = statistics.median(a / b for a, b in zip(times["compiled"], times["floor"]))
+    return (f"| {N_FLOOR}-op chain (y * 1.0001, 1024 floats), compiled without fusion, per op (wgpu) | "
+            f"{med['compiled']:.2f} µs | {med['floor']:.2f} µs (raw wgpu-py, the plan's pipelines) | {ratio:.3f} | "
+            f"{'pass' if ratio <= 1.05 else 'short'} (≤ 1.05×) |")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backends", default="cpu,wgpu")
     p.add_argument("--only", choices=["gpt"], default=None, help="the GPT step row alone")
+    p.add_argument("--floor-only", action="store_true", help="only the per-op floor row (wgpu)")
+    p.add_argument("--mlp-clocks", action="store_true", help="only the cpu MLP step on both clocks")
     args = p.parse_args(argv)
     repeats, min_time = (5, 0.05) if args.quick else (15, 0.2)
     pin_malloc()
@@ -232,6 +349,13 @@ def main(argv=None):
         if torch is None:
             raise SystemExit("the GPT row needs PyTorch (its initial weights and the comparison)")
         return gpt_report(3 if args.quick else 9)
+    if args.mlp_clocks:
+        return mlp_clocks_report(5 if args.quick else 15)
+    if args.floor_only:
+        print(f"load average {os.getloadavg()[0]:.2f}")
+        print("| per-op floor | compiled | floor | compiled / floor (median of rounds) | target |\n|---|---:|---:|---:|---|")
+        print(floor_row(repeats))
+        return
     rows, notes = [], []
     for backend in args.backends.split(","):
         try:
@@ -261,6 +385,10 @@ def main(argv=None):
             return f"{ratio[k]:.2f}" if k in ratio else "-"
         print(f"| {label} | {ms('eager')} | {ms('compiled')} | {ms('torch')} | {ms('numpy')} | {r('eager')} | "
               f"{r('torch')} | {r('numpy')} |")
+    if "wgpu" in args.backends.split(",") and any(r[0].endswith("(wgpu)") for r in rows):
+        print("\n| per-op floor | compiled | floor | compiled / floor (median of rounds) | target |")
+        print("|---|---:|---:|---:|---|")
+        print(floor_row(repeats))
     print()
     for n in notes:
         print(f"- {n}")

@@ -1,6 +1,6 @@
 """The backward pass: walk the recorded nodes from the outputs back to the leaves.
 
-One loop (``run_backward``, a node at a time in ``_step``) in one of two forms, chosen per pass:
+One loop (``run_backward``) in one of two forms, chosen per pass:
 
 * ``TENSORS`` (``create_graph=True``): gradients are Tensors made by the gradient rules with ops,
   and grad mode stays on, so the pass is itself recorded and can be differentiated again;
@@ -15,12 +15,13 @@ sent along the node's edges: into a leaf's total, or into a producer node's slot
 """
 from __future__ import annotations
 
+import inspect
 from heapq import heappop, heappush
 from operator import attrgetter, itemgetter
 
 from . import kernel_names as K
 from .engine import _mode, run_kernel
-from .registry import _NONE, _kernels
+from .registry import _NONE, _backend_instances, _kernels
 from .shapes import remembered, sum_axes_for_broadcast
 from .tensor import Tensor, post_accumulate_hooks
 
@@ -61,31 +62,57 @@ def rule_grads(node, dy) -> tuple:
     grads = rule.fn(dy, node.unpack_saved(), node.attrs)
     if type(grads) is not tuple:
         grads = tuple(grads) if isinstance(grads, list) else (grads,)
-    return tuple([g if g is None or g._dtype is d else run_kernel(K.CAST, g, dtype=d)
-                  for g, d in zip(one_per_input(node, grads), node.dtypes)])
-
-
-def one_per_input(node, grads) -> tuple:
-    """``grads``, once checked to hold one gradient per input of ``node``."""
     if len(grads) != len(node.next):
-        raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(grads)} gradients for "
-                           f"{len(node.next)} inputs")
-    return grads
+        raise _count_error(node, grads)
+    return tuple([g if g is None or g._dtype is d else run_kernel(K.CAST, g, dtype=d)
+                  for g, d in zip(grads, node.dtypes)])
 
 
-def backward_kernel(node):
-    """The backward kernel that the node's rule names, on the node's backend (or None)."""
-    name = None if node.rule is None else node.rule.kernel
-    return None if name is None else _kernels.get(node.backend.name, _NONE).get(name)
+def _count_error(node, grads) -> RuntimeError:
+    return RuntimeError(f"the gradient of kernel '{node.name}' returned {len(grads)} gradients for "
+                        f"{len(node.next)} inputs")
 
 
 _data_of = attrgetter("_data")
+
+
+_EXTRAS = {"needs": lambda node: tuple([e is not None for e in node.next]),   # what a backward kernel
+           "shapes": attrgetter("shapes"), "dtypes": attrgetter("dtypes")}    # may read of its node
+
+
+def extras_named(kernel) -> tuple:
+    """The ``_EXTRAS`` that backward kernel ``kernel`` names as parameters (all of them when it takes
+    ``**kwargs``), read from its signature (through wrappers' ``__wrapped__``), and kept as the
+    kernel's ``backward_extras`` where it takes attributes.
+
+    >>> extras_named(lambda dy, a, b, *, needs, transpose_a=False: None)
+    ('needs',)
+    """
+    params = inspect.signature(kernel).parameters
+    takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    extras = tuple([name for name in _EXTRAS if takes_all or name in params])
+    try:
+        kernel.backward_extras = extras
+    except AttributeError:   # (a callable that takes no attributes: its signature is read at every call)
+        pass
+    return extras
+
+
+def _native_rule_grads(node, dy) -> tuple:
+    """The node's rule run on its output gradients wrapped as Tensors; its gradients' native data."""
+    be = node.backend
+    dy = tuple([None if g is None else _wrap(g, be) for g in dy]) if type(dy) is tuple else _wrap(dy, be)
+    return tuple([None if g is None else g._data for g in rule_grads(node, dy)])
 
 
 class TENSORS:
     """Gradients as Tensors, from the rules (the pass records when grad mode is on)."""
 
     input_grads = staticmethod(rule_grads)
+
+    @staticmethod
+    def enter_scopes() -> list:
+        return []
 
     @staticmethod
     def add(a, b, backend):
@@ -113,15 +140,34 @@ class NATIVE:
 
     @staticmethod
     def input_grads(node, dy) -> tuple:
-        """By the backward kernel that the node's rule names (see ``register_gradient``), or by
-        the rule on wrapped Tensors."""
-        kernel = backward_kernel(node)
-        if kernel is not None:
-            return kernel(*(dy if type(dy) is tuple else (dy,)), *map(_data_of, node.checked_saved()),
-                          needs=node.needs_input_grad, shapes=node.shapes, dtypes=node.dtypes, **node.attrs)
-        be = node.backend
-        grads = rule_grads(node, tuple([_wrap(g, be) for g in dy]) if type(dy) is tuple else _wrap(dy, be))
-        return tuple([None if g is None else g._data for g in grads])
+        """By the backward kernel that the node's rule names (see ``register_gradient``), on the
+        output gradients and saved tensors with the forward's attrs and the ``_EXTRAS`` the kernel
+        names; by the rule on wrapped Tensors where the node's backend has no such kernel."""
+        rule = node.rule
+        kernel = None if rule is None else _kernels.get(node.backend.name, _NONE).get(rule.kernel)
+        if kernel is None:
+            return _native_rule_grads(node, dy)
+        args = (*(dy if type(dy) is tuple else (dy,)), *[s._data for s in node.checked_saved()])
+        try:
+            extras = kernel.backward_extras
+        except AttributeError:
+            extras = extras_named(kernel)
+        if not extras:
+            return kernel(*args, **node.attrs) if node.attrs else kernel(*args)
+        attrs = dict(node.attrs)
+        for name in extras:
+            attrs[name] = _EXTRAS[name](node)
+        return kernel(*args, **attrs)
+
+    @staticmethod
+    def enter_scopes() -> list:
+        """Enter the ``gradient_scope`` of every started backend that has one (cpu: numpy's
+        warnings off), which the backward kernels run in; returns the scopes to leave."""
+        scopes = [scope() for scope in [getattr(be, "gradient_scope", None) for be in _backend_instances.values()]
+                  if scope is not None]
+        for scope in scopes:
+            scope.__enter__()
+        return scopes
 
     @staticmethod
     def add(a, b, backend):
@@ -167,35 +213,34 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
         _send(form, pending, leaves, queue, edge, form.value(g), t._backend)
     ready = hooked_leaves(queue) if post_accumulate_hooks and capture is None else None
     recording, _mode.enabled = _mode.enabled, create_graph   # set_grad_enabled's work, without its object
+    scopes = form.enter_scopes()
     try:
         while queue:
             if ready and ready[-1][0] < queue[0][0]:
                 _deliver_ready(ready, queue, leaves, form, create_graph)
             node = heappop(queue)[1]
-            _step(form, node, pending.pop(node), pending, leaves, queue, retain_graph, capture)
+            grads = pending.pop(node)
+            if len(grads) == 1 and not (node.hooks or node.retained or capture is not None):
+                dy = grads[0]   # (the usual case of _output_grads)
+            else:
+                dy = _output_grads(form, node, grads, capture)
+                if dy is None:
+                    continue
+            in_grads = form.input_grads(node, dy)
+            if len(in_grads) != len(node.next):
+                raise _count_error(node, in_grads)
+            if not retain_graph and node.saved:
+                node.saved = None
+            for edge, g, shape in zip(node.next, in_grads, node.shapes):
+                if edge is not None and g is not None:
+                    _send(form, pending, leaves, queue, edge, g if g.shape == shape else form.sum_to(g, shape, node),
+                          node.backend)
         for leaf, g in leaves.items():
-            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, capture)
+            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, capture, form is NATIVE)
     finally:
         _mode.enabled = recording
-
-
-def _step(form, node, grads, pending, leaves, queue, retain_graph, capture):
-    """Run one node: its input gradients from its outputs' (after their hooks), each summed back
-    to its input's shape and sent along the input's edge; the node's saved tensors are freed
-    unless ``retain_graph``."""
-    if len(grads) == 1 and not (node.hooks or node.retained or capture is not None):
-        dy = grads[0]   # (the usual case of _output_grads)
-    else:
-        dy = _output_grads(form, node, grads, capture)
-        if dy is None:
-            return
-    in_grads = one_per_input(node, form.input_grads(node, dy))
-    if not retain_graph and node.saved:
-        node.saved = None
-    for edge, g, shape in zip(node.next, in_grads, node.shapes):
-        if edge is not None and g is not None:
-            _send(form, pending, leaves, queue, edge, g if g.shape == shape else form.sum_to(g, shape, node),
-                  node.backend)
+        for scope in reversed(scopes):
+            scope.__exit__(None, None, None)
 
 
 def _send(form, pending, leaves, queue, edge, g, backend):
@@ -216,13 +261,15 @@ def _send(form, pending, leaves, queue, edge, g, backend):
 
 def _output_grads(form, node, grads, capture):
     """The node's output gradients as one ``dy`` (a tuple for several outputs, zeros standing in
-    for the missing), after its hooks; None when no gradient reached it."""
+    for the missing, None for non-differentiable ones), after its hooks; None when no gradient
+    reached it."""
     if node.hooks or node.retained or capture is not None:
         grads = _output_hooks(form, node, grads, capture)
     if len(grads) == 1:
         return grads[0]
     if any(g is not None for g in grads):
-        return tuple([g if g is not None else form.zeros(*meta, node.backend) for g, meta in zip(grads, node.outs)])
+        return tuple([g if g is not None or meta is None else form.zeros(*meta, node.backend)
+                      for g, meta in zip(grads, node.outs)])
     return None
 
 
@@ -268,7 +315,7 @@ def _deliver_ready(ready, queue, leaves, form, create_graph):
         leaf = ready.pop()[1]
         g = leaves.pop(leaf, None)
         if g is not None:
-            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, None)
+            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, None, form is NATIVE)
 
 
 def _output_hooks(form, node, grads, capture):
@@ -293,16 +340,18 @@ def _output_hooks(form, node, grads, capture):
     return [None if g is None else form.value(g) for g in grads]
 
 
-def _deliver_leaf(leaf, g, create_graph, capture):
-    """Run ``leaf``'s hooks on its total gradient ``g`` and accumulate it into ``.grad`` (or ``capture``)."""
+def _deliver_leaf(leaf, g, create_graph, capture, fresh):
+    """Run ``leaf``'s hooks on its total gradient ``g`` and accumulate it into ``.grad`` (or
+    ``capture``); ``fresh``: ``g`` is a Tensor object made for this leaf alone (a native pass
+    wraps each leaf's total anew), so where no hook has seen it, it may become ``.grad`` itself."""
     for fn in leaf._hooks or ():
         r = fn(g)
-        g = g if r is None else r
+        g, fresh = g if r is None else r, False
     if capture is not None:
         if (leaf, -1) in capture:
             capture[(leaf, -1)] = _plus(TENSORS, capture[(leaf, -1)], g, None)
         return
-    leaf.grad = accumulate(leaf.grad, g, create_graph)
+    leaf.grad = g if fresh and leaf.grad is None else accumulate(leaf.grad, g, create_graph)
     run_post_accumulate_hooks(leaf)
 
 

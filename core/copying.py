@@ -9,8 +9,7 @@ from __future__ import annotations
 import copy
 
 from .engine import no_grad
-from .strides import covers_base
-from .views import make_view, root_of, strided_read
+from .views import make_view, read_at, root_of
 
 _NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
                "the moment; deepcopy {} before it takes part in a graph, or deepcopy its detach()")
@@ -56,8 +55,7 @@ def _view_of(new_root, t):
     """A new tensor of ``t``'s class viewing ``new_root`` at ``t``'s layout."""
     layout = t._view.layout
     with no_grad():
-        value = (new_root.reshape(layout.shape) if covers_base(layout, new_root.shape)
-                 else strided_read(new_root, layout))
+        value = read_at(new_root, layout)
     out = type(t)._wrap(value._data, value._backend)
     return make_view(new_root, out, layout, own_version=t._view.versions is t)
 

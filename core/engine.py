@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-from operator import attrgetter, is_not
 from weakref import ref as _weakref
 
 from . import registry
@@ -170,16 +169,21 @@ def _modified_error(t, node, version):
 class SavedTensor:
     """What a node keeps of one of its own outputs for backward: the data and output index,
     and a weak reference (a strong one would make a cycle output -> node -> output) through
-    which a later in-place change of the output is detected.
+    which a later in-place change of the output is detected. An output kept by value (a rule's
+    ``output_values``) has no reference: in-place ops rebind a tensor's data rather than write into
+    it, so the data kept is the output as it was made, whatever happens to the tensor later.
 
     Tensors that are not the node's outputs are saved as themselves, with their version."""
 
     __slots__ = ("_data", "_backend", "out_index", "ref")   # _data and _backend named as a Tensor's
 
-    def __init__(self, t):
-        self._data, self._backend, self.out_index, self.ref = t._data, t._backend, t._out_index, _weakref(t)
+    def __init__(self, t, by_value=False):
+        self._data, self._backend, self.out_index = t._data, t._backend, t._out_index
+        self.ref = None if by_value else _weakref(t)
 
     def unpack(self, node, version):
+        if self.ref is None:
+            return Tensor._wrap(self._data, self._backend)
         t = self.ref()
         if t is not None:
             if t._version != version:
@@ -234,27 +238,42 @@ def bump_version(t) -> None:
 
 
 _ONE_OUTPUT = (None,)   # Node.outs of a one-output node: its output's shape and dtype are never needed
-_shape_of, _dtype_of, _version_of = attrgetter("_data.shape"), attrgetter("_dtype"), attrgetter("_version")
-_NONES = itertools.repeat(None)
 
 
-def _saved_as(t, outputs):
-    """How a node keeps ``t``: itself, or a ``SavedTensor`` when it is one of the node's ``outputs``."""
+def _save(t, outputs):
     return SavedTensor(t) if any(t is o for o in outputs) else t
 
 
-def _saved(rule, inputs, outputs) -> tuple:
-    """(saved, versions): the inputs then the outputs that ``rule`` asked to keep, and their versions
-    (an output's is 0: it was just made)."""
-    if rule is None:
-        return (), ()
+def _save_inputs(rule, inputs, outputs) -> tuple:
+    """(saved, versions) for a rule keeping its first inputs (all of them, usually)."""
+    ins = rule.inputs_to_save
+    saved = inputs if ins is True or len(ins) == len(inputs) else inputs[:len(ins)]
+    n = len(saved)
+    return saved, ((saved[0]._version,) if n == 1 else (saved[0]._version, saved[1]._version) if n == 2 else
+                   tuple([t._version for t in saved]))
+
+
+def _save_output(rule, inputs, outputs) -> tuple:
+    """(saved, versions) for a rule keeping output 0 alone (its version is 0: it was just made)."""
+    return (SavedTensor(outputs[0]),), (0,)
+
+
+def _save_some(rule, inputs, outputs) -> tuple:
+    """(saved, versions): the inputs and outputs that ``rule`` asked to keep, and their versions."""
     ins, outs = rule.inputs_to_save, rule.outputs_to_save
-    saved = inputs if ins is True else tuple(map(inputs.__getitem__, ins))
-    versions = tuple(map(_version_of, saved))
+    saved = tuple(inputs) if ins is True else tuple([inputs[i] for i in ins])
+    versions = tuple([t._version for t in saved])
     if outs:
-        kept = tuple([SavedTensor(outputs[i]) for i in (range(len(outputs)) if outs is True else outs)])
-        saved, versions = saved + kept, versions + (0,) * len(kept)
+        outs = range(len(outputs)) if outs is True else outs
+        saved += tuple([SavedTensor(outputs[i]) for i in outs])
+        versions += (0,) * len(outs)
+    if rule.output_values:
+        saved += tuple([SavedTensor(outputs[i], by_value=True) for i in rule.output_values])
+        versions += (0,) * len(rule.output_values)
     return saved, versions
+
+
+_SAVE = {"inputs": _save_inputs, "output": _save_output, "some": _save_some}   # by rule.saves (but "nothing")
 
 
 class Node:
@@ -277,12 +296,33 @@ class Node:
     def __init__(self, name, rule, attrs, inputs: tuple, outputs: tuple):
         self.name, self.rule, self.attrs, self.order = name, rule, attrs, _next_order()
         self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
-        self.next = tuple(map(_edge, inputs))
-        self.shapes = tuple(map(_shape_of, inputs))
-        self.dtypes = tuple(map(_dtype_of, inputs))
+        n = len(inputs)
+        if n == 2:   # (nearly every node has one or two inputs: _edge is written out for them)
+            a, b = inputs
+            self.next = (None if not a.requires_grad else (a, -1) if a.grad_fn is None else (a.grad_fn, a._out_index),
+                         None if not b.requires_grad else (b, -1) if b.grad_fn is None else (b.grad_fn, b._out_index))
+            self.shapes, self.dtypes = (a._data.shape, b._data.shape), (a._dtype, b._dtype)
+        elif n == 1:
+            a = inputs[0]
+            self.next = (None if not a.requires_grad else (a, -1) if a.grad_fn is None else (a.grad_fn, a._out_index),)
+            self.shapes, self.dtypes = (a._data.shape,), (a._dtype,)
+        else:
+            self.next = tuple([_edge(t) for t in inputs])
+            self.shapes = tuple([t._data.shape for t in inputs])
+            self.dtypes = tuple([t._dtype for t in inputs])
         self.backend = outputs[0]._backend
-        self.outs = _ONE_OUTPUT if len(outputs) == 1 else tuple([(o._data.shape, o._dtype) for o in outputs])
-        self.saved, self.versions = _saved(rule, inputs, outputs)
+        if len(outputs) == 1:
+            self.outs = _ONE_OUTPUT
+        else:   # None stands in for a non-differentiable output: no gradient is made up for it
+            skip = rule.non_differentiable if rule is not None else ()
+            self.outs = tuple([None if i in skip else (o._data.shape, o._dtype) for i, o in enumerate(outputs)])
+        saves = "nothing" if rule is None else rule.saves
+        if saves == "nothing":
+            self.saved = self.versions = ()
+        elif rule.inputs_to_save is True and saves == "inputs" and n <= 2:   # all inputs (n > 0: an input needs grad)
+            self.saved, self.versions = inputs, (a._version, b._version) if n == 2 else (a._version,)
+        else:
+            self.saved, self.versions = _SAVE[saves](rule, inputs, outputs)
 
     def save(self, saved, versions):
         self.saved, self.versions = tuple(saved), tuple(versions)
@@ -317,7 +357,7 @@ class Node:
             return saved
         if _last_change[0] < self.order:   # a tensor was changed in place since this node was made
             for s, v in zip(saved, self.versions):
-                t = s.ref() if type(s) is SavedTensor else s   # a dead output can no longer change
+                t = (s.ref and s.ref()) if type(s) is SavedTensor else s   # a dead output can no longer change
                 if t is not None and t._version != v:
                     raise _modified_error(t, self, v)
         return saved
@@ -325,7 +365,7 @@ class Node:
     @property
     def needs_input_grad(self) -> tuple:
         """Per input, whether a gradient is wanted for it."""
-        return tuple(map(is_not, self.next, _NONES))
+        return tuple([e is not None for e in self.next])
 
     @property
     def next_functions(self):
@@ -353,11 +393,14 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     [3.0]
     """
     n = len(inputs)
-    be = inputs[0]._backend if n else registry.resolve(backend)
+    if n:
+        be = inputs[0]._backend
+    else:
+        be = registry.resolve(backend)
     fn = _kernels.get(be.name, _NONE).get(name)
     if fn is None:
         raise NotImplementedError(registry.missing_kernel_message(name, be.name))
-    if n == 2:   # one and two inputs are called directly: a call unpacking a list costs a small op's third
+    if n == 2:          # one and two inputs (nearly every call) take the straight roads
         a, b = inputs
         if b._backend is not be:
             raise _mixed_backends(name, inputs)
@@ -368,7 +411,10 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
         out = fn(a._data, **attrs) if attrs else fn(a._data)
         grad = a.requires_grad
     else:
-        out = fn(*_native_data(name, inputs, be), **attrs)
+        for t in inputs:
+            if t._backend is not be:
+                raise _mixed_backends(name, inputs)
+        out = fn(*[t._data for t in inputs], **attrs)
         grad = any(t.requires_grad for t in inputs)
     if type(out) is tuple:
         outs = tuple([_wrap(o, be) for o in out])
@@ -381,17 +427,10 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
     return out
 
 
-def _native_data(name, inputs, be) -> list:
-    """The inputs' native data, once each input is checked to live on ``be``."""
-    for t in inputs:
-        if t._backend is not be:
-            raise _mixed_backends(name, inputs)
-    return [t._data for t in inputs]
-
-
 def _record(name, rule, attrs, inputs, outs):
-    """Record a multi-output kernel call: one node, the grad_fn of its floating outputs."""
-    floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating]
+    """Record a multi-output kernel call: one node, the grad_fn of its differentiable floating outputs."""
+    skip = rule.non_differentiable if rule is not None else ()
+    floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating and i not in skip]
     if not floating:
         return None
     for i, o in floating:
@@ -417,7 +456,7 @@ def record_function(name, fn, inputs, outputs, saved=(), attrs=None):
     for i, o in floating:
         o.requires_grad, o._out_index = True, i
     node = Node(name, gradient_rule(fn), attrs or {}, inputs, outputs)
-    node.save([_saved_as(t, outputs) for t in saved], [t._version for t in saved])
+    node.save([_save(t, outputs) for t in saved], [t._version for t in saved])
     for _, o in floating:
         o.grad_fn = node
     return node

@@ -56,10 +56,12 @@ class override_gradient(_Override):
     [0.0, 0.0, 1.0]
     """
 
-    def __init__(self, name: str, fn: Callable, *, inputs_to_save=(), outputs_to_save=()):
+    def __init__(self, name: str, fn: Callable, *, inputs_to_save=(), outputs_to_save=(), output_values=(),
+                 non_differentiable=()):
         self.name = name
         super().__init__(registry.get_gradient(name))
-        registry.register_gradient(name, fn, inputs_to_save=inputs_to_save, outputs_to_save=outputs_to_save)
+        registry.register_gradient(name, fn, inputs_to_save=inputs_to_save, outputs_to_save=outputs_to_save,
+                                   output_values=output_values, non_differentiable=non_differentiable)
 
     def _put_back(self, previous) -> None:
         if previous is None:

@@ -99,6 +99,7 @@ EXPAND = "Expand"             # shape: tuple (broadcast_to)
 SLICE = "Slice"               # begin, end, step: tuples, one per dim, each dim as range(begin, end, step)
                               # (what slice.indices(n) gives; step may be negative)
 CONCAT = "Concat"             # axis: int; any number of inputs
+SPLIT = "Split"               # sizes: tuple, axis: int -> one output per size: x's consecutive pieces along axis
 PAD = "Pad"                   # pads: tuple of (before, after) per dim, value: float (constant mode)
 AS_STRIDED = "AsStrided"      # shape, strides, offset: out[c] = x.flat[offset + c . strides] (a view's
                               # elements read from its root; strides >= 0, no two elements at one place)
@@ -135,12 +136,14 @@ SOFTMAX = "Softmax"           # axis: int -> exp(x - max) / sum(exp(x - max)) al
 LOG_SOFTMAX = "LogSoftmax"    # axis: int -> x - max - log(sum(exp(x - max))) along axis
 SOFTMAX_GRAD = "SoftmaxGrad"  # (dy, y) axis: int -> y * (dy - sum(dy * y, axis)): Softmax's backward
 LOG_SOFTMAX_GRAD = "LogSoftmaxGrad"   # (dy, y) axis: int -> dy - exp(y) * sum(dy, axis): LogSoftmax's backward
-GELU_GRAD = "GeluGrad"        # (dy, x) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
+GELU_GRAD = "GeluGrad"        # (dy, x, y = gelu(x)) approximate: "none" | "tanh" -> dy * gelu'(x): Gelu's backward
 LAYER_NORM = "LayerNorm"      # (x[, weight][, bias]) ndim: int (the trailing dims normalised), eps: float,
-                              # has_weight, has_bias: bool -> (x - mean) / sqrt(var + eps) * weight + bias,
-                              # var biased (PyTorch's); weight and bias shaped as the trailing ndim dims
-LAYER_NORM_GRAD = "LayerNormGrad"     # (dy, x[, weight]) as LayerNorm's attrs -> (dx[, dweight][, dbias]):
-                              # LayerNorm's backward (the statistics recomputed from x)
+                              # has_weight, has_bias: bool -> (y, mean, rstd): y = (x - mean) * rstd * weight
+                              # + bias, rstd = 1 / sqrt(var + eps), var biased (PyTorch's native_layer_norm);
+                              # weight and bias shaped as the trailing ndim dims, mean and rstd as x with
+                              # those dims of size 1 (float32 for half precision input)
+LAYER_NORM_GRAD = "LayerNormGrad"     # (dy, x, mean, rstd[, weight]) as LayerNorm's attrs ->
+                              # (dx[, dweight][, dbias]): LayerNorm's backward, from the forward's statistics
 ATTENTION = "Attention"       # (q[N, L, E], k[N/group, S, E], v[N/group, S, Ev][, mask[M, L, S]]) scale: float,
                               # causal: bool (key j > query i masked), group: int (query n reads keys n // group),
                               # mask_div: int (query n adds mask (n // mask_div) % M, an additive float mask)

@@ -79,12 +79,22 @@ def kernels_for_backend(backend: str) -> dict:
 
 class GradientRule(NamedTuple):
     """A kernel's backward rule: ``fn(dy, saved, attrs) -> one gradient (or None) per input``,
-    what the forward keeps for it, and ``kernel``: the name of a backward kernel computing the
-    same gradients over native arrays, which a backward that records nothing runs instead of
-    ``fn`` on a backend that registers it (see ``register_gradient``)."""
+    and what the forward keeps for it. ``saves`` sorts that for the engine, which records one
+    node per kernel call: "nothing", "inputs" (the first ones, or all), "output" (output 0
+    alone) or "some" (any other choice). ``output_values`` are outputs kept by value, after the
+    others: for a rule that reads an output only as a copy of what its inputs determine, so that a
+    later in-place change of that output (which the rule does not depend on) goes unchecked.
+    ``non_differentiable`` outputs (PyTorch's ``output_differentiability``) never require grad, and no
+    gradient is made up for them: e.g. LayerNorm's mean and rstd, kept for its backward.
+    ``kernel``: the name of a backward kernel computing the same gradients over native arrays,
+    which a backward that records nothing runs instead of ``fn`` on a backend that registers it
+    (see ``register_gradient``)."""
     fn: Callable
     inputs_to_save: tuple
     outputs_to_save: tuple
+    saves: str = "some"
+    output_values: tuple = ()
+    non_differentiable: tuple = ()
     kernel: Optional[str] = None
 
 
@@ -97,25 +107,37 @@ def _as_indices(spec) -> tuple:
     return tuple(int(i) for i in (spec or ()))
 
 
-def gradient_rule(fn: Callable, inputs_to_save=(), outputs_to_save=(), kernel=None) -> GradientRule:
-    """The rule ``fn`` keeping the inputs and outputs named (index lists, or True for all).
+def gradient_rule(fn: Callable, inputs_to_save=(), outputs_to_save=(), output_values=(),
+                  non_differentiable=(), kernel=None) -> GradientRule:
+    """The rule ``fn`` keeping the inputs and outputs named (index lists, or True for all), and the
+    outputs ``output_values`` by value; the outputs ``non_differentiable`` get no gradient; ``kernel``
+    names its backward kernel.
 
-    >>> gradient_rule(print, inputs_to_save=[0, 1]).inputs_to_save
-    (0, 1)
+    >>> gradient_rule(print, inputs_to_save=[0, 1]).saves
+    'inputs'
     """
-    return GradientRule(fn, _as_indices(inputs_to_save), _as_indices(outputs_to_save), kernel)
+    ins, outs, values = _as_indices(inputs_to_save), _as_indices(outputs_to_save), _as_indices(output_values)
+    if values:
+        saves = "some"
+    elif not outs:
+        saves = "nothing" if not ins else "inputs" if ins is True or ins == tuple(range(len(ins))) else "some"
+    else:
+        saves = "output" if not ins and outs == (0,) else "some"
+    return GradientRule(fn, ins, outs, saves, values, _as_indices(non_differentiable), kernel)
 
 
 def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_save=(), outputs_to_save=(),
-                      kernel: Optional[str] = None):
+                      output_values=(), non_differentiable=(), kernel: Optional[str] = None):
     """Register the backward rule of kernel ``name``.
 
     ``fn(dy, saved, attrs)`` gets ``dy`` (a tuple for multi-output kernels), ``saved``
     (the tensors named by ``inputs_to_save`` then ``outputs_to_save``, given as index
-    lists or ``True`` for all, the quickest to record; ``saved.shapes``/``saved.dtypes``
+    lists or ``True`` for all, the quickest to record, then ``output_values``: outputs kept as
+    constants, unaffected by later in-place changes of the outputs; ``saved.shapes``/``saved.dtypes``
     hold every input's shape and dtype), and the kernel's attrs. It returns one Tensor or None per input,
     built from ops, so higher-order gradients work. Returned gradients whose shape is
-    the broadcast of the input's are summed back to the input's shape by the engine.
+    the broadcast of the input's are summed back to the input's shape by the engine. Outputs listed
+    in ``non_differentiable`` never require grad (their ``dy`` entries are None).
 
     ``kernel`` names an optional backward kernel: where the node's backend registers one under
     that name, a backward that records nothing (``create_graph=False``) runs it instead of ``fn``,
@@ -130,9 +152,10 @@ def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_sav
             return (dy * attrs["alpha"],)
     """
     if fn is None:
-        return lambda f: register_gradient(name, f, inputs_to_save=inputs_to_save,
-                                           outputs_to_save=outputs_to_save, kernel=kernel)
-    _gradients[name] = gradient_rule(fn, inputs_to_save, outputs_to_save, kernel)
+        return lambda f: register_gradient(name, f, inputs_to_save=inputs_to_save, outputs_to_save=outputs_to_save,
+                                           output_values=output_values, non_differentiable=non_differentiable,
+                                           kernel=kernel)
+    _gradients[name] = gradient_rule(fn, inputs_to_save, outputs_to_save, output_values, non_differentiable, kernel)
     return fn
 
 

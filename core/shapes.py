@@ -7,6 +7,18 @@ from typing import Iterable, Sequence
 Shape = tuple
 
 
+class ShapeError(RuntimeError, ValueError):
+    """Shapes that do not fit an op (they do not broadcast, a reshape's sizes do not match): a
+    RuntimeError, as PyTorch raises, and a ValueError, as numpy raises and webgrad raised before.
+
+    >>> try:
+    ...     broadcast_shapes((2,), (3,), op="add")
+    ... except RuntimeError as e:
+    ...     print(type(e).__name__, isinstance(e, ValueError))
+    ShapeError True
+    """
+
+
 def remembered(fn):
     """``fn``, remembering its result for each tuple of positional arguments: shapes and axes
     recur every training step, so a dict lookup replaces the arithmetic. Keyword arguments only
@@ -45,7 +57,7 @@ def numel(shape: Sequence[int]) -> int:
 
 @remembered
 def broadcast_shapes(*shapes: Sequence[int], op: str = "broadcast") -> Shape:
-    """The numpy/PyTorch broadcast of several shapes, or a ValueError naming ``op`` and the shapes.
+    """The numpy/PyTorch broadcast of several shapes, or a ShapeError naming ``op`` and the shapes.
 
     >>> broadcast_shapes((2, 1), (3,))
     (2, 3)
@@ -60,7 +72,7 @@ def broadcast_shapes(*shapes: Sequence[int], op: str = "broadcast") -> Shape:
             d = s[i] if -i <= len(s) else 1
             if d != 1:
                 if size != 1 and d != size:
-                    raise ValueError(f"{op}: shapes {' and '.join(str(tuple(x)) for x in shapes)} "
+                    raise ShapeError(f"{op}: shapes {' and '.join(str(tuple(x)) for x in shapes)} "
                                      f"cannot be broadcast together (dimension {i}: {size} vs {d})")
                 size = d
         out.append(size)
@@ -82,11 +94,23 @@ def normalize_axes(axes, ndim: int, op: str = "op") -> tuple:
     """Normalise ``None`` (all axes), an int or a sequence of ints into a sorted tuple of unique axes."""
     if axes is None:
         return tuple(range(ndim))
-    if isinstance(axes, int):
-        axes = (axes,)
-    out = sorted({normalize_axis(a, ndim, op) for a in axes})
-    if len(out) != len(tuple(axes)):
-        raise ValueError(f"{op}: dim {tuple(axes)} names a dimension twice")
+    return tuple(sorted(unique_axes(axes, ndim, op)))
+
+
+def unique_axes(axes, ndim: int, op: str = "op") -> tuple:
+    """Normalise an int or a sequence of ints, keeping their order; left to right, as PyTorch does, so
+    that of a repeat and a dim out of range the first met is the error.
+
+    >>> unique_axes((-1, 0), 3)
+    (2, 0)
+    """
+    axes = (axes,) if isinstance(axes, int) else tuple(axes)
+    out = []
+    for a in axes:
+        a = normalize_axis(a, ndim, op)
+        if a in out:
+            raise ShapeError(f"{op}: dims {axes} name a dimension twice")
+        out.append(a)
     return tuple(out)
 
 
@@ -110,14 +134,14 @@ def infer_reshape(shape: Sequence[int], size: int, op: str = "reshape") -> Shape
     """Resolve one ``-1`` in a target shape against ``size`` elements, checking the total."""
     shape = tuple(int(s) for s in shape)
     if shape.count(-1) > 1:
-        raise ValueError(f"{op}: only one dimension can be -1, got {shape}")
+        raise ShapeError(f"{op}: only one dimension can be -1, got {shape}")
     known = numel(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or size % known:
-            raise ValueError(f"{op}: shape {shape} is invalid for input of size {size}")
+            raise ShapeError(f"{op}: shape {shape} is invalid for input of size {size}")
         shape = tuple(size // known if s == -1 else s for s in shape)
     if numel(shape) != size or any(s < 0 for s in shape):
-        raise ValueError(f"{op}: shape {shape} is invalid for input of size {size}")
+        raise ShapeError(f"{op}: shape {shape} is invalid for input of size {size}")
     return shape
 
 

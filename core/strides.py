@@ -57,8 +57,9 @@ def covers_base(layout: Layout, base_shape) -> bool:
 
 
 def overlaps(layout: Layout) -> bool:
-    """Whether two elements share a position (a dim of stride 0 and size > 1, as ``expand`` makes)."""
-    return any(s == 0 and n > 1 for n, s in zip(layout.shape, layout.strides))
+    """Whether two elements share a position (a dim of stride 0 and size > 1, as ``expand`` makes; an
+    empty layout has no elements to share one)."""
+    return 0 not in layout.shape and any(s == 0 and n > 1 for n, s in zip(layout.shape, layout.strides))
 
 
 def permuted(layout: Layout, perm) -> Layout:

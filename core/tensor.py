@@ -402,6 +402,8 @@ class Tensor:
             return self
         if new.requires_grad and new.grad_fn is None and _mode.enabled:   # a leaf: its copy gets a node
             new = run_kernel("Identity", new)
+        elif self.requires_grad and not new.requires_grad and _mode.enabled:
+            new = _overwritten(self, new, op)
         self._data = new._data
         if new.requires_grad and _mode.enabled:
             self.requires_grad, self.grad_fn, self._out_index = True, new.grad_fn, new._out_index
@@ -534,6 +536,19 @@ def _move(t: Tensor, dest) -> Tensor:
     src = t._backend
     record_function("To", lambda dy, saved, attrs: (_move(dy, src),), [t], (out,))
     return out
+
+
+def _overwritten(old: Tensor, new: Tensor, op: str) -> Tensor:
+    """``new`` (a value that needs no gradient: ``y.zero_()``, ``y.fill_(3)``, ``y[:] = 0``) as the new
+    value of ``old``, which did: recorded as a node that gives ``old``'s history a zero gradient, as
+    PyTorch's in-place overwrites do (so the result still requires grad, and nothing flows through)."""
+    out = Tensor._wrap(new._data, new._backend)
+    record_function(op, _zero_gradient, [old._alias()], (out,))
+    return out
+
+
+def _zero_gradient(dy, saved, attrs):
+    return (run_kernel("Fill", backend=dy._backend, shape=dy.shape, value=0, dtype=dy._dtype),)
 
 
 def tensor(data, dtype=None, requires_grad=False, backend=None, device=None, pin_memory=False) -> Tensor:

@@ -90,6 +90,9 @@ def live_views(root) -> list:
 # ---------------------------------------------------------------- writing
 
 
+_ONE_VALUE_WRITES = {"fill_", "zero_"}   # the elements that share a place get the same value: PyTorch allows them
+
+
 def write(view, new, op: str) -> None:
     """Make ``view`` hold ``new`` (of its shape and dtype) by writing ``new`` into its root's
     storage; then every view of that root sees it."""
@@ -100,7 +103,7 @@ def write(view, new, op: str) -> None:
         raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in an in-place "
                            f"operation (the base is a leaf; change it under `with webgrad.no_grad():`, or "
                            f"clone() the view first)")
-    if overlaps(layout):
+    if overlaps(layout) and op not in _ONE_VALUE_WRITES:
         raise RuntimeError(f"{op}: unsupported operation: more than one element of the written-to tensor refers "
                            f"to a single memory location (a view made by expand); clone() it before writing")
     with set_grad_enabled(tracked):
@@ -138,11 +141,15 @@ def refresh(view, tracked: bool) -> None:
     if root._backend is not view._backend:   # the root moved away (Module.to): the view keeps its value
         return detach_view(view)
     with set_grad_enabled(tracked):
-        if covers_base(layout, root._data.shape):
-            value = run_kernel(K.RESHAPE, root, shape=layout.shape)
-        else:
-            value = strided_read(root, layout)
+        value = read_at(root, layout)
     _rebind(view, value, tracked)
+
+
+def read_at(root, layout: Layout):
+    """``root``'s elements at ``layout``: a reshape where the layout covers the root in order."""
+    if covers_base(layout, root._data.shape):
+        return run_kernel(K.RESHAPE, root, shape=layout.shape)
+    return strided_read(root, layout)
 
 
 def strided_read(root, layout: Layout):
@@ -188,4 +195,4 @@ def is_view_contiguous(t) -> bool:
 
 
 __all__ = ["ViewInfo", "layout_of", "root_of", "make_view", "alias", "write", "changed", "refresh",
-           "strided_read", "set_data", "detach_view", "is_view_contiguous"]
+           "read_at", "strided_read", "set_data", "detach_view", "is_view_contiguous"]

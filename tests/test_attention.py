@@ -105,6 +105,14 @@ def test_matches_torch(backend, L, S, E, Ev, variant):
     _grads_against_torch(arrays, **kw)
 
 
+@pytest.mark.parametrize("q_scale", [0.5, 30.0])
+def test_large_scores_as_torch(backend, q_scale):
+    """Scores from a few to hundreds (the cpu kernel skips softmax's max shift only where the
+    Cauchy-Schwarz bound keeps exp in range): PyTorch's values and gradients, no inf or NaN."""
+    _grads_against_torch([rn(2, 3, 6, 4, scale=q_scale), rn(2, 3, 7, 4), rn(2, 3, 7, 5)], is_causal=True)
+    _grads_against_torch([rn(2, 5, 4, scale=q_scale), rn(2, 5, 4), rn(2, 5, 3)])
+
+
 def test_rows_that_see_no_key_give_zeros(backend):
     """As PyTorch's SDPA: 0 out and 0 gradient where a query may attend to nothing (not NaN)."""
     mask = padding((4, 5))

@@ -76,3 +76,24 @@ def test_gpu_int64_round_trip_and_arithmetic(gpu):
     assert t.dtype is wg.int64 and t.numpy().dtype == np.int64 and t.tolist() == a.tolist()
     assert (t[1:4] * 2 + 1).tolist() == [-9, 1, 15]
     assert wg.tensor([3, 1, 2], device="wgpu").argmax().dtype is wg.int64
+
+
+def _arange(lib, args, dtype):
+    try:
+        return lib.arange(*args, **({} if dtype is None else {"dtype": getattr(lib, dtype)})).tolist()
+    except (RuntimeError, ValueError) as e:
+        return type(e)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", None])
+@pytest.mark.parametrize("args", [(-0.5, 2.5, 1), (0, 3.5, 1), (0.5, 3, 1.5), (-2.7, 3, 2.5), (5, 0.5, -1.5),
+                                  (0, 3, 0.5), (-2.7, -1, 0.5), (0, -3, 1), (3, 0, 0.5), (0, 3, 0)])
+def test_arange_arguments_and_errors_as_torch(args, dtype, backend):
+    """PyTorch truncates integer arange's arguments, and counts the elements from the truncated ones for
+    int64 (arange(-0.5, 2.5, 1) is [0, 1]; a step of 0.5 is refused), from those given for int32 ([0, 1, 2];
+    a step of 0.5 repeats start); bounds against the step's sign and a step of 0 are RuntimeErrors."""
+    got, want = _arange(wg, args, dtype), _arange(torch, args, dtype)
+    if isinstance(want, type):
+        assert isinstance(got, type) and issubclass(got, want), f"arange{args}: {got}, PyTorch's {want}"
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -23,7 +23,9 @@ def rn(*shape, scale=1.0):
 
 
 def gelu_grad(approximate):
-    return lambda dy, x: wg.run_kernel(K.GELU_GRAD, dy, x, approximate=approximate)
+    """GeluGrad(dy, x, gelu(x)), as GELU's rule calls it."""
+    return lambda dy, x: wg.run_kernel(K.GELU_GRAD, dy, x, F.gelu(x, approximate=approximate),
+                                       approximate=approximate)
 
 
 def torch_gelu_grad(approximate):
@@ -132,7 +134,7 @@ def test_gelu_unknown_form_is_refused(backend):
     with pytest.raises(ValueError, match="approximate"):
         F.gelu(wg.ones(2), approximate="sigmoid")
     with pytest.raises(ValueError, match="GeluGrad"):
-        wg.run_kernel(K.GELU_GRAD, wg.ones(2), wg.ones(2), approximate="sigmoid")
+        wg.run_kernel(K.GELU_GRAD, wg.ones(2), wg.ones(2), wg.ones(2), approximate="sigmoid")
 
 
 def test_gelu_third_order():
@@ -162,3 +164,35 @@ def test_gelu_float32_as_accurate_as_torch():
     got = F.gelu(wg.tensor(x, backend="cpu")).numpy().astype(np.float64)
     bound = 1e-7 * np.abs(x) + np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
     assert (np.abs(got - want) <= bound).all()
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_result_changed_in_place_leaves_backward_as_torch(backend, approximate):
+    """PyTorch's GELU keeps only its input, so changing its result in place (add_, an index write)
+    leaves the backward alone; GeluGrad reads the result as it was made, not as it is now."""
+    x = rn(4, 6, scale=2).astype(np.float32)
+    grads = []
+    for lib, make in ((wg, lambda a: wg.tensor(a, backend=backend)), (torch, torch.tensor)):
+        t = make(x).requires_grad_()
+        y = lib.nn.functional.gelu(t, approximate=approximate)
+        y.add_(1.0)
+        y[0] = 5.0
+        (y * y).sum().backward()
+        grads.append(t.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_grad_float32_near_zero_and_far_out_as_torch(approximate):
+    """GeluGrad reads Phi(x) as gelu(x) / x on cpu: at 0, in subnormals, far left and far right it
+    still gives PyTorch's gradient (1/2 at 0: no 0 / 0)."""
+    tiny = np.float32(np.finfo(np.float32).smallest_subnormal)
+    x = np.concatenate([[0.0, -0.0, tiny, -tiny, 1e-38, -1e-30, 1e-20, -1e-12], np.linspace(-20, 20, 4001),
+                        [1e30, -1e30, 3e38, -3e38]]).astype(np.float32)
+    t = torch.from_numpy(x.copy()).requires_grad_()
+    TF.gelu(t, approximate=approximate).sum().backward()
+    w = wg.tensor(x, backend="cpu").requires_grad_()
+    F.gelu(w, approximate=approximate).sum().backward()
+    atol = {"none": 2e-7, "tanh": 3e-6}[approximate]   # tanh: PyTorch's 1 + t cancels near x = -5, ours does not
+    np.testing.assert_allclose(w.grad.numpy(), t.grad.numpy(), rtol=2e-6, atol=atol)
+    assert w.grad.numpy()[0] == 0.5

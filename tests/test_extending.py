@@ -61,6 +61,25 @@ def test_override_gradient_plain_call_and_restore():
     assert wg.get_gradient("Relu") == builtin and relu_grad(UP) == PLAIN
 
 
+def test_override_gradient_puts_back_outputs_kept_by_value():
+    """Gelu's rule keeps its result by value (``output_values``); an override and its undoing keep
+    the rule whole, and a rule of one's own may keep an output by value too."""
+    builtin = wg.get_gradient("Gelu")
+    assert builtin.output_values == (0,)
+    seen = []
+
+    def twice(dy, saved, attrs):
+        seen.append(saved[1].requires_grad)
+        return (dy * 2,)
+    x = wg.tensor([1.0, -2.0], requires_grad=True)
+    with wg.override_gradient("Gelu", twice, inputs_to_save=[0], output_values=[0]):
+        y = wg.nn.functional.gelu(x)
+        y.mul_(3)                       # kept by value: no version error
+        y.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0] and seen == [False]
+    assert wg.get_gradient("Gelu") == builtin
+
+
 def test_override_gradient_restores_after_an_exception():
     builtin = wg.get_gradient("Relu")
     with pytest.raises(ZeroDivisionError):

@@ -443,12 +443,18 @@ def test_buffers_released_within_a_batch_are_reused_safely(gpu):
     assert gpu.in_use + gpu.pooled - held <= 80 * 4096, "buffers were not recycled within the batch"
 
 
-def test_chain_reuses_bind_groups_and_calls(gpu):
+@pytest.mark.parametrize("constants_before, factor", [(0, 1.0001), (600, 1.00013)],
+                         ids=["fresh", "after-many-constants"])
+def test_chain_reuses_bind_groups_and_calls(gpu, constants_before, factor):
+    """Also once more distinct Python numbers than the constant cache holds have been used (the oldest go)."""
+    x = wg.ones(2, backend="wgpu")
+    for k in range(constants_before):
+        x * (k + 0.25)
     y = wg.tensor(randn(4096), backend="wgpu")
-    y = (y * 1.0001).tolist() and y      # warm: pipeline, call and bind groups exist
+    y = (y * factor).tolist() and y      # warm: pipeline, call and bind groups exist
     n_groups, n_calls = len(gpu._bind_groups), len(gpu.calls)
     for _ in range(300):
-        y = y * 1.0001
+        y = y * factor
     y.tolist()
     assert len(gpu._bind_groups) - n_groups <= 6 and len(gpu.calls) == n_calls
 

@@ -33,8 +33,10 @@ def ref_bias_only(shape):
 def layer_norm_grad(ndim, has_weight, has_bias, eps=1e-5):
     """LayerNormGrad's outputs (dx[, dweight][, dbias]) flattened into one tensor (the second-order check
     takes one output)."""
-    def fn(*a):
-        outs = wg.run_kernel(K.LAYER_NORM_GRAD, *a, ndim=ndim, eps=eps, has_weight=has_weight, has_bias=has_bias)
+    def fn(dy, x, *weight):
+        attrs = dict(ndim=ndim, eps=eps, has_weight=has_weight, has_bias=has_bias)
+        _, mean, rstd = wg.run_kernel(K.LAYER_NORM, x, **{**attrs, "has_weight": False, "has_bias": False})
+        outs = wg.run_kernel(K.LAYER_NORM_GRAD, dy, x, mean, rstd, *weight, **attrs)
         return wg.cat([o.reshape(-1) for o in outs])
     return fn
 
@@ -170,3 +172,16 @@ def test_third_order():
         gx, gw = wg.grad((F.layer_norm(x, (4,), w) * weight).sum(), (x, w), create_graph=True)
         return wg.grad((gx * gx * gx).sum() + (gw * gw * gx.sum()).sum(), (x, w), create_graph=True)
     gradcheck(second, rn(2, 4), rn(4), atol=1e-4, rtol=1e-3, eps=1e-5, what="layer_norm third order")
+
+
+def test_mean_and_rstd_are_not_differentiable(backend):
+    """LayerNorm's kernel returns (y, mean, rstd), PyTorch's native_layer_norm: the statistics, kept for
+    the backward, require no grad (PyTorch's output_differentiability) and match the row statistics."""
+    a = rn(3, 4, 5).astype(np.float32)
+    x = wg.tensor(a, backend=backend).requires_grad_()
+    y, mean, rstd = wg.run_kernel(K.LAYER_NORM, x, ndim=2, eps=1e-5, has_weight=False, has_bias=False)
+    assert y.requires_grad and not mean.requires_grad and not rstd.requires_grad
+    assert mean.shape == rstd.shape == (3, 1, 1)
+    flat = a.reshape(3, -1)
+    np.testing.assert_allclose(mean.numpy().reshape(-1), flat.mean(1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd.numpy().reshape(-1), 1 / np.sqrt(flat.var(1) + 1e-5), rtol=1e-5)

@@ -32,6 +32,8 @@ CASES = [
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 1, 3, 1), r(3, 1, 4)], id="matmul-k1-batch-broadcast"),
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(0, 3), r(3, 2)], grad=False, id="matmul-empty-rows"),
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 0), r(0, 3)], grad=False, id="matmul-empty-k"),
+    OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 3, 0), r(0, 4)], id="matmul-batched-2d-empty-k"),
+    OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 3, 4), r(4, 0)], id="matmul-batched-2d-empty-n"),
     OpCase("matmul", lambda a, b: a @ b, np.matmul, [r(2, 3, 4), r(4, 5)], second_order=True,
            id="matmul-batched-2d"),            # the cpu kernel folds the batch; b's gradient summed as made
     OpCase("linear", lambda x, w: wg.nn.functional.linear(x, w), lambda x, w: x @ w.T, [r(2, 1, 3, 4), r(5, 4)],
@@ -156,3 +158,36 @@ def test_fixed_rank_products_refuse_bad_shapes(fn, a, b, match):
 def test_einsum_bad_equations(eq, shapes, err, match):
     with pytest.raises(err, match=match):
         wg.einsum(eq, *[wg.ones(*s) for s in shapes])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: wg.addmm(wg.zeros(3, 3), wg.zeros(2, 4), wg.zeros(4, 5)),
+    lambda: wg.addmv(wg.zeros(2), wg.zeros(2), wg.zeros(2)),
+    lambda: wg.inner(wg.zeros(2, 3), wg.zeros(4)),
+    lambda: wg.trace(wg.zeros(3)),
+    lambda: wg.diag(wg.zeros(2, 2, 2)),
+    lambda: wg.zeros(2, 3) @ wg.zeros(2, 3),
+    lambda: wg.bmm(wg.zeros(2, 2, 3), wg.zeros(3, 3, 2)),
+], ids=["addmm", "addmv", "inner", "trace", "diag", "matmul", "bmm"])
+def test_shape_errors_are_runtime_errors_as_torchs(call, backend):
+    """PyTorch raises RuntimeError for operands whose shapes do not fit (webgrad's ShapeError is one)."""
+    with pytest.raises(RuntimeError):
+        call()
+
+
+def test_linear_bias_on_a_large_batch_as_torch(backend):
+    """F.linear on a batch large enough for a compiled plan's in-place bias: the result and
+    gradients are PyTorch's, and the inputs are left untouched."""
+    torch = pytest.importorskip("torch")
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((8, 16, 64), (96, 64), (96,)))
+    X, W, B = (wg.tensor(a, backend=backend).requires_grad_() for a in (x, w, b))
+    y = wg.nn.functional.linear(X, W, B)
+    tX, tW, tB = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    ty = torch.nn.functional.linear(tX, tW, tB)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    for got, want in ((X, tX), (W, tW), (B, tB)):
+        np.testing.assert_allclose(got.grad.numpy(), want.grad.numpy(), rtol=1e-4, atol=1e-3)
+    for t, a in ((X, x), (W, w), (B, b)):
+        assert np.array_equal(t.detach().numpy(), a)

@@ -134,7 +134,6 @@ KNOWN = {
     ("elu", "cpu", -0.0): "cpu's elu takes numpy's minimum(x, 0), 0.0 for -0.0; torch keeps -0.0",
     ("clamp_min", "cpu", -0.0): "cpu's clamp is numpy's maximum: 0.0 for clamp(-0.0, min=0.0); torch keeps -0.0",
     ("clamp_max", "cpu", 0.0): "cpu's clamp is numpy's minimum: -0.0 for clamp(0.0, max=-0.0); torch keeps 0.0",
-    ("sign", "cpu", np.nan): "cpu's sign is numpy's, NaN for NaN; torch.sign(nan) is 0",
     ("gelu", "*", np.inf): "torch's vectorised gelu(inf) is NaN (inf * 0 inside; one element alone gives inf); "
                            "webgrad gives inf, the limit",
     ("gelu", "*", 3e38): "torch's vectorised gelu overflows inside at 3e38 (inf); webgrad gives 3e38, the value",
@@ -357,15 +356,6 @@ GRADIENTS = {
 GRAD_EDGE = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 30.0, -30.0], np.float32)
 
 
-# (case, backend or "*", input value): where a backend's gradient differs from torch's, and why
-KNOWN_GRAD = {
-    ("relu", "*", np.nan): "the core's relu gradient is dy * (x > 0): 0 at NaN; torch's threshold_backward "
-                           "zeroes dy only where the result <= 0, so dy passes at NaN",
-    ("maximum_zero", "*", np.nan): "the core's maximum gradient masks by a > b (0 at NaN); torch's passes dy to a "
-                                   "NaN operand (it zeroes where a < b)",
-    ("abs", "cpu", np.nan): "the core's abs gradient is dy * sign(x), and cpu's sign(NaN) is NaN (torch's sgn: 0)",
-}
-
 
 def _grad(fn, values, backend_name):
     x = wg.tensor(values, requires_grad=True, device=backend_name)
@@ -385,20 +375,8 @@ def _torch_grad(torch_fn):
 def test_gradient_at_edge_values(backend, case):
     fn, torch_fn = GRADIENTS[case]
     values = GRAD_EDGE if case != "amax" else GRAD_EDGE[1:]   # one NaN at a time: amax's is below
-    known = [v for (c, b, v) in KNOWN_GRAD if c == case and b in (backend, "*")]
     assert_like_torch(_grad(fn, values, backend), [values], _torch_grad(torch_fn), rtol=2e-6, zero_sign=False,
-                      skip=_mask(values, known), what=f"d {case} on {backend}")
-
-
-@pytest.mark.parametrize("case,backend_name,value", sorted(KNOWN_GRAD, key=str))
-def test_known_gradient_differences_from_torch(case, backend_name, value):
-    """Each KNOWN_GRAD entry still holds (a fix makes this fail, so the entry goes)."""
-    fn, torch_fn = GRADIENTS[case]
-    at = _mask(GRAD_EDGE, [value])
-    want = _torch(_torch_grad(torch_fn), [GRAD_EDGE])
-    for b in [backend_name] if backend_name != "*" else wg.backends():
-        got = _grad(fn, GRAD_EDGE, b).numpy()
-        assert not _agree(got, want, 1e-6, 0.0)[at].all(), f"d {case}({value}) on {b} now agrees with torch"
+                      skip=_mask(values, []), what=f"d {case} on {backend}")
 
 
 def test_amax_gradient_with_nan(backend):

@@ -8,6 +8,7 @@ import torch
 
 import webgrad as wg
 
+NAN, INF = float("nan"), float("inf")
 CASES = {   # name: (function of the library and its inputs, inputs as lists)
     "std_of_a_constant": (lambda lib, x: x.std(), [[2.0, 2.0, 2.0]]),
     "var_std_dim": (lambda lib, x: x.std(dim=1), [[[1.0, 1.0], [0.0, 2.0]]]),
@@ -20,6 +21,22 @@ CASES = {   # name: (function of the library and its inputs, inputs as lists)
     "min_dim_ties": (lambda lib, x: x.min(dim=0).values, [[[1.0, 1.0], [1.0, 5.0]]]),
     "max_all_ties_split": (lambda lib, x: x.max(), [[1.0, 3.0, 3.0]]),
     "amax_ties_split": (lambda lib, x: x.amax(dim=0), [[1.0, 3.0, 3.0]]),
+    # found by tests/fuzz: gradients at NaN and inf as PyTorch's rules give them
+    "maximum_with_nan": (lambda lib, x, y: lib.maximum(x, y), [[NAN, 1.0, 2.0], [0.0, NAN, 2.0]]),
+    "minimum_with_nan": (lambda lib, x, y: lib.minimum(x, y), [[NAN, 1.0, 2.0], [0.0, NAN, 2.0]]),
+    "pow_exponent_at_nonpositive_base": (lambda lib, x, y: lib.pow(x, y), [[-2.0, 0.0, 0.0, 3.0],
+                                                                           [0.5, -1.0, 2.0, 2.0]]),
+    "prod_of_a_0d_nan": (lambda lib, x: x.prod(0), [NAN]),
+    "prod_of_one_element_at_nan": (lambda lib, x: x.prod(1), [[[NAN], [2.0]]]),
+    "max_all_shared_among_nans": (lambda lib, x: x.max(), [[NAN, 1.0, NAN]]),
+    "min_all_shared_among_nans": (lambda lib, x: x.min(), [[2.0, NAN, 1.0]]),
+    "norm_with_inf": (lambda lib, x: x.norm(), [[INF, 0.0]]),
+    "norm_p3_with_inf": (lambda lib, x: x.norm(3), [[INF, 0.0, 1.0]]),
+    "norm_p1_at_nan": (lambda lib, x: x.norm(1), [[NAN, -1.0]]),
+    "norm_inf_at_nan_and_ties": (lambda lib, x: x.norm(INF, dim=1), [[[NAN, 1.0], [-3.0, 3.0]]]),
+    "var_with_inf": (lambda lib, x: x.var(), [[0.0, INF]]),
+    "std_dim_with_inf": (lambda lib, x: x.std(dim=1), [[[0.0, INF, 1.0], [1.0, 2.0, 4.0]]]),
+    "var_without_degrees_of_freedom": (lambda lib, x: x.var(), [[NAN]]),
 }
 
 

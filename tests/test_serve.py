@@ -48,7 +48,8 @@ def served(tmp_path_factory, outside):
     (m / "site-out" / "index.html").symlink_to(outside / "secret.txt")
     wheel = tmp_path_factory.mktemp("wheel") / "webgrad-0.0.0-py3-none-any.whl"
     wheel.write_bytes(b"PK stand-in")
-    with Server(port=0, wheel=str(wheel), mounts={"m": m, "n": n}, allow_hosts=["Dev.Example"], bytecode=False) as server:
+    with Server(port=0, wheel=str(wheel), mounts={"m": m, "n": n}, allow_hosts=["Dev.Example"], bytecode=False,
+                snapshot=False) as server:
         yield server.httpd.server_address[1]
 
 
@@ -244,7 +245,7 @@ def test_other_methods_are_not_a_500(served):
 def test_the_command_line_takes_allow_host(tmp_path):
     wheel = tmp_path / "webgrad-0.0.0-py3-none-any.whl"
     wheel.write_bytes(b"PK")
-    cmd = [sys.executable, "-m", "webgrad.web.serve", "--port", "0", "--wheel", str(wheel), "--no-bytecode",
+    cmd = [sys.executable, "-m", "webgrad.web.serve", "--port", "0", "--wheel", str(wheel), "--no-bytecode", "--no-snapshot",
            "--allow-host", "a.example", "--allow-host", "b.example"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -267,7 +268,7 @@ def test_the_command_line_mounts_folders(tmp_path):
     lite = tmp_path / "lite"
     (lite / "lab").mkdir(parents=True)
     (lite / "lab" / "index.html").write_text("<title>lab</title>")
-    cmd = [sys.executable, "-m", "webgrad.web.serve", "--port", "0", "--wheel", str(wheel), "--no-bytecode",
+    cmd = [sys.executable, "-m", "webgrad.web.serve", "--port", "0", "--wheel", str(wheel), "--no-bytecode", "--no-snapshot",
            "--mount", f"lite={lite}"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -45,7 +45,7 @@ def built(tmp_path):
     (pyodide / "package.json").write_text(json.dumps({"version": "314.0.7"}))
     (pyodide / "pyodide.js.map").write_text("not shipped")
     out = tmp_path / "site"
-    site = build_site(out, wheel, pyodide, cache=tmp_path / "cache", compile_bytecode=False)
+    site = build_site(out, wheel, pyodide, cache=tmp_path / "cache", compile_bytecode=False, make_snapshot=False)
     return out, site, wheel, pyodide
 
 
@@ -58,14 +58,17 @@ def test_assets_live_in_folders_named_by_their_content(built, tmp_path):
     assert shipped == set(PYODIDE_FILES)            # no source maps, package.json, consoles
     # other content, other folder; the same content, the same folder
     (pyodide / "pyodide.asm.wasm").write_bytes(b"changed")
-    again = build_site(tmp_path / "site2", wheel, pyodide, cache=tmp_path / "cache", compile_bytecode=False)
+    again = build_site(tmp_path / "site2", wheel, pyodide, cache=tmp_path / "cache", compile_bytecode=False,
+                       make_snapshot=False)
     assert again["pyodide"] != site["pyodide"] and again["wheel"] == site["wheel"]
 
 
 def test_site_js_names_the_assets_and_pages_are_copied(built):
     out, site, _, _ = built
     text = (out / "site.js").read_text()
-    assert json.loads(text.split("SITE = ", 1)[1].rstrip(";\n")) == {"pyodide": site["pyodide"], "wheel": site["wheel"]}
+    assert json.loads(text.split("SITE = ", 1)[1].rstrip(";\n")) == {"pyodide": site["pyodide"], "wheel": site["wheel"],
+                                                                   "snapshot": None}
+    assert site["snapshot"] is None                       # make_snapshot=False
     web = Path(compress.__file__).parent
     assert (out / "index.html").read_bytes() == (web / "index.html").read_bytes()
     assert (web / "site.js").read_text() != text          # the checkout's default is left alone
@@ -153,3 +156,18 @@ def test_add_bytecode_is_used_by_import_and_listed_in_record(tmp_path, monkeypat
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     assert importlib.import_module("wpkg").ANSWER == "compiled"
     monkeypatch.delitem(sys.modules, "wpkg")
+
+
+def test_snapshot_pack_drops_empty_pages_and_unpacks_exactly():
+    """The site's snapshot file (webgrad.web.snapshot.pack; worker.js's unpackSnapshot reads it)."""
+    from webgrad.web.snapshot import PAGE, pack, unpack
+    memory = bytearray(40 * PAGE + 100)
+    memory[5] = 1                                          # page 0
+    memory[3 * PAGE: 5 * PAGE] = b"\x07" * (2 * PAGE)      # pages 3-4: one run
+    memory[-1] = 9                                         # the last, short page
+    packed = pack(bytes(memory))
+    assert packed[:4] == b"WGS1" and len(packed) == 12 + 3 * 8 + 3 * PAGE + 100
+    assert unpack(packed) == bytes(memory)
+    assert unpack(pack(bytes(3 * PAGE))) == bytes(3 * PAGE) and len(pack(bytes(3 * PAGE))) == 12
+    with pytest.raises(ValueError, match="not a packed webgrad snapshot"):
+        unpack(b"\x00snp" + bytes(20))

@@ -302,3 +302,20 @@ def test_repr_matches_torch():
     for v in ([1.5, 2.25], [[1.0, 2.0], [30.0, 4.0]], [[[1.0, 2.0]], [[3.0, 40.0]]], [1e-5, 1.0], 3.5, -0.0,
               [1e9, 1.0], [True, False], [0.1, 0.25, 123.5]):
         assert repr(wg.tensor(v)) == repr(torch.tensor(v)), v
+
+
+@pytest.mark.parametrize("n", [3, 300, 1025])
+def test_bool_fills_of_any_size(n, backend):
+    """Found by tests/fuzz: on the GPU a bool fill past the upload threshold failed to compile
+    (a float converted into vec4<u32>)."""
+    for v in (True, False):
+        assert wg.full((n,), v).tolist() == [v] * n
+        assert wg.zeros(n, dtype=wg.bool).fill_(v).tolist() == [v] * n
+
+
+def test_integer_linspace_truncates_as_torch(backend):
+    """Found by tests/fuzz: an integer linspace stepped in integers (linspace(0, 1, 3) gave 0, 0, 0);
+    PyTorch's takes the ends as integers and truncates the float values between them."""
+    assert wg.linspace(0, 1, 3, dtype=wg.int32).tolist() == [0, 0, 1]
+    assert wg.linspace(1, 2.5, 4, dtype=wg.int64).tolist() == [1, 1, 1, 2]
+    assert wg.linspace(-3, 4, 5, dtype=wg.int64).tolist() == [-3, -1, 0, 2, 4]

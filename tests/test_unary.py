@@ -236,7 +236,7 @@ def test_bad_arguments_name_op():
         x.clamp()
     with pytest.raises(TypeError, match="clamp"):
         x.clamp("a", 1)
-    with pytest.raises(TypeError, match="neg"):
+    with pytest.raises(RuntimeError, match="neg"):      # PyTorch's type
         -wg.tensor([True])
     with pytest.raises(TypeError, match="__invert__"):
         ~wg.tensor([1.0])
@@ -254,3 +254,14 @@ def test_against_torch():
     got = wg.gelu(wg.tensor(x, dtype=wg.float64), approximate="tanh").numpy()
     want = torch.nn.functional.gelu(torch.tensor(x), approximate="tanh").numpy()
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_bool_input_as_torch(backend):
+    """Found by tests/fuzz: sign of bools is a copy, square of bools is int64, relu and neg refuse them
+    with PyTorch's RuntimeError."""
+    x = wg.tensor([True, False])
+    assert wg.sign(x).tolist() == [True, False] and wg.sign(x).dtype is wg.bool
+    assert wg.square(x).tolist() == [1, 0] and wg.square(x).dtype is wg.int64
+    for op in (wg.relu, wg.neg):
+        with pytest.raises(RuntimeError, match="not supported for bool tensors"):
+            op(x)

@@ -2,7 +2,7 @@
 benchmark, the start-up page; ``page.js``, ``plot.js`` and ``site.js`` are what they share), the JS
 loader (``webgrad.js``, ``worker.js``; ``tracebacks`` shortens the tracebacks it reports), the WebGPU
 helpers of the ``webgpu`` device (``gpu.js``), ``python -m webgrad.web.site`` (the static site:
-hashed assets, ``compress``, ``bytecode``/``pycompile``) and ``python -m webgrad.web.serve``
+hashed assets, ``compress``, ``bytecode``/``pycompile``, the start-up ``snapshot``) and ``python -m webgrad.web.serve``
 (``serve_checks``: what it refuses).
 
 From Python code running in the page (Pyodide, in webgrad's Web Worker):

@@ -5,7 +5,7 @@
 // mlp_repeat=<the same for the big MLP>, steps=<big-MLP steps per timed run>, mlp=small (skip the big MLP).
 // On SwiftShader the big MLP step takes a few hundred ms, hence its small defaults.
 import { startWebgrad } from "./webgrad.js";
-import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
+import { $, keepQuery, params, siteOptions } from "./page.js";
 
 const REPEAT = parseInt(params.get("repeat") || "5", 10);
 const MLP_REPEAT = parseInt(params.get("mlp_repeat") || "2", 10);
@@ -339,7 +339,7 @@ function check(what, got, want) {
 async function main() {
   keepQuery();
   const t0 = performance.now();
-  const wg = await startWebgrad({ pyodideUrl: pyodideUrl(), wheelUrl: wheelUrl(), onStatus: (t) => ($("status").textContent = t) });
+  const wg = await startWebgrad({ ...siteOptions(), onStatus: (t) => ($("status").textContent = t) });
   const tReady = performance.now();
   const first = await wg.run("import webgrad as wg\nprint(await (wg.ones(4) * 2).sum().read())");
   if (first.error) throw new Error(first.error);

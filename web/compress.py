@@ -30,7 +30,7 @@ except ImportError:          # optional: without it the site has .gz files only
 
 # what a browser fetches and compresses well; wheels and Pyodide's zip are compressed if it pays
 COMPRESSIBLE = frozenset({".html", ".js", ".mjs", ".css", ".json", ".wasm", ".py", ".txt", ".svg", ".map",
-                          ".zip", ".whl"})
+                          ".zip", ".whl", ".snapshot"})
 MIN_BYTES = 1024             # smaller files go as they are (the headers cost more than the saving)
 MIN_SAVING = 0.1             # keep a compressed copy only when it is at least 10% smaller
 BROTLI_BEST_UP_TO = 1 << 20  # brotli quality 11 up to 1 MiB; 9 above (11 takes ~100x longer there)

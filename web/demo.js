@@ -2,7 +2,7 @@
 // State for tests and the curious: window.__demo = {state, losses, accuracy, backend, error, compiled}
 // (compiled: the compiled training step's {traces, replays}, when done).
 import { startWebgrad } from "./webgrad.js";
-import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
+import { $, keepQuery, params, siteOptions } from "./page.js";
 import { drawLines } from "./plot.js";
 
 const demo = (window.__demo = { state: "loading", losses: [], accuracy: null, backend: null, error: null,
@@ -95,7 +95,7 @@ async function main() {
   applyParams();
   keepQuery();
   const wg = await startWebgrad({
-    pyodideUrl: pyodideUrl(), wheelUrl: wheelUrl(),
+    ...siteOptions(),
     onStatus: (text) => ($("status").textContent = text),
   });
   demo.backend = wg.backend;

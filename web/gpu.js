@@ -18,12 +18,22 @@
 //                                            data), encodes every dispatch in one compute pass, appends its
 //                                            copies, writes the uniforms, submits, destroys what it was told.
 //                                            ops: a Python buffer of uint32 words (see OP below), so a
-//                                            batch of any length is one call from Python
+//                                            batch of any length is one call from Python (null: none)
+//                                          plan, ext, stepBytes (optional): a compiled plan's replay encoded after
+//                                            the batch, in the same submit: ext the [buffer, size] words of its inputs
+//                                            and outputs, stepBytes its per-step numbers (see plan())
+//     plan(uniformData, words)            -> a compiled plan's id (backends/gpu/resident.py): its uniform blocks (a
+//                                            buffer of its own) and its dispatches, each [pipeline, uniform offset,
+//                                            x, y, z, n, (kind, value, size) * n] (kind 0: buffer id, 1: index into
+//                                            a replay's ext, 2: the plan's uniforms), then its per-step writes, each
+//                                            [kind, value, offset, start, length] of stepBytes. Bind groups are made
+//                                            once per set of ext buffers (PLAN_GROUP_SETS kept)
 //     drain()                             -> Promise<null | string>: the validation errors of every batch
 //                                            submitted since the last drain (and forgets them)
 //     read(stagingId, size)               -> Promise<Uint8Array>: maps, copies, unmaps; rejects with drain()'s
 //                                            errors when there are any
 //     calls()                             -> how many times Python called these functions (a count, for tests)
+//     planMisses(plan)                    -> how many replays of a plan made bind groups (a new set of buffers)
 //
 // Objects stay here, in tables; Python holds their ids (ints), so nothing crosses the FFI per dispatch.
 //
@@ -36,6 +46,7 @@
   const LIMITS = {maxStorageBuffersPerShaderStage: 8, maxComputeWorkgroupStorageSize: 16384,
                   maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535};
   const RAISED = ["maxStorageBufferBindingSize", "maxBufferSize"];
+  const UNIFORM_SLOT = 256;                   // program.UNIFORM_SLOT: one dynamic-offset window
   // asked for when the adapter has them (the native device asks for the same): shader-f16 gives float16
   const OPTIONAL_FEATURES = ["shader-f16"];
 
@@ -73,11 +84,13 @@
     DESTROY: 5,     // buffer: destroyed once the batch is submitted
   };
 
+  const PLAN_GROUP_SETS = 16;
+
   function runner(device) {
     const U = GPUBufferUsage;               // looked up here: without WebGPU, requestDevice() explains
     const USAGE = [U.STORAGE | U.COPY_SRC | U.COPY_DST, U.UNIFORM | U.COPY_DST, U.MAP_READ | U.COPY_DST];
     const queue = device.queue;
-    const buffers = new Map(), pipelines = [], groups = new Map();
+    const buffers = new Map(), pipelines = [], groups = new Map(), plans = [];
     let nextBuffer = 0, count = 0;
     const checks = [];                        // popErrorScope promises of submitted batches
     const offsets = new Uint32Array(1);
@@ -150,9 +163,80 @@
       return i + 5 + 2 * n;
     }
 
-    function run(ops, uniformId, uniformData, data) {
+    function planBuffer(p, kind, value, ext) {  // a plan's buffer reference: [GPUBuffer, size]
+      if (kind === 0) return [buffers.get(value[0]), value[1]];
+      if (kind === 1) return [buffers.get(ext[2 * value[0]]), ext[2 * value[0] + 1]];
+      return [p.uniform, p.uniform.size];
+    }
+
+    function plan(uniformData, words) {
       count++;
-      const [opBytes, releaseOps] = bytes(ops);
+      const [u8, release] = bytes(uniformData);
+      const uniform = device.createBuffer({size: u8.byteLength, usage: U.UNIFORM | U.COPY_DST});
+      queue.writeBuffer(uniform, 0, u8);
+      release();
+      const [wb, releaseWords] = bytes(words);
+      const w = new Uint32Array(wb.buffer, wb.byteOffset, wb.byteLength >> 2).slice();
+      releaseWords();
+      const p = {uniform, dispatches: [], writes: [], sets: new Map(), misses: 0};
+      let i = 1;
+      for (let d = 0; d < w[0]; d++) {
+        const n = w[i + 5], refs = [];
+        let ext = false;
+        for (let k = 0; k < n; k++) {
+          const j = i + 6 + 3 * k;
+          refs.push([w[j], [w[j + 1], w[j + 2]]]);
+          ext = ext || w[j] === 1;
+        }
+        p.dispatches.push({pipe: w[i], offset: w[i + 1], x: w[i + 2], y: w[i + 3], z: w[i + 4], refs, ext, group: null});
+        i += 6 + 3 * n;
+      }
+      const nWrites = w[i++];
+      for (let k = 0; k < nWrites; k++, i += 5) p.writes.push(w.slice(i, i + 5));
+      for (const d of p.dispatches) if (!d.ext) d.group = planGroup(p, d, null);
+      plans.push(p);
+      return plans.length - 1;
+    }
+
+    function planGroup(p, d, ext) {
+      const entries = d.refs.map(([kind, value], k) => {
+        const [buffer, size] = planBuffer(p, kind, value, ext);
+        return {binding: k, resource: {buffer, offset: 0, size}};
+      });
+      entries.push({binding: d.refs.length, resource: {buffer: p.uniform, offset: 0, size: UNIFORM_SLOT}});
+      return device.createBindGroup({layout: pipelines[d.pipe][1], entries});
+    }
+
+    function planGroups(p, ext) {         // the bind groups of the dispatches, for this set of ext buffers
+      let key = "";
+      for (let k = 0; k < ext.length; k += 2) key += ext[k] + ",";
+      let got = p.sets.get(key);
+      if (got === undefined) {
+        p.misses++;
+        if (p.sets.size >= PLAN_GROUP_SETS) p.sets.clear();
+        got = p.dispatches.map((d) => d.ext ? planGroup(p, d, ext) : d.group);
+        p.sets.set(key, got);
+      }
+      return got;
+    }
+
+    function encodePlan(p, pass, ext, stepBytes) {
+      for (const [kind, value, offset, start, length] of p.writes) {
+        queue.writeBuffer(planBuffer(p, kind, [value, 0], ext)[0], offset, stepBytes, start, length);
+      }
+      const groups = planGroups(p, ext), ds = p.dispatches;
+      for (let k = 0; k < ds.length; k++) {
+        const d = ds[k];
+        pass.setPipeline(pipelines[d.pipe][0]);
+        offsets[0] = d.offset;
+        pass.setBindGroup(0, groups[k], offsets, 0, 1);
+        pass.dispatchWorkgroups(d.x, d.y, d.z);
+      }
+    }
+
+    function run(ops, uniformId, uniformData, data, planId, ext, stepBytes) {
+      count++;
+      const [opBytes, releaseOps] = ops === null || ops === undefined ? [new Uint8Array(0), () => {}] : bytes(ops);
       const [dataBytes, releaseData] = data === null || data === undefined ? [null, () => {}] : bytes(data);
       const doomed = [];
       const w = new Uint32Array(opBytes.buffer, opBytes.byteOffset, opBytes.byteLength >> 2);
@@ -186,6 +270,18 @@
             default: throw new Error(`webgrad gpu.js: unknown op ${w[i]} at word ${i}`);
           }
         }
+        if (planId !== undefined && planId !== null) {
+          if (pass === null) pass = encoder.beginComputePass();
+          const [extBytes, releaseExt] = bytes(ext);
+          const [stepView, releaseStep] = stepBytes === null || stepBytes === undefined ? [null, () => {}] : bytes(stepBytes);
+          try {
+            encodePlan(plans[planId], pass, new Uint32Array(extBytes.buffer, extBytes.byteOffset, extBytes.byteLength >> 2),
+                       stepView);
+          } finally {
+            releaseExt();
+            releaseStep();
+          }
+        }
         if (pass !== null) pass.end();
         if (uniformData !== null && uniformData !== undefined) writeBytes(uniformId, 0, uniformData);
         queue.submit([encoder.finish()]);
@@ -216,7 +312,8 @@
     }
 
     const calls = () => count;
-    return {buffer, destroy, layout, pipeline, run, drain, read, calls};
+    const planMisses = (id) => plans[id].misses;
+    return {buffer, destroy, layout, pipeline, run, plan, drain, read, calls, planMisses};
   }
 
   return {requestDevice, runner};

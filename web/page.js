@@ -15,6 +15,11 @@ export const SHARED = ["pyodide"];
 export const pyodideUrl = () => params.get("pyodide") || SITE.pyodide || PYODIDE_CDN;
 // the wheel: the built site's hashed copy (cached for good), else ./webgrad.whl
 export const wheelUrl = () => SITE.wheel;
+// the snapshot of Python's memory the site was built with ({url, stdlib}), which fits the site's own
+// Pyodide only (null with ?pyodide=, or when the build made none)
+export const siteSnapshot = () => (params.get("pyodide") ? null : SITE.snapshot || null);
+// what every page passes to startWebgrad
+export const siteOptions = () => ({ pyodideUrl: pyodideUrl(), wheelUrl: wheelUrl(), siteSnapshot: siteSnapshot() });
 
 // links to this site's pages carry the shared settings of this page's query
 export function keepQuery(root = document) {
@@ -25,4 +30,13 @@ export function keepQuery(root = document) {
     for (const key of shared) url.searchParams.set(key, params.get(key));
     a.href = url.href;
   }
+}
+
+// a classic script (a UMD bundle), loaded once its tag is in the page
+export function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = Object.assign(document.createElement("script"), { src, onload: resolve });
+    s.onerror = () => reject(new Error(`loading ${src} failed`));
+    document.head.append(s);
+  });
 }

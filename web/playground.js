@@ -4,7 +4,7 @@
 // error, series: {name: [numbers]} (the plot), stopped: null|"interrupted"|"restarted" (the last Stop)}.
 import { startWebgrad } from "./webgrad.js";
 import { EXAMPLES } from "./examples.js";
-import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
+import { $, keepQuery, params, siteOptions } from "./page.js";
 import { drawLines } from "./plot.js";
 
 const FILENAME = "playground.py";      // the file name tracebacks give the code (with its source lines)
@@ -98,7 +98,7 @@ function showExamples() {
 async function main() {
   keepQuery();
   showExamples();
-  const wg = await startWebgrad({ pyodideUrl: pyodideUrl(), wheelUrl: wheelUrl(), onStatus: (text) => ($("status").textContent = text) });
+  const wg = await startWebgrad({ ...siteOptions(), onStatus: (text) => ($("status").textContent = text) });
   await showBackend(wg);
   wg.onMessage((msg) => {
     if (!busy()) return;

@@ -1,7 +1,7 @@
 """Serve webgrad's pages locally: a site built now (``webgrad.web.site``) with a wheel built from the checkout.
 
     python -m webgrad.web.serve [--port 8000] [--pyodide URL_OR_DIR] [--wheel PATH] [--allow-host NAME] [--no-bytecode]
-                                [--mount NAME=DIR]
+                                [--no-snapshot] [--mount NAME=DIR]
 
 * ``/`` is the site built from ``web/`` (the demo, the playground, the benchmark, the loader);
 * the wheel is built now from the checkout's sources (``python -m build --wheel``, else
@@ -200,7 +200,7 @@ class Server:
     """The server, started in a thread (for tests): ``with Server(port=0) as s: s.url``.
     ``mounts`` ({name: folder}) serves more folders at /name/ (tests use it for wheels);
     ``allow_hosts`` adds Host names to the loopback ones; ``bytecode=False`` ships Python
-    sources only. ``site`` is what ``site.build_site`` returned; ``requests`` lists the file
+    sources only; ``snapshot=False`` makes no start-up snapshot (``webgrad.web.snapshot``). ``site`` is what ``site.build_site`` returned; ``requests`` lists the file
     responses sent ({path, status, encoding, bytes: the body's size, raw: the file's uncompressed
     size}), oldest first.
 
@@ -210,13 +210,14 @@ class Server:
     """
 
     def __init__(self, port: int = 8000, pyodide: str | None = None, wheel: str | None = None, mounts=None,
-                 allow_hosts=(), bytecode: bool = True):
+                 allow_hosts=(), bytecode: bool = True, snapshot: bool = True):
         self._tmp = tempfile.TemporaryDirectory(prefix="webgrad-site-")
         tmp = Path(self._tmp.name)
         self.wheel = Path(wheel).resolve() if wheel else build_wheel(tmp / "dist")
         self.pyodide = local_pyodide(pyodide)
         self.root = tmp / "site"
-        self.site = build_site(self.root, self.wheel, self.pyodide, compile_bytecode=bytecode)
+        self.site = build_site(self.root, self.wheel, self.pyodide, compile_bytecode=bytecode,
+                               make_snapshot=snapshot)
         folders = {name.strip("/"): Path(path).resolve() for name, path in (mounts or {}).items()}
         if self.site["pyodide"] is not None:
             folders["pyodide"] = (self.root / self.site["pyodide"]).resolve()
@@ -263,12 +264,13 @@ def main(argv=None) -> None:
                     help="answer requests for this Host name too (repeatable); by default only localhost, "
                          "127.0.0.1 and [::1] (DNS rebinding)")
     ap.add_argument("--no-bytecode", action="store_true", help="ship Python sources only (no node needed)")
+    ap.add_argument("--no-snapshot", action="store_true", help="make no start-up snapshot (no Chromium needed)")
     ap.add_argument("--mount", action="append", default=[], metavar="NAME=DIR",
                     help="serve DIR at /NAME/ too (repeatable), e.g. a JupyterLite site: --mount lite=_site")
     args = ap.parse_args(argv)
     mounts = parse_mounts(args.mount)
     server = Server(args.port, args.pyodide, args.wheel, mounts=mounts, allow_hosts=args.allow_host,
-                    bytecode=not args.no_bytecode)
+                    bytecode=not args.no_bytecode, snapshot=not args.no_snapshot)
     query = f"?pyodide={args.pyodide}" if server.pyodide is None and args.pyodide else ""
     for note in server.site["notes"]:
         print(f"note: {note}", file=sys.stderr)

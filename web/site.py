@@ -1,6 +1,6 @@
 """Build webgrad's pages as a static site, ready for a browser cache and a compressing host.
 
-    python -m webgrad.web.site OUT [--wheel PATH] [--pyodide DIR] [--no-bytecode]
+    python -m webgrad.web.site OUT [--wheel PATH] [--pyodide DIR] [--no-bytecode] [--no-snapshot]
 
 What OUT holds (``python -m webgrad.web.serve`` builds one into a temporary folder and serves it):
 
@@ -11,8 +11,12 @@ What OUT holds (``python -m webgrad.web.serve`` builds one into a temporary fold
   with a local Pyodide (``web/node_modules/pyodide`` after ``npm install`` in web/, or
   ``--pyodide DIR``), the five files of it the page loads (``assets/pyodide-<version>-<hash>/``:
   no source maps, type declarations or consoles);
-* ``site.js``: the hashed addresses, which the pages start from (``SITE.pyodide``, ``SITE.wheel``);
-  without a local Pyodide the pages use the public CDN;
+* ``assets/snapshot-<hash>/webgrad.snapshot``: with a local Pyodide and a Chromium to make it in
+  (``webgrad.web.snapshot``), Pyodide's memory right after ``import webgrad``, which every visit
+  restores instead of starting Python (``--no-snapshot``: none; the pages then keep one in the
+  browser's Cache Storage on a first visit);
+* ``site.js``: the hashed addresses, which the pages start from (``SITE.pyodide``, ``SITE.wheel``,
+  ``SITE.snapshot``: ``{url, stdlib}`` or null); without a local Pyodide the pages use the public CDN;
 * ``webgrad.whl``: the wheel under its stable name, for pages that ask for ``./webgrad.whl``;
 * ``NAME.gz`` and ``NAME.br`` beside each file worth compressing (``webgrad.web.compress``);
 * ``_headers``: the response headers the site needs, in the format of Netlify and Cloudflare Pages
@@ -37,7 +41,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from webgrad.web import bytecode
+from webgrad.web import bytecode, snapshot
 from webgrad.web.compress import compress_tree, default_cache, digest, place
 
 WEB = Path(__file__).resolve().parent
@@ -96,6 +100,23 @@ def _write_assets(out: Path, kind: str, sources: dict[str, Path]) -> str:
     return folder
 
 
+def _snapshot(out: Path, site: dict, cache: Path, notes: list) -> dict | None:
+    """The start-up snapshot placed in its hashed folder: {url, stdlib}, or None (and a note why)."""
+    try:
+        made, stdlib = snapshot.snapshot(out, site["pyodide"], site["wheel"], cache)
+    except snapshot.SnapshotUnavailable as why:
+        notes.append(str(why))
+        return None
+    return {"url": f"./{_write_assets(out, 'snapshot', {snapshot.NAME: made})}/{snapshot.NAME}", "stdlib": stdlib}
+
+
+def write_site_js(out: Path, site: dict) -> None:
+    """``site.js``: the hashed addresses the pages start from."""
+    addresses = {key: site.get(key) for key in ("pyodide", "wheel", "snapshot")}
+    (out / "site.js").write_text("// Written by webgrad.web.site: where this site's hashed assets are.\n"
+                                 f"export const SITE = {json.dumps(addresses)};\n")
+
+
 def headers_file() -> str:
     """``_headers`` (Netlify, Cloudflare Pages): isolation everywhere, the hashed assets cached for
     good (the other files get the host's default, which revalidates).
@@ -108,11 +129,12 @@ def headers_file() -> str:
 
 
 def build_site(out: Path, wheel: Path, pyodide: Path | None = None, cache: Path | None = None,
-               compile_bytecode: bool = True) -> dict:
+               compile_bytecode: bool = True, make_snapshot: bool = True) -> dict:
     """Build the site into ``out`` (emptied first) from ``web/``, ``wheel`` and the local Pyodide
-    folder ``pyodide`` (None: the pages use the CDN). Returns ``{"wheel", "pyodide", "notes"}``:
-    the pages' addresses of the two (``pyodide`` None without a local copy) and why anything was
-    left out (no bytecode without node).
+    folder ``pyodide`` (None: the pages use the CDN). Returns ``{"wheel", "pyodide", "snapshot",
+    "notes"}``: the pages' addresses of the first two (``pyodide`` None without a local copy), the
+    start-up snapshot's ``{url, stdlib}`` (None without a local Pyodide, ``make_snapshot`` or a
+    Chromium) and why anything was left out (no bytecode without node, no snapshot without Chromium).
 
     >>> site = build_site(Path(tempfile.mkdtemp()), wheel=WHEEL)   # doctest: +SKIP
     >>> site["pyodide"]                                            # doctest: +SKIP
@@ -129,14 +151,16 @@ def build_site(out: Path, wheel: Path, pyodide: Path | None = None, cache: Path 
     compile_with = pyodide if compile_bytecode else None
     wheel_file = _compiled("wheel", Path(wheel), compile_with, cache, notes)
     site = {"wheel": f"./{_write_assets(out, 'webgrad', {Path(wheel).name: wheel_file})}/{Path(wheel).name}",
-            "pyodide": None}
+            "pyodide": None, "snapshot": None}
     place(wheel_file, out / "webgrad.whl")
     if pyodide is not None:
         files = {name: Path(pyodide) / name for name in PYODIDE_FILES}
         files["python_stdlib.zip"] = _compiled("stdlib", files["python_stdlib.zip"], compile_with, cache, notes)
         site["pyodide"] = f"./{_write_assets(out, f'pyodide-{pyodide_version(Path(pyodide))}', files)}/"
-    (out / "site.js").write_text("// Written by webgrad.web.site: where this site's hashed assets are.\n"
-                                 f"export const SITE = {json.dumps({'pyodide': site['pyodide'], 'wheel': site['wheel']})};\n")
+    write_site_js(out, site)
+    if site["pyodide"] is not None and make_snapshot:
+        site["snapshot"] = _snapshot(out, site, cache, notes)
+        write_site_js(out, site)
     (out / "_headers").write_text(headers_file())
     compress_tree(out, cache)
     return {**site, "notes": notes}
@@ -149,10 +173,12 @@ def main(argv=None) -> None:
     ap.add_argument("--wheel", help="the webgrad wheel to ship (default: built now from the checkout)")
     ap.add_argument("--pyodide", help="a local Pyodide folder (default: web/node_modules/pyodide if present, else the CDN)")
     ap.add_argument("--no-bytecode", action="store_true", help="ship Python sources only (no node needed)")
+    ap.add_argument("--no-snapshot", action="store_true", help="make no start-up snapshot (no Chromium needed)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="webgrad-wheel-") as tmp:
         wheel = Path(args.wheel) if args.wheel else build_wheel(Path(tmp))
-        site = build_site(Path(args.out), wheel, local_pyodide(args.pyodide), compile_bytecode=not args.no_bytecode)
+        site = build_site(Path(args.out), wheel, local_pyodide(args.pyodide), compile_bytecode=not args.no_bytecode,
+                          make_snapshot=not args.no_snapshot)
     for note in site["notes"]:
         print(f"note: {note}", file=sys.stderr)
     print(f"webgrad: site in {args.out}: wheel {site['wheel']}, Pyodide {site['pyodide'] or 'from the CDN'}")

@@ -3,15 +3,17 @@
 // served at ./tfjs/, a node_modules folder holding @tensorflow/tfjs and @tensorflow/tfjs-backend-webgpu).
 // Times are ms since navigation start (performance.now()).
 // window.__startup = {done, lib, backend, result, first_result_ms, ready_ms, phases, error}; phases are
-// webgrad's start-up steps (wg.startup: ms since navigation when each ended).
+// webgrad's start-up steps (wg.startup: ms since navigation when each ended); kept turns true once the
+// worker has stored the site's files for the next visit (after the first result; see worker.js).
 import { startWebgrad } from "./webgrad.js";
-import { $, keepQuery, params, pyodideUrl, wheelUrl } from "./page.js";
+import { $, keepQuery, loadScript as script, params, siteOptions } from "./page.js";
 
 const out = (window.__startup = { done: false, lib: params.get("lib") || "webgrad", backend: null, result: null,
-                                  first_result_ms: null, ready_ms: null, phases: null, error: null });
+                                  first_result_ms: null, ready_ms: null, phases: null, error: null, kept: false });
 
 async function webgrad() {
-  const wg = await startWebgrad({ pyodideUrl: pyodideUrl(), wheelUrl: wheelUrl(), onStatus: (t) => ($("status").textContent = t) });
+  const wg = await startWebgrad({ ...siteOptions(), onStatus: (t) => ($("status").textContent = t) });
+  wg.onMessage((m) => m.type === "kept" && (out.kept = true));
   out.ready_ms = performance.now();
   const r = await wg.run("import webgrad as wg\nprint(await (wg.ones(4) * 2).sum().read())");
   if (r.error) throw new Error(r.error);
@@ -19,14 +21,6 @@ async function webgrad() {
   out.phases = wg.startup;
   out.backend = wg.backend.name;
   return r.stdout.trim();
-}
-
-function script(src) {
-  return new Promise((resolve, reject) => {
-    const s = Object.assign(document.createElement("script"), { src, onload: resolve });
-    s.onerror = () => reject(new Error(`loading ${src} failed`));
-    document.head.append(s);
-  });
 }
 
 async function tfjs() {

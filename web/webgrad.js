@@ -12,13 +12,17 @@
 //     snapshot: true,             // keep Python's memory after `import webgrad` in the browser's Cache
 //                                 //    Storage on a first visit (~30 MB) and start later visits from it;
 //                                 //    off with packages (their files are not in it)
+//     siteSnapshot: null,         // {url, stdlib}: a snapshot made when the site was built (site.js's
+//                                 //    SITE.snapshot, webgrad.web.snapshot), for this pyodideUrl and wheelUrl:
+//                                 //    every visit starts from it, the first too (where the browser has
+//                                 //    JSPI; else, or if it fails to load, as without it)
 //   });
 //   wg.backend                    // {name: "webgpu" | "cpu" | "none", adapter: "description string"}
 //   wg.startup                    // when each start-up step ended, ms since this page's navigation:
 //                                 //    {worker, wheel_requested, pyodide_module, snapshot_read, wheel,
 //                                 //    pyodide, installed, imported, ready} (worker.js says what each is)
 //                                 //    (the wheel is fetched while Pyodide loads: wheel_requested < pyodide),
-//                                 //    and snapshot: "made" | "restored" | "off" (the snapshot option above)
+//                                 //    and snapshot: "site" | "made" | "restored" | "off" (the two options above)
 //   await wg.run(code)            // -> {stdout, stderr, error: string | null}; runs through runPythonAsync
 //                                 //    (top-level await works; sync readback such as t.tolist() uses JSPI).
 //                                 //    error is the traceback from the user's code on (the runner's frames
@@ -51,14 +55,16 @@ const sincePageStart = (times) =>
   Object.fromEntries(Object.entries(times || {}).map(([step, t]) => [step, t - performance.timeOrigin]));
 
 export async function startWebgrad({pyodideUrl = PYODIDE_CDN, wheelUrl = "./webgrad.whl", packages = [],
-                                    onStatus = () => {}, snapshot = true} = {}) {
+                                    onStatus = () => {}, snapshot = true, siteSnapshot = null} = {}) {
   const base = globalThis.document ? document.baseURI : location.href;
   const absolute = (url) => new URL(url, base).href;
   let pyodideBase = absolute(pyodideUrl);
   if (!pyodideBase.endsWith("/")) pyodideBase += "/";
   // Pyodide's interrupt buffer needs a SharedArrayBuffer, which needs cross-origin isolation
   const interrupt = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
-  const init = {type: "init", pyodideUrl: pyodideBase, wheelUrl: absolute(wheelUrl), packages, interrupt, snapshot};
+  const site = siteSnapshot && {url: absolute(siteSnapshot.url), stdlib: siteSnapshot.stdlib};
+  const init = {type: "init", pyodideUrl: pyodideBase, wheelUrl: absolute(wheelUrl), packages, interrupt, snapshot,
+                siteSnapshot: site};
 
   const listeners = new Set();
   const runs = new Map();           // id -> {resolve, result}, oldest first: the first is running

@@ -9,7 +9,7 @@ import numpy as np
 from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (backward_kernels: the backward kernels)
-from . import (attention, backward_kernels, creation, elementwise, fused, gelu, indexing,  # noqa: F401
+from . import (attention, backward_kernels, creation, elementwise, fused, gelu, indexing, into,  # noqa: F401
                layer_norm, linalg, losses, movement, optim, reduce, softmax, sorting, views, windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
@@ -56,6 +56,14 @@ class CpuBackend:
     @staticmethod
     def fused_kernel(ops, out_shape: tuple, dtype):
         return fused.fused_kernel(ops, out_shape, dtype)
+
+    # compiled plans (into.py): where kernels write (dying inputs, donated data, kept arrays); joint steps
+    into_kernel = staticmethod(into.into_kernel)
+    fresh_outputs = staticmethod(into.fresh_outputs)
+    empty_buffer = staticmethod(into.empty)
+    never_raises = staticmethod(into.never_raises)
+    donated = staticmethod(into.donated)
+    joint_kernel = staticmethod(into.joint_kernel)
 
     def upload(self, flat, shape, dtype: DType):
         a = np.array(flat, dtype=np_dtype(dtype))

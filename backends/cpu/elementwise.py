@@ -22,8 +22,20 @@ _POW_BY_ARITHMETIC = {
 }
 
 
+def _integer_pow(x, y):
+    """An integer (or bool) ``x ** y`` with negative exponents among ``y``: PyTorch's 0, or +-1 for a base
+    of +-1, where numpy raises (the GPU's ``ipow_`` does the same)."""
+    negative = y < 0
+    out = np.power(x, np.where(negative, 0, y).astype(y.dtype))
+    one = np.where(x == -1, 1 - 2 * (y & 1), (x == 1).astype(out.dtype))
+    return np.where(negative, one, out).astype(out.dtype)
+
+
 def _pow(x, y, out=None):
-    """np.power, with a float base to one of PyTorch's special scalar exponents computed as PyTorch does."""
+    """np.power, with a float base to one of PyTorch's special scalar exponents computed as PyTorch does,
+    and an integer base to a negative power as PyTorch's (``_integer_pow``)."""
+    if x.dtype.kind in "iub" and np.any(y < 0):
+        return _integer_pow(x, y)
     by_arithmetic = _POW_BY_ARITHMETIC.get(float(y)) if y.ndim == 0 and x.dtype.kind == "f" else None
     return np.power(x, y, out=out) if by_arithmetic is None else by_arithmetic(x, out)
 
@@ -49,6 +61,12 @@ def _clamp(x, *, min, max):
 _ZERO = {t: np.zeros((), t) for t in NP_DTYPES.values()}   # 0-d, per dtype
 
 
+def _sign(x):
+    """torch.sign: -1, 0 or 1, and +0.0 for NaN and -0.0 (numpy's are NaN and -0.0), as the GPU's."""
+    s = np.sign(x)
+    return s if x.dtype.kind in "iu" else np.where((s != s) | (s == 0), _ZERO[s.dtype], s)
+
+
 def _in_float64(fn, x):
     """``fn`` computed in float64 and rounded to ``x``'s dtype: numpy's float32 log10 is off by an ulp
     at exact powers (log10(1000) = 3.0000002), PyTorch's is not."""
@@ -63,22 +81,23 @@ UNARY = {
     K.RELU: lambda x: np.maximum(x, _ZERO[x.dtype]),
     K.LEAKY_RELU: lambda x, *, negative_slope: np.where(x > 0, x, x * negative_slope),
     K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-    K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: np.sign,
+    K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: _sign,
     K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: erf,
     K.CLAMP: _clamp, K.IDENTITY: np.copy,
 }
 
 UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.SOFTPLUS, K.CLAMP}
 
-def _no_integer_zero(name, b):
-    if b.dtype.kind in "iu" and not np.all(b):
+def _no_integer_zero(name, a, b):
+    """PyTorch's CPU raises for an integer divided by zero (an empty result divides nothing)."""
+    if b.dtype.kind in "iu" and not np.all(b) and a.size and 0 not in np.broadcast_shapes(a.shape, b.shape):
         raise RuntimeError(f"{name}: ZeroDivisionError (an integer divided by zero)")
 
 
 def _floor_divide(a, b):
     """PyTorch's ``a // b``: numpy's for integers; for floats from fmod, so that it is exact near
     integers (``1.0 // 0.1`` is 9.0, as Python's), ``a / b`` when b is 0."""
-    _no_integer_zero(K.FLOOR_DIVIDE, b)
+    _no_integer_zero(K.FLOOR_DIVIDE, a, b)
     if a.dtype.kind != "f":
         return np.floor_divide(a, b)
     mod = np.fmod(a, b)
@@ -92,7 +111,7 @@ def _floor_divide(a, b):
 
 def _remainder(a, b):
     """PyTorch's ``a % b`` (the sign of b): numpy's for integers, from fmod for floats."""
-    _no_integer_zero(K.REMAINDER, b)
+    _no_integer_zero(K.REMAINDER, a, b)
     if a.dtype.kind != "f":
         return np.remainder(a, b)
     mod = np.fmod(a, b)
@@ -101,7 +120,7 @@ def _remainder(a, b):
 
 def _fmod(a, b):
     """C's ``fmod`` (the sign of a), as ``torch.fmod``."""
-    _no_integer_zero(K.FMOD, b)
+    _no_integer_zero(K.FMOD, a, b)
     return np.fmod(a, b)
 
 

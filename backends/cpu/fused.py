@@ -40,8 +40,12 @@ def _schedule(ops) -> tuple:
     return into, owner
 
 
-def fused_source(ops) -> str:
+def fused_source(ops, into: bool = False) -> str:
     """The Python of a chain: one ufunc call per op, writing into the arrays ``_schedule`` chose.
+    ``into``: the form a compiled plan may call instead (``into.py``), ``run(*inputs, out, scratch)``:
+    the last op writes into ``out`` (a new array where None) and the others into the ``scratch``
+    arrays, so ``out`` may be an input of the result's shape (every other op has read the inputs
+    before the last one writes, and it reads and writes elementwise).
 
     >>> print(fused_source([("Mul", (("in", 0), ("in", 1))), ("Exp", (("op", 0),))]))
     def run(x0, x1):
@@ -49,26 +53,49 @@ def fused_source(ops) -> str:
         Mul(x0, x1, out=a0)
         Exp(a0, out=a0)
         return a0
+    >>> print(fused_source([("Mul", (("in", 0), ("in", 1))), ("Sub", (("in", 2), ("op", 0)))], into=True))
+    def run(x0, x1, x2, *, out, scratch):
+        if out is None:
+            out = empty(shape, dtype)
+        a0 = scratch[0]
+        Mul(x0, x1, out=a0)
+        Sub(x2, a0, out=out)
+        return out
     """
-    into, owner = _schedule(ops)
+    into_op, owner = _schedule(ops)
     n_in = 1 + max(k for _, operands in ops for kind, k in operands if kind == "in")
-    lines = [f"def run({', '.join(f'x{k}' for k in range(n_in))}):"]
+    inputs = ", ".join(f"x{k}" for k in range(n_in))
+    last = len(ops) - 1
+    lines = [f"def run({inputs}, *, out, scratch):", "    if out is None:", "        out = empty(shape, dtype)"] \
+        if into else [f"def run({inputs}):"]
+    fresh = 0
     for j, (name, operands) in enumerate(ops):
-        if into[j] is None:
-            lines.append(f"    a{j} = empty(shape, dtype)")
+        if into_op[j] is None and not (into and j == last):
+            lines.append(f"    a{j} = scratch[{fresh}]" if into else f"    a{j} = empty(shape, dtype)")
+            fresh += 1
         args = [f"a{owner[k]}" if kind == "op" else f"x{k}" for kind, k in operands]
-        lines.append(f"    {name}({', '.join(args)}, out=a{owner[j]})")
-    lines.append(f"    return a{owner[len(ops) - 1]}")
+        lines.append(f"    {name}({', '.join(args)}, out={'out' if into and j == last else f'a{owner[j]}'})")
+    lines.append("    return out" if into else f"    return a{owner[last]}")
     return "\n".join(lines)
 
 
-def fused_kernel(ops, out_shape: tuple, dtype):
-    """``fn(*inputs) -> output``: the chain ``ops`` (see ``backends/gpu/fused.py`` for their form). It
-    runs inside a compiled plan's replay, which keeps numpy's warnings off (the backend's gradient_scope)."""
+def scratch_count(ops) -> int:
+    """How many scratch arrays ``fused_source(ops, into=True)`` takes."""
+    into_op, _ = _schedule(ops)
+    return sum(1 for j in range(len(ops) - 1) if into_op[j] is None)
+
+
+def fused_kernel(ops, out_shape: tuple, dtype, into: bool = False):
+    """``fn(*inputs) -> output``: the chain ``ops`` (see ``backends/gpu/fused.py`` for their form); with
+    ``into``, its ``fused_source`` form taking ``out`` and ``scratch``. It runs inside a compiled plan's
+    replay, which keeps numpy's warnings off (the backend's gradient_scope). The function keeps
+    ``ops``, so that a plan can ask for its other form (``into.into_kernel``)."""
     namespace = {name: UFUNCS[name] for name, _ in ops}
     namespace.update(empty=np.empty, shape=tuple(out_shape), dtype=np_dtype(dtype))
-    exec(compile(fused_source(ops), "<webgrad fused chain>", "exec"), namespace)
-    return namespace["run"]
+    exec(compile(fused_source(ops, into), "<webgrad fused chain>", "exec"), namespace)
+    run = namespace["run"]
+    run.ops = ops
+    return run
 
 
-__all__ = ["fusible", "fused_kernel", "UFUNCS"]
+__all__ = ["fusible", "fused_kernel", "fused_source", "scratch_count", "UFUNCS"]

@@ -6,7 +6,9 @@ erf(z) ~ tanh(z p(z^2)) with p of degree 6 (``tests/erf_fit.py``'s ``tanh_form``
 Phi(x) = 1 / (1 + exp(x r(x^2))) with r(s) = -sqrt(2) p(s / 2): ~17 passes, no branch and no clipping
 (p > 1 on s >= 0, so the exponent runs to +inf on the left: gelu(-inf) is NaN and gelu(-1e38) -0.0,
 as PyTorch's), and Phi keeps its relative accuracy far left, where 1 + erf cancels. Its error is
-below 1e-7 absolute, as PyTorch's own (its float32 1 + erf rounds to 6e-8). Each kernel runs chunk
+below 1e-7 absolute, as PyTorch's own (its float32 1 + erf rounds to 6e-8). GeluGrad reads Phi(x) off
+the forward's result as y / x (10 passes where recomputing it takes 23; the tanh form's backward
+recomputes from x, where y / x would round the 1 - sigma it needs). Each kernel runs chunk
 by chunk (``erf.by_chunks``), so the passes over a chunk stay in the cache."""
 import math
 
@@ -36,7 +38,7 @@ _PHI_EXPONENT = tuple(-math.sqrt(2) * c / 2 ** (len(_ERF_BY_TANH) - 1 - k) for k
 
 
 def _exponent_into(x, out):
-    """out = x r(x^2), so that Phi(x) = 1 / (1 + exp(out)) (float32), by Horner's rule from the first product."""
+    """out = 1 + exp(x r(x^2)), so that Phi(x) = 1 / out (float32), by Horner's rule from the first product."""
     s = x * x
     c = _PHI_EXPONENT
     np.multiply(s, c[0], out=out)
@@ -50,36 +52,35 @@ def _exponent_into(x, out):
     return s
 
 
-def _cdf_into(x, out):
-    """out = Phi(x) = (1 + erf(x / sqrt 2)) / 2, and x^2 (or None)."""
+def _exact(x, out):
+    """out = x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2 (erf.py's erf in float64)."""
     if x.dtype == np.float64:
         erf_into(x * _SQRT1_2, out)
         out += 1
         out *= 0.5
-        return None
-    s = _exponent_into(x, out)
-    np.reciprocal(out, out=out)
-    return s
-
-
-def _exact(x, out):
-    if x.dtype == np.float64:
-        _cdf_into(x, out)
         out *= x
     else:
         _exponent_into(x, out)
         np.divide(x, out, out=out)
 
 
-def _exact_grad(x, dy, out):
-    """dy * (Phi(x) + x phi(x))."""
-    pdf = _cdf_into(x, out)
-    pdf = x * x if pdf is None else pdf
-    pdf *= -0.5
-    np.exp(pdf, out=pdf)
-    pdf *= x
-    pdf *= _INV_SQRT_2PI
-    out += pdf
+def _ratio_into(y, x, s, out):
+    """out = y / x = Phi(x) from the forward's result y = x Phi(x), 1/2 where
+    x * x underflows to 0 (|x| below ~1e-23 in float32: there Phi is 1/2 to the last bit, while y / x
+    loses digits in subnormals and is 0 / 0 at x = 0)."""
+    np.divide(y, x, out=out)
+    np.copyto(out, 0.5, where=s == 0)
+
+
+def _exact_grad(x, dy, y, out):
+    """dy * (Phi(x) + x phi(x)), Phi(x) as y / x: 10 passes where recomputing Phi takes 23."""
+    s = x * x
+    _ratio_into(y, x, s, out)
+    s *= -0.5
+    np.exp(s, out=s)
+    s *= x
+    s *= _INV_SQRT_2PI
+    out += s
     out *= dy
 
 
@@ -100,9 +101,10 @@ def _tanh(x, out):
     np.divide(x, out, out=out)
 
 
-def _tanh_grad(x, dy, out):
+def _tanh_grad(x, dy, y, out):
     """dy * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)) (PyTorch's formula) with t the tanh
-    above, written with sigma = 0.5 (1 + t): dy * sigma (1 + 2 x (1 - sigma) beta (1 + 3 kappa x^2))."""
+    above, written with sigma = 0.5 (1 + t): dy * sigma (1 + 2 x (1 - sigma) beta (1 + 3 kappa x^2)).
+    sigma is recomputed from x, not read off y: y / x rounds sigma near 1, where 1 - sigma is used."""
     slope = _tanh_denominator(x, out)
     np.reciprocal(out, out=out)              # sigma
     slope *= 6 * _BETA * _KAPPA
@@ -134,6 +136,11 @@ def gelu(x, *, approximate):
 
 @cpu_kernel(K.GELU_GRAD)
 @_quiet
-def gelu_grad(dy, x, *, approximate):
-    """dy * gelu'(x)."""
-    return by_chunks(_form(approximate, 1), x, dy)
+def gelu_grad(dy, x, y, *, approximate):
+    """dy * gelu'(x), with y = gelu(x) (the forward's result). The exact form in float32 and float64
+    reads Phi(x) off y as y / x; half precision recomputes y from x in float32 first (y, rounded to
+    11 or 8 bits, would carry that rounding into the gradient, where PyTorch computes from x)."""
+    grad = _form(approximate, 1)
+    if x.dtype.itemsize < 4 and approximate == "none":
+        y = by_chunks(_form(approximate, 0), x, dtype=np.float32)
+    return by_chunks(grad, x, dy, y)

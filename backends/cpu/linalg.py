@@ -1,4 +1,6 @@
 """cpu linear-algebra kernels."""
+import math
+
 import numpy as np
 
 from webgrad import kernel_names as K
@@ -18,6 +20,9 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False):
     if a.ndim > 1 and b.ndim > 1 and a.shape[-1] == 1 == b.shape[-2]:
         return np.asarray(np.multiply(a, b), dtype=a.dtype)
     if a.ndim > 2 and b.ndim == 2:
-        return np.asarray(np.matmul(a.reshape(-1, a.shape[-1]), b), dtype=a.dtype).reshape(*a.shape[:-1], b.shape[1])
+        rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])   # (not -1: a.shape[-1] may be 0)
+        out = np.asarray(np.matmul(rows, b), dtype=a.dtype)
+        out.shape = (*a.shape[:-1], b.shape[1])   # in place: the array keeps owning its memory (a compiled
+        return out                                 # plan's bias Add may write into it)
     return np.asarray(np.matmul(a, b), dtype=a.dtype)
 

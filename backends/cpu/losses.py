@@ -115,15 +115,47 @@ def softmax_cross_entropy(x, target, *, ignore_index, reduction):
     """Per-row losses [N] ('none', 0 at ignored rows), their sum, or their mean over the kept rows
     ('mean': NaN when none is kept, as in PyTorch); 'sum' and 'mean' give 0-d arrays."""
     z = shifted(x)
+    return reduced_loss(z, np.add.reduce(np.exp(z), axis=1), target, ignore_index, reduction)
+
+
+def reduced_loss(z, sums, target, ignore_index, reduction):
+    """The kernel's result from the shifted logits ``z`` and their rows' sums of ``exp`` (``sums``, [N])."""
     picked, keep = picked_targets(z, target, ignore_index)
-    loss = np.log(np.add.reduce(np.exp(z), axis=1)) - picked
+    loss = np.log(sums) - picked
     if keep is not None:
-        loss = np.where(keep, loss, _ZERO[x.dtype])
+        loss = np.where(keep, loss, _ZERO[z.dtype])
     if reduction == "none":
         return loss
     if reduction == "sum":
-        return np.asarray(np.add.reduce(loss), dtype=x.dtype)
+        return np.asarray(np.add.reduce(loss), dtype=z.dtype)
     if reduction == "mean":
         kept = len(loss) if keep is None else np.count_nonzero(keep)
-        return np.asarray(np.add.reduce(loss) / kept, dtype=x.dtype)
+        return np.asarray(np.add.reduce(loss) / kept, dtype=z.dtype)
     _bad_reduction(reduction)
+
+
+def softmax_cross_entropy_grad(dy, e, sums, target, attrs):
+    """The kernel's backward kernel (backward_kernels.py) from ``e``, the exp of the shifted logits, and its rows' sums
+    (``sums``, [N, 1]): (softmax - onehot(target)) times each row's share of dy (dy / kept rows for
+    'mean'), 0 at ignored rows; the masking is skipped when no row is ignored (the common case)."""
+    p = e / sums                                             # softmax, ours to write into
+    keep = subtract_one_hot(p, target, attrs["ignore_index"])
+    if attrs["reduction"] == "mean":
+        dy = dy / (len(p) if keep is None else np.count_nonzero(keep))
+    if keep is not None:
+        dy = np.where(keep, dy, _ZERO[e.dtype])
+    p *= dy.reshape(-1, 1) if dy.ndim else dy               # a row's dy, or the one dy of a reduction
+    return p
+
+
+@_quiet
+def softmax_cross_entropy_joint(x, target, dy, *, ignore_index, reduction):
+    """The kernel and its backward kernel at once (a compiled plan's joint step, ``core/compiler/joint.py``): the
+    loss, the gradient of the logits for ``dy``, and None (the target's); one shift, exp and row sum
+    for both, the same numbers as each alone."""
+    z = shifted(x)
+    e = np.exp(z)
+    sums = np.add.reduce(e, axis=1, keepdims=True)
+    attrs = {"ignore_index": ignore_index, "reduction": reduction}
+    loss = reduced_loss(z, sums.reshape(len(sums)), target, ignore_index, reduction)
+    return loss, softmax_cross_entropy_grad(dy, e, sums, target, attrs), None

@@ -42,6 +42,17 @@ def concat(*xs, axis):
     return np.concatenate(xs, axis=axis)
 
 
+@cpu_kernel(K.SPLIT)
+def split(x, *, sizes, axis):
+    """x's consecutive pieces of ``sizes`` along ``axis`` (views; np.split's Python costs ~10 µs)."""
+    index, at, out = [slice(None)] * x.ndim, 0, []
+    for n in sizes:
+        index[axis] = slice(at, at + n)
+        out.append(x[tuple(index)])
+        at += n
+    return tuple(out)
+
+
 @cpu_kernel(K.PAD)
 def pad(x, *, pads, value):
     """``x`` inside a block of ``value``, (lo, hi) more elements per dim. One fill and one slice

@@ -65,14 +65,29 @@ def _accumulating_in_float32(kernel):
     """``kernel`` on float16/bfloat16 input accumulating in float32 and rounding the result once, as
     PyTorch's sum, prod and cumsum do (numpy would accumulate in float16: 1500 values drift by 0.3)."""
     def run(x, **attrs):
-        if x.dtype.kind == "f" and x.dtype.itemsize == 2:
+        if x.dtype.itemsize == 2 and x.dtype.kind in "fV":   # bfloat16 (ml_dtypes) is of kind "V"
             return kernel(x.astype(np.float32), **attrs).astype(x.dtype)
         return kernel(x, **attrs)
     run.__name__ = kernel.__name__
     return run
 
 
-sum_kernel, max_kernel = _accumulating_in_float32(_keep(np.add)), _keep(np.maximum, True)
+def _leading_by_blas(kernel):
+    """Sum over the leading axes of a contiguous float32/float64 array (a bias's gradient) as one BLAS
+    product with a vector of ones (~2x numpy's reduce over those axes); ``kernel`` otherwise."""
+    def run(x, *, axes, keepdim):
+        k = len(axes)
+        if 0 < k < x.ndim and x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.flags.c_contiguous \
+                and axes == tuple(range(k)):
+            rows = math.prod(x.shape[:k])
+            out = np.matmul(np.ones(rows, x.dtype), x.reshape(rows, math.prod(x.shape[k:])))
+            out = out.reshape(x.shape[k:])
+            return out.reshape((1,) * k + x.shape[k:]) if keepdim else out
+        return kernel(x, axes=axes, keepdim=keepdim)
+    return run
+
+
+sum_kernel, max_kernel = _accumulating_in_float32(_leading_by_blas(_keep(np.add))), _keep(np.maximum, True)
 register_table({
     K.SUM: sum_kernel, K.PROD: _accumulating_in_float32(_keep(np.multiply)), K.MAX: max_kernel,
     K.MIN: _keep(np.minimum, True),

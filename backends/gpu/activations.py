@@ -91,7 +91,9 @@ _TANH_GRAD = """fn gelu_tanh_grad_(dy: F, x: F) -> F {
 """
 
 
-def gelu_grad(be, dy, x, *, approximate):
+def gelu_grad(be, dy, x, y, *, approximate):
+    """dy * gelu'(x) from x (y = gelu(x), which the cpu kernel reads Phi off, is not needed here:
+    erf costs a shader a few instructions)."""
     if approximate not in _GELU_GRAD:
         raise ValueError(f"GeluGrad: approximate must be 'none' or 'tanh', got {approximate!r}")
     return elementwise(be, K.GELU_GRAD, _GELU_GRAD[approximate], [dy, x], x.shape, x.dtype,

@@ -122,7 +122,7 @@ class BrowserDevice:
         # bound once: each is one FFI call with positional arguments
         self._buffer, self._destroy = r.buffer, r.destroy
         self._layout_js, self._pipeline, self._run = r.layout, r.pipeline, r.run
-        self._drain, self._read = r.drain, r.read
+        self._drain, self._read, self._plan = r.drain, r.read, r.plan
         self._layouts: dict = {}
         self._unchecked: list = []   # (code, label, check promise) of pipelines made without JSPI
         self._ops = array("I")       # the open batch's words (see gpu.js's OP)
@@ -198,9 +198,24 @@ class BrowserDevice:
         """Record one dispatch into the open batch."""
         self._ops.extend((_DISPATCH, pipeline, bind_group.id, uniform_offset, x, y, z))
 
+    # ------------------------------------------------------------ compiled plans (resident.py)
+    def create_plan(self, uniforms: bytes, dispatches, writes) -> int:
+        """A compiled plan held by gpu.js (its id): uniform blocks, dispatches and per-step writes as words."""
+        words = array("I", [len(dispatches)])
+        for pipe, offset, x, y, z, refs in dispatches:
+            words.extend((pipe, offset, x, y, z, len(refs)))
+            for ref in refs:
+                words.extend(_plan_ref(ref))
+        words.append(len(writes))
+        for ref, offset, start, n in writes:
+            words.extend((*_plan_ref(ref)[:2], offset, start, n))
+        return self._plan(uniforms, words)
+
     # ------------------------------------------------------------ recording and submission
-    def submit(self, copies=()) -> None:
-        """Hand the batch (bind groups, dispatches, ``copies``, uniforms) to gpu.js: one call."""
+    def submit(self, copies=(), plan=None) -> None:
+        """Hand the batch (bind groups, dispatches, ``copies``, uniforms) to gpu.js: one call; ``plan``
+        (handle, [(buffer, size)] of its inputs and outputs, per-step bytes): a compiled plan's replay
+        encoded after the batch, in the same call."""
         ops = self._ops
         for src, so, dst, do, n in copies:
             ops.extend((_COPY, src.id, so, dst.id, do, n))
@@ -209,7 +224,14 @@ class BrowserDevice:
         buf, data = self._uniform
         written = self._data or None
         self._ops, self._uniform, self._data = array("I"), (buf, None), bytearray()
-        self._run(ops, buf.id, data, written)
+        if plan is None:
+            self._run(ops, buf.id, data, written)
+            return
+        ext = array("I")
+        for b, size in plan[1]:
+            ext.append(b.id)
+            ext.append(size)
+        self._run(ops or None, buf.id, data, written, plan[0], ext, plan[2] or None)
 
     def discard(self) -> None:
         """Drop the open batch after an error, keeping its bind groups (the runtime caches them)."""
@@ -261,6 +283,13 @@ def _bind_groups_of(ops):
             kept.extend(ops[i:i + n])
         i += n
     return kept
+
+
+def _plan_ref(ref) -> tuple:
+    """A plan's buffer reference as gpu.js's three words: (0, id, size), (1, index, 0) or (2, 0, 0)."""
+    if ref[0] == 0:
+        return 0, ref[1].id, ref[2]
+    return (1, ref[1], 0) if ref[0] == 1 else (2, 0, 0)
 
 
 def _compile_failure(label: str, message: str) -> GpuError:

@@ -23,6 +23,7 @@ class Capture:
 
     def __enter__(self):
         be, alloc, record = self.be, self.be.alloc, self.be.record
+        self.saved = {name: be.__dict__.get(name) for name in ("alloc", "record", *_FORBIDDEN)}
 
         def logged_alloc(shape, dtype, upload=False):
             out = alloc(shape, dtype, upload)
@@ -45,8 +46,11 @@ class Capture:
         return self
 
     def __exit__(self, *exc):
-        for name in ("alloc", "record", *_FORBIDDEN):
-            self.be.__dict__.pop(name, None)
+        for name, fn in self.saved.items():     # what was there before (another logger's wrappers) comes back
+            if fn is None:
+                self.be.__dict__.pop(name, None)
+            else:
+                self.be.__dict__[name] = fn
         return False
 
     def replayer(self, inputs, outputs):
@@ -80,8 +84,6 @@ class _Refs:
 
 
 def _replayer(be, shapes, records, outs, many):
-    alloc, record = be.alloc, be.record
-
     def resolve(ref, ins, made):
         kind = ref[0]
         if kind == "in":
@@ -94,6 +96,7 @@ def _replayer(be, shapes, records, outs, many):
         return ref[1]
 
     def run(*ins):
+        alloc, record = be.alloc, be.record        # looked up now: a logger (resident.py) may wrap them
         made = [alloc(shape, dtype) for shape, dtype in shapes]
         for call, refs in records:
             record(call, [resolve(r, ins, made) for r in refs])

@@ -48,7 +48,8 @@ INT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.MAXIMUM: "
               K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "ipow_(x0, x1)",
               K.FLOOR_DIVIDE: "ifloordiv_(x0, x1)", K.REMAINDER: "iremainder_(x0, x1)",
               K.FMOD: "x0 % x1"}
-BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)"}
+BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)",
+               K.POW: "select(x0, T0(1), x1 == T1(0))"}
 # "!(a == b)", not "a != b": a compiler that assumes no NaN may answer false for NaN != x (lavapipe does)
 PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1", K.LESS_EQUAL: "x0 <= x1",
               K.GREATER: "x0 > x1", K.GREATER_EQUAL: "x0 >= x1",
@@ -76,6 +77,17 @@ def _helper_source(helpers: bool, trig: bool, vec: bool) -> str:
             body = f"F({', '.join(f'{f}1_(x.{c})' for c in 'xyzw')})" if vec else f"{f}1_(x)"
             text += f"fn {f}_(x: F) -> F {{ return {body}; }}\n"
     return text
+
+
+def scalar_helpers(code: str) -> str:
+    """The aliases (F = f32, U, B, I) and the helper functions (nan.wgsl, helpers.wgsl) that scalar
+    float32 WGSL ``code`` calls, to go before it (sin_, cos_ and tan_ are not among them).
+
+    >>> "fn max_" in scalar_helpers("max_(x, F(0.0))"), "fn max_" in scalar_helpers("x + 1.0")
+    (True, False)
+    """
+    text = "alias F = f32;\n" + "\n".join(_HELPER_ALIASES[False]) + "\n"
+    return text + _helper_source(any(h in code for h in _HELPERS), False, False)
 
 
 def nan_helpers(float_type: str) -> str:
@@ -352,8 +364,8 @@ def fill(be, *, shape, value, dtype):
         n *= d
     if n <= SMALL_FILL:
         return be.upload([value] * n, tuple(shape), dtype)
-    if dtype is bool_:
-        value = float(bool(value))
+    if dtype is bool_:   # held as u32: from the int uniform (O(p0) would convert a float into vec4<u32>)
+        return elementwise(be, K.FILL, "O(u32(q0))", [], shape, dtype, qparams=(int(bool(value)), 0, 0, 0))
     if dtype.kind == "i":
         return elementwise(be, K.FILL, "O(q0)", [], shape, dtype, qparams=(int(value), 0, 0, 0))
     return elementwise(be, K.FILL, "O(p0)", [], shape, dtype, params=(value, 0.0))

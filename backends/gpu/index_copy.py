@@ -14,8 +14,9 @@ from .program import WGSL_TYPES, Program
 
 
 def _claims(be, index, n):
-    """[n] int32: for each slice along the axis, the greatest j with index[j] == it, or -1."""
-    claims = fill(be, shape=(n,), value=-1, dtype=int32)
+    """[n] int32: for each slice along the axis, the greatest j with index[j] == it, or -1 (one element
+    when n is 0: a binding is never empty, and every index is refused then)."""
+    claims = fill(be, shape=(max(n, 1),), value=-1, dtype=int32)
     flags, slot = be.index_flags(K.INDEX_COPY, n)
     be.run(("index_copy_claim",), lambda: Program(K.INDEX_COPY, "index_copy_claim", inputs=[("idx", "i32")],
                                                   outputs=[("claims", "atomic<i32>")], wg=WG, checks_indices=True,
@@ -25,9 +26,11 @@ def _claims(be, index, n):
 
 
 def index_copy(be, x, index, source, *, axis):
-    if x.size == 0 or index.size == 0:
-        return elementwise(be, K.IDENTITY, "x0", [x], x.shape, x.dtype)
     axis %= len(x.shape)
+    if x.size == 0 or index.size == 0:
+        if index.size and x.shape[axis] == 0:   # nothing to write, but every index is out of range:
+            _claims(be, index, 0)               # refused, as cpu's (PyTorch's) IndexError
+        return elementwise(be, K.IDENTITY, "x0", [x], x.shape, x.dtype)
     n, inner = x.shape[axis], 1
     for d in x.shape[axis + 1:]:
         inner *= d

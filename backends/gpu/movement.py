@@ -1,5 +1,5 @@
-"""Movement kernels. Reshape aliases the buffer; Transpose, Expand and Slice are the elementwise
-identity read through strides; Concat and Pad copy into slabs of a new buffer (``kernels/copy.wgsl``)."""
+"""Movement kernels. Reshape aliases the buffer; Transpose, Expand and Slice (and Split's pieces) are
+the elementwise identity read through strides; Concat and Pad copy into slabs of a new buffer (``kernels/copy.wgsl``)."""
 from __future__ import annotations
 
 from webgrad import kernel_names as K
@@ -31,6 +31,15 @@ def slice_(be, x, *, begin, end, step):
     shape = tuple(len(range(b, e, s)) for b, e, s in zip(begin, end, step))
     offset = sum(b * t for b, t, n in zip(begin, st, shape) if n)
     return _identity(be, View(x, offset, [s * t for s, t in zip(step, st)]), shape, x.dtype)
+
+
+def split(be, x, *, sizes, axis):
+    begin, end, step, out = [0] * len(x.shape), list(x.shape), [1] * len(x.shape), []
+    for n in sizes:
+        end[axis] = begin[axis] + n
+        out.append(slice_(be, x, begin=begin, end=end, step=step))
+        begin[axis] = end[axis]
+    return tuple(out)
 
 
 def copy_into(be, out, src: View, shape, dst_offset, dst_strides):
@@ -75,4 +84,4 @@ def pad(be, x, *, pads, value):
 
 
 KERNELS = {K.RESHAPE: reshape, K.TRANSPOSE: transpose, K.EXPAND: expand, K.SLICE: slice_, K.CONCAT: concat,
-           K.PAD: pad}
+           K.SPLIT: split, K.PAD: pad}

@@ -185,8 +185,17 @@ class NativeDevice:
         p.end()
         self._n_timed = i + 1
 
-    def submit(self, copies=()) -> None:
-        """End the open pass, append buffer copies (src, src_offset, dst, dst_offset, size), submit."""
+    def create_plan(self, uniforms: bytes, dispatches, writes):
+        """A compiled plan this device replays (``resident.HostPlan``)."""
+        from .resident import HostPlan
+        return HostPlan(self, uniforms, dispatches, writes)
+
+    def submit(self, copies=(), plan=None) -> None:
+        """End the open pass, append buffer copies (src, src_offset, dst, dst_offset, size), submit;
+        ``plan`` (handle, buffers, per-step bytes): a compiled plan's dispatches recorded after the open
+        batch's."""
+        if plan is not None:
+            plan[0].encode(self, plan[1], plan[2])
         enc = self._encoder
         if self._pass is not None:
             self._pass.end()

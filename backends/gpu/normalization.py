@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from webgrad import kernel_names as K
 from webgrad.dtypes import float32
+from webgrad.shapes import reduced_shape
 
 from .elementwise import View, elementwise, fill
 from .program import Program, kernel_source
@@ -33,44 +34,46 @@ def _row_subs(n):
 def layer_norm(be, x, *params, ndim, eps, has_weight, has_bias):
     rows, n = _rows(x, ndim)
     if rows and not fits(n):
-        return _long_layer_norm(be, x, params, rows, n, eps, has_weight, has_bias)
+        return _long_layer_norm(be, x, params, rows, n, eps, has_weight, has_bias, ndim)
     out = be.alloc(x.shape, x.dtype)
+    stat = reduced_shape(x.shape, range(len(x.shape) - ndim, len(x.shape)), keepdim=True)   # PyTorch's
+    mean, rstd = be.alloc(stat, float32), be.alloc(stat, float32)
     if rows == 0 or n == 0:
-        return out
+        return out, mean, rstd
     long = _row_subs(n)
     names = [name for name, has in (("w", has_weight), ("b", has_bias)) if has]
 
     def build():
         return Program(K.LAYER_NORM, "layer_norm", inputs=[("x", "f32")] + [(v, "f32") for v in names],
-                       outputs=[("y", "f32")], wg=WG, uniforms=[("rows", "u32", 1), ("n", "u32", 1), ("eps", "f32", 1)],
+                       outputs=[("y", "f32"), ("mean_out", "f32"), ("rstd_out", "f32")], wg=WG,
+                       uniforms=[("rows", "u32", 1), ("n", "u32", 1), ("eps", "f32", 1)],
                        subs={**long, "AFFINE": _AFFINE[has_weight, has_bias]})
-    be.run(("layer_norm", has_weight, has_bias, long["LANES"]), build, [x, *params], [out], [rows, n, eps],
-           row_groups(rows, n))
-    return out
+    be.run(("layer_norm", has_weight, has_bias, long["LANES"]), build, [x, *params], [out, mean, rstd],
+           [rows, n, eps], row_groups(rows, n))
+    return out, mean, rstd
 
 
-def layer_norm_grad(be, dy, x, *params, ndim, eps, has_weight, has_bias):
+def layer_norm_grad(be, dy, x, mean, rstd, *params, ndim, eps, has_weight, has_bias):
     rows, n = _rows(x, ndim)
     pshape = x.shape[len(x.shape) - ndim:]
     if rows and not fits(n):
-        return _long_layer_norm_grad(be, dy, x, params, rows, n, pshape, eps, has_weight, has_bias)
+        return _long_layer_norm_grad(be, dy, x, mean, rstd, params, rows, n, pshape, has_weight, has_bias)
     dx = be.alloc(x.shape, x.dtype)
     grads = [dx]
     if rows and n:
-        stats = be.alloc((rows, 2), float32)
         long = _row_subs(n)
 
         def build():
             return Program(K.LAYER_NORM_GRAD, "layer_norm_grad",
-                           inputs=[("dy", "f32"), ("x", "f32")] + ([("w", "f32")] if has_weight else []),
-                           outputs=[("dx", "f32"), ("stats", "f32")], wg=WG,
-                           uniforms=[("rows", "u32", 1), ("n", "u32", 1), ("eps", "f32", 1)],
+                           inputs=[("dy", "f32"), ("x", "f32"), ("mean", "f32"), ("rstd", "f32")]
+                           + ([("w", "f32")] if has_weight else []),
+                           outputs=[("dx", "f32")], wg=WG, uniforms=[("rows", "u32", 1), ("n", "u32", 1)],
                            subs={**long, "WEIGHT": "* w[k]" if has_weight else ""})
-        be.run(("layer_norm_grad", has_weight, long["LANES"]), build, [dy, x, *params], [dx, stats], [rows, n, eps],
+        be.run(("layer_norm_grad", has_weight, long["LANES"]), build, [dy, x, mean, rstd, *params], [dx], [rows, n],
                row_groups(rows, n))
     if has_weight or has_bias:
         if rows and n:
-            dweight, dbias = _params_grad(be, dy, x, stats, rows, n, pshape)
+            dweight, dbias = _params_grad(be, dy, x, mean, rstd, rows, n, pshape)
         else:
             dweight = dbias = fill(be, shape=pshape, value=0.0, dtype=x.dtype)
         grads += [dweight] if has_weight else []
@@ -78,17 +81,18 @@ def layer_norm_grad(be, dy, x, *params, ndim, eps, has_weight, has_bias):
     return tuple(grads)
 
 
-def _params_grad(be, dy, x, stats, rows, n, pshape):
+def _params_grad(be, dy, x, mean, rstd, rows, n, pshape):
     """(dweight, dbias), a workgroup per column, its rows in spans of dispatches."""
     dweight, dbias = be.alloc(pshape, x.dtype), be.alloc(pshape, x.dtype)
 
     def build():
-        return Program(K.LAYER_NORM_GRAD, "layer_norm_params", inputs=[("dy", "f32"), ("x", "f32"), ("stats", "f32")],
+        return Program(K.LAYER_NORM_GRAD, "layer_norm_params",
+                       inputs=[("dy", "f32"), ("x", "f32"), ("mean", "f32"), ("rstd", "f32")],
                        outputs=[("dweight", "f32"), ("dbias", "f32")], wg=WG,
                        uniforms=[("n", "u32", 1), ("r0", "u32", 1), ("r1", "u32", 1)],
                        subs={"REDUCE": kernel_source("row_reduce")})
     for r0, r1 in spans(rows):
-        be.run(("layer_norm_params",), build, [dy, x, stats], [dweight, dbias], [n, r0, r1], n)
+        be.run(("layer_norm_params",), build, [dy, x, mean, rstd], [dweight, dbias], [n, r0, r1], n)
     return dweight, dbias
 
 
@@ -105,33 +109,35 @@ def _per_row(t):
 
 
 def _long_stats(be, x2, n, eps):
-    """(xhat [rows, n], rstd [rows, 1]) by the reductions: the mean, then the biased variance around it."""
+    """(centred [rows, n], mean [rows, 1], rstd [rows, 1]) by the reductions: the mean, then the biased
+    variance around it."""
     rows = x2.shape[0]
-    total = _SUM(be, x2, axes=(1,), keepdim=True)
-    centred = _ew(be, "x0 - x1 / p0", [x2, _per_row(total)], x2.shape, n)
+    mean = _ew(be, "x0 / p0", [_SUM(be, x2, axes=(1,), keepdim=True)], (rows, 1), n)
+    centred = _ew(be, "x0 - x1", [x2, _per_row(mean)], x2.shape)
     square = _ew(be, "x0 * x0", [centred], x2.shape)
     rstd = _ew(be, "1.0 / sqrt(x0 / p0 + p1)", [_SUM(be, square, axes=(1,), keepdim=True)], (rows, 1), n, eps)
-    return _ew(be, "x0 * x1", [centred, _per_row(rstd)], x2.shape), rstd
+    return centred, mean, rstd
 
 
 def _as(t, shape):
     return GpuArray(t.storage, tuple(shape), t.dtype)
 
 
-def _long_layer_norm(be, x, params, rows, n, eps, has_weight, has_bias):
-    xhat, _ = _long_stats(be, _as(x, (rows, n)), n, eps)
-    if not params:
-        return _as(xhat, x.shape)
-    expr = "x0" + (" * x1" if has_weight else "") + (f" + x{len(params)}" if has_bias else "")
+def _long_layer_norm(be, x, params, rows, n, eps, has_weight, has_bias, ndim):
+    centred, mean, rstd = _long_stats(be, _as(x, (rows, n)), n, eps)
+    expr = "x0 * x1" + (" * x2" if has_weight else "") + (f" + x{len(params) + 1}" if has_bias else "")
     across = [View(_as(p, (n,)), 0, (0, 1)) for p in params]      # weight and bias read down each column
-    return _as(_ew(be, expr, [xhat, *across], (rows, n)), x.shape)
+    y = _ew(be, expr, [centred, _per_row(rstd), *across], (rows, n))
+    stat = reduced_shape(x.shape, range(len(x.shape) - ndim, len(x.shape)), keepdim=True)
+    return _as(y, x.shape), _as(mean, stat), _as(rstd, stat)
 
 
-def _long_layer_norm_grad(be, dy, x, params, rows, n, pshape, eps, has_weight, has_bias):
+def _long_layer_norm_grad(be, dy, x, mean, rstd, params, rows, n, pshape, has_weight, has_bias):
     """dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy * weight; dweight and dbias summed down the
     columns, all by the reductions and elementwise maps."""
     d2 = _as(dy, (rows, n))
-    xhat, rstd = _long_stats(be, _as(x, (rows, n)), n, eps)
+    mean, rstd = _as(mean, (rows, 1)), _as(rstd, (rows, 1))
+    xhat = _ew(be, "(x0 - x1) * x2", [_as(x, (rows, n)), _per_row(mean), _per_row(rstd)], (rows, n))
     g = _ew(be, "x0 * x1", [d2, View(_as(params[0], (n,)), 0, (0, 1))], (rows, n)) if has_weight else d2
     sg = _SUM(be, g, axes=(1,), keepdim=True)
     sgx = _SUM(be, _ew(be, "x0 * x1", [g, xhat], (rows, n)), axes=(1,), keepdim=True)

@@ -8,7 +8,7 @@ from .elementwise import WG
 from .program import Program
 
 _UNIFORMS = [("n", "u32", 1), ("maximize", "u32", 1), ("decay", "f32", 1), ("wd", "f32", 1), ("w1", "f32", 1),
-             ("beta2", "f32", 1), ("c2", "f32", 1), ("corr2", "f32", 1), ("eps", "f32", 1), ("neg_step", "f32", 1)]
+             ("beta2", "f32", 1), ("c2", "f32", 1), ("corr2", "f32", 1), ("eps", "f32", 1), ("step_size", "f32", 1)]
 
 
 def _program():
@@ -21,7 +21,7 @@ def adam_step(be, p, grad, m, v, *, decay, weight_decay, beta1, beta2, eps, corr
     n = p.size
     if n:
         numbers = [n, int(bool(maximize)), decay, weight_decay, 1 - beta1, beta2, 1 - beta2, correction2, eps,
-                   -step_size]
+                   step_size]   # the per-step numbers as they are (a plan the device holds writes them there)
         be.run(("adam_step",), _program, [p, grad, m, v], outs, numbers, -(-n // WG))
     return tuple(outs)
 

@@ -134,6 +134,7 @@ class GpuBackend:
 
     def __init__(self, device, name: str | None = None):
         self.device, self.name = device, name or device.name
+        self.software = device.is_cpu    # lavapipe, SwiftShader: some kernels pick other programs (linalg, reduce)
         if "shader-f16" in getattr(device, "features", ()):   # float16 where the device was granted f16
             self.dtypes = GpuBackend.dtypes | {float16}
         self.pipelines: dict = {}
@@ -180,6 +181,10 @@ class GpuBackend:
         size = size_class(n)
         if size > self.max_buffer:
             size = self._largest_class(n, shape, "tensor data" if upload else "an output", dtype)
+        return GpuArray(self._lease(size, upload), tuple(shape), dtype)
+
+    def _lease(self, size: int, upload: bool) -> Storage:
+        """A lease on a buffer of ``size`` bytes (a size class): a pooled one, or a new one (see ``alloc``)."""
         self._used[size] = self.submits
         free = (not upload and self._batch_free.get(size)) or self._pool.get(size)
         if free:
@@ -189,7 +194,13 @@ class GpuBackend:
             buf = self.device.create_buffer(size)
             self._owned.add(buf)
         self.in_use += size
-        return GpuArray(Storage(self, buf, size), tuple(shape), dtype)
+        return Storage(self, buf, size)
+
+    def leases(self, sizes) -> list:
+        """Leases for ``sizes`` ((size class, upload) pairs, as ``alloc`` takes them), in one call: the
+        buffers a held plan's replay hands out (``resident``)."""
+        lease = self._lease
+        return [lease(size, upload) for size, upload in sizes]
 
     def _largest_class(self, n: int, shape, what: str, dtype=float32) -> int:
         """The size class of ``n`` bytes past the last power of two a buffer may hold (the
@@ -337,21 +348,23 @@ class GpuBackend:
             self._sync = self.upload_bytes(bytes(4), (1,), int32)
         self.read_bytes(self._sync)
 
-    def flush(self, copies=()) -> None:
-        """Submit everything recorded (plus ``copies``), then recycle the buffers released meanwhile."""
+    def flush(self, copies=(), plan=None) -> None:
+        """Submit everything recorded (plus ``copies``, or a device-held plan's replay after it: ``plan`` is
+        (handle, [(buffer, size)] of its inputs and outputs, per-step bytes); see ``resident``), then recycle
+        the buffers released meanwhile."""
         records, end = self._records, self._uniform_end
-        if not records and not copies:
+        if not records and not copies and plan is None:
             return
         self._records, self._uniform_slots, self._uniform_end = [], {}, 0
         try:
             if records:
                 self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:end])
-            self.device.submit(copies)
+            self.device.submit(copies, plan)
         except self.device.errors() as e:
             self.device.discard()
             if not is_lost(e):
                 self.device.validate([r[:7] for r in records])
-            names = ", ".join(sorted({r[0] for r in records}))
+            names = ", ".join(sorted({r[0] for r in records} | ({"a compiled plan"} if plan else set())))
             raise device_failure(f"{self.name}: " + (f"a batch of kernels ({names})" if names else "a copy"), e) from None
         finally:
             for size, bufs in self._batch_free.items():
@@ -369,17 +382,36 @@ class GpuBackend:
         from .capture import Capture
         return Capture(self)
 
+    def resident_plan(self, plan, needed, steps, forward):
+        """A compiled plan's replay (its ``forward`` steps) held by the device (see ``resident``), or the
+        generated ``steps`` function where it cannot be."""
+        from .resident import resident_plan
+        return resident_plan(self, plan, needed, steps, forward)
+
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
+    matmul_reads_transposed = True   # MatMul's transpose flags read through strides: compiled plans fold Transposes in
 
     def fusible(self, name: str, attrs: dict, dtypes) -> bool:
         """Whether a compiled plan may fuse kernel ``name`` into an elementwise chain (see ``fused``)."""
         from .fused import fusible
         return fusible(name, attrs, dtypes)
 
-    def fused_kernel(self, ops, out_shape: tuple, dtype=float32):
-        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``)."""
-        from .fused import fused_kernel
-        return fused_kernel(self.name, ops, out_shape)
+    def fused_kernel(self, ops, out_shape: tuple, dtype=float32, head=None):
+        """One kernel function computing the float32 elementwise chain ``ops`` (see ``fused.fused_kernel``),
+        or, with ``head=(name, attrs)``, the head kernel with the chain as its epilogue (``fused.epilogue_kernel``)."""
+        from .fused import epilogue_kernel, fused_kernel
+        return fused_kernel(self.name, ops, out_shape) if head is None else epilogue_kernel(self.name, ops, *head)
+
+    def fusible_head(self, name: str, attrs: dict, metas) -> bool:
+        """Whether a compiled plan may fuse an elementwise chain into kernel ``name``'s store, its inputs'
+        (shape, dtype) ``metas`` (see ``fused.fusible_head``)."""
+        from .fused import fusible_head
+        return fusible_head(name, attrs, metas)
+
+    def epilogue_fits(self, shape: tuple, out_shape: tuple) -> bool:
+        """Whether a head's epilogue can read a chain input of ``shape`` against its result's ``out_shape``."""
+        from .linalg_epilogue import epilogue_strides
+        return epilogue_strides(shape, out_shape) is not None
 
     # ------------------------------------------------------------ device timing (webgrad.profile)
     def start_device_timing(self, report) -> None:

@@ -6,7 +6,8 @@ kernel calls without webgrad's per-op Python. A graph break (a readback, a data-
 splits the plan into pieces: a replay reads the value back there and goes on where a trace saw that
 value, else traces that path (``paths.py``). Outputs still to be differentiated (a compiled model,
 its loss and ``backward()`` outside) get one node replaying their traced backward (``boundary.py``).
-See ``compiled.py`` (calls and guards), ``tracer.py``, ``plan.py`` and ``replay.py``.
+See ``compiled.py`` (calls and guards; ``quick.py``: a call whose reach has not moved since the last
+walk over it takes its places without walking), ``tracer.py``, ``plan.py`` and ``replay.py``.
 
 >>> import webgrad as wg
 >>> model = wg.nn.Linear(2, 2)

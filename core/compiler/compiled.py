@@ -1,6 +1,7 @@
 """``CompiledFunction``: a function (or module) that traces itself once per guard set and replays.
 
-Each call finds its places and guard key (``places.find_places``). A plan traced for that key is
+Each call finds its places and guard key (``places.find_places``; while nothing the last walk read
+has moved, ``quick`` gives them without walking). A plan traced for that key is
 replayed; otherwise the call runs eagerly under the tracer (so its results *are* the eager ones)
 and its plan is kept for the next call with that key: PyTorch's recompiles. A trace that made new
 state (an optimizer's first step) is not kept: the next call traces again. A plan with graph breaks
@@ -20,6 +21,7 @@ from .paths import Paths
 from .places import find_places
 from .plan import build_plan
 from .python_state import PythonState
+from .quick import watch
 from .replay import _MISS, Replay
 from .tracer import GraphBreak, Tracer, live_tensors
 
@@ -50,12 +52,20 @@ class CompiledFunction:
         self.traces = self.replays = 0
         self.last = None               # the Replay or Eager of the latest trace
         self._limit_warned = False
+        self._quick = None             # the last walk's quick guard (``quick``): its places while nothing moved
 
     def __call__(self, *args, **kwargs):
         if step_numbers._recorder[0] is not None:   # inside another compiled function's trace: be part of it
             return self.fn(*args, **kwargs)
-        found = find_places(self.fn, args, kwargs)
-        entry = self.plans.get(found.key)
+        quick = self._quick
+        found = None if quick is None else quick(self.fn, args, kwargs)
+        if found is None:                            # something the last walk read moved: walk again
+            found, quick = watch(self.fn, args, kwargs)
+            self._quick, entry = quick, self.plans.get(found.key)
+            if quick is not None:
+                quick.entry = entry
+        else:
+            entry = quick.entry
         if type(entry) is Replay or type(entry) is Paths:
             out = entry(found)
             if out is not _MISS:
@@ -91,7 +101,9 @@ class CompiledFunction:
         return result
 
     def _keep(self, key, entry) -> None:
-        """Keep ``entry`` for ``key``: a replayable plan with graph breaks is one more path of the key's."""
+        """Keep ``entry`` for ``key``: a replayable plan with graph breaks is one more path of the key's.
+        (The quick guard, which holds the plan of its key, is dropped: the next call walks.)"""
+        self._quick = None
         held = self.plans.get(key)
         if type(entry) is not Replay or not entry.tokens:
             self.plans[key] = entry

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .buffers import describe_buffers
 from .plan import pieces
 
 
@@ -14,7 +15,10 @@ def _step_line(step) -> str:
     ins = ", ".join(f"s{s}" for s in step.ins)
     dyn = "".join(f", {k}=<per-step #{i}>" for k, i in step.dynamic.items())
     outs = ", ".join("_" if s is None else f"s{s}" for s in step.outs)
-    return f"    {outs} = {step.name}({ins}{dyn})"
+    into = "" if step.into is None else {"kept": f" -> into kept array #{step.into.where}",
+                                         "slot": f" -> into s{step.into.where}",
+                                         "donate": f" -> into s{step.into.where} if nothing else holds it"}[step.into.kind]
+    return f"    {outs} = {step.name}({ins}{dyn}){into}"
 
 
 def _write_line(write) -> str:
@@ -42,6 +46,12 @@ def describe(k: int, entry) -> str:
         counts = Counter(fused)
         chains = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items())
         lines.append(f"  fused: {len(fused)} chains: {chains}")
+    written = describe_buffers(plan.steps, getattr(entry, "kept", None))
+    if written:
+        lines.append(written)
+    state = getattr(getattr(entry, "run_steps", None), "state", None)   # a GPU plan the device holds
+    if state:
+        lines.append(f"  {state}")
     backward = getattr(entry, "backward", None) or []
     later = {id(s) for s in backward}
     lines.append("  kernels:")

@@ -236,9 +236,10 @@ def _frozen(v):
     return v if isinstance(v, _SCALARS) else (type(v).__name__, id(v))
 
 
-def find_places(fn, args, kwargs) -> Found:
-    """The places of a call of ``fn(*args, **kwargs)`` and its guard key."""
-    walk = _Walk()
+def find_places(fn, args, kwargs, walk=None) -> Found:
+    """The places of a call of ``fn(*args, **kwargs)`` and its guard key (``walk``: the ``_Walk`` to
+    use, e.g. ``quick``'s, which notes what it reads)."""
+    walk = _Walk() if walk is None else walk
     walk.arguments(args, kwargs)
     walk.function(fn)
     if isinstance(fn, Module):

@@ -44,13 +44,14 @@ class Step:
     ({attr: index among the per-step numbers}) filled in at each replay; ``captured``: ``fn`` replays
     the dispatches the call made when traced, and takes no attrs (they are in its prepared uniforms);
     ``check``: for a graph break (name ``Break``, no outputs), its ``tracer.Check``: ``fn(*ins)`` must
-    give ``check.token`` again for the replay to go on."""
+    give ``check.token`` again for the replay to go on; ``into``: None, or where a replay has it
+    write its result (a ``buffers.Into``)."""
 
-    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured", "check")
+    __slots__ = ("name", "fn", "ins", "attrs", "dynamic", "outs", "multi", "captured", "check", "into")
 
     def __init__(self, name, fn, ins, attrs, dynamic, outs, multi, check=None):
         self.name, self.fn, self.ins, self.attrs, self.dynamic = name, fn, ins, attrs, dynamic
-        self.outs, self.multi, self.captured, self.check = outs, multi, False, check
+        self.outs, self.multi, self.captured, self.check, self.into = outs, multi, False, check, None
 
 
 class Plan:
@@ -67,6 +68,7 @@ class Plan:
         self.seeds, self.grads, self.wrt, self.grad_outputs = [], [], [], []   # see boundary
         self.saved_places = []         # the places the backward reads (the CompiledBackward node saves them)
         self.meta = {}                 # slot -> (shape, dtype) of what the steps make
+        self.place_kinds = []          # (kind, key) of each place (the write-backs set grads and dict entries)
         self.n_slots = 0
         self.traced_calls = self.folded = self.dropped = self.uploads = 0
 
@@ -108,6 +110,7 @@ def build_plan(tracer: Tracer, start: Found, end: Found, start_live: dict, resul
     plan = Plan()
     plan.breaks, plan.prologue = list(tracer.breaks), list(tracer.prologue)
     plan.traced_calls, plan.uploads = len(tracer.calls), tracer.uploads
+    plan.place_kinds = [(p.kind, p.key) for p in start.places]
     plan.reasons += tracer.unreplayable
     placed = {id(t) for t in start.tensors if t is not None}
     start_data = {id(d): t for t, d, _ in start_live.values() if id(t) not in placed}

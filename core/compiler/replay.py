@@ -20,7 +20,10 @@ pieces reads the value back and returns early when Python saw another value when
 (the call then misses: ``Miss`` holds the tokens read so far; nothing was written back). A plan
 holding its outputs' backward (``boundary``) generates a second function, ``backward(G, S)``, that
 their ``CompiledBackward`` node runs. ``source`` holds the text (it is what ``explain()`` shows).
-Backends that replay differently (``gpu_replay``) build on the same plan.
+Backends that replay differently (``gpu_replay``) build on the same plan. Before the text is made,
+a backend that can (``cpu``) joins kernels with their gradients (``joint``) and says where each
+kernel writes (``buffers``: ``k(..., out=s3)`` into a dying input, ``out=P[0]`` into an array the plan
+keeps, taken at the start as ``P = h0.take()`` and given back at the end).
 """
 from __future__ import annotations
 
@@ -28,7 +31,9 @@ from .. import engine
 from ..tensor import Tensor
 from ..views import live_views, refresh
 from .boundary import attach, saved_places, split
+from .buffers import place_buffers
 from .fusion import fuse_plan
+from .joint import join_plan
 from .plan import Plan
 
 _LITERALS = (int, bool, str, type(None))
@@ -68,6 +73,15 @@ class Source:
             c = step.check
             return (f"    B.append({self.name(step.fn, 'k')}({args[0]}))   # graph break: {c.what} at {c.where}\n"
                     f"    if B[-1] != {self.name(c.token, 'c')}: return None")
+        fn, before = step.fn, ""
+        if step.into is not None:   # written into a given array (buffers)
+            into = step.into
+            fn = into.fn
+            if into.kind == "donate":   # (asked before the call, whose arguments would hold the array too)
+                before = f"    d = {self.name(into.check, 'k')}(s{into.where})\n"
+            args.append("out=" + {"kept": f"P[{into.where}]", "slot": f"s{into.where}", "donate": "d"}[into.kind])
+            if into.scratch:
+                args.append(f"scratch=({''.join(f'P[{k}], ' for k in into.scratch)})")
         for k, v in () if step.captured else step.attrs.items():
             if k in step.dynamic:
                 args.append(f"{k}=D[{step.dynamic[k]}]")
@@ -75,7 +89,7 @@ class Source:
                 args.append(f"{k}={v!r}" if _literal(v) else f"{k}={self.name(v, 'a')}")
         outs = ["_" if s is None else f"s{s}" for s in step.outs]
         target = ", ".join(outs) + ("," if step.multi and len(outs) == 1 else "")
-        return f"    {target} = {self.name(step.fn, 'k')}({', '.join(args)})   # {step.name}"
+        return f"{before}    {target} = {self.name(fn, 'k')}({', '.join(args)})   # {step.name}"
 
 
 def _last_uses(steps: list) -> dict:
@@ -90,11 +104,15 @@ def _last_uses(steps: list) -> dict:
     return out
 
 
-def _source(plan: Plan, head: str, loads: list, steps: list, needed: list) -> Source:
+def _source(plan: Plan, head: str, loads: list, steps: list, needed: list, kept=None) -> Source:
     """A generated function: ``head``, then ``s<slot> = <expression>`` per load, the steps (each slot
-    deleted after its last reader), and the ``needed`` slots returned (None for a None)."""
+    deleted after its last reader), and the ``needed`` slots returned (None for a None). With
+    ``kept`` (``buffers.Kept``), the steps writing into kept arrays find them in ``P``, taken at the
+    start and given back at the end."""
     src = Source(plan)
     lines = [head] + [f"    s{slot} = {expression}" for slot, expression in loads]
+    if kept is not None:
+        lines.append(f"    P = {src.name(kept, 'h')}.take()")
     keep = set(needed) | {slot for slot, _ in loads}
     last = _last_uses(steps)
     for i, step in enumerate(steps):
@@ -103,19 +121,21 @@ def _source(plan: Plan, head: str, loads: list, steps: list, needed: list) -> So
         if dead:
             lines.append(f"    del {', '.join(dead)}")
     values = ["None" if s is None else src.value(s) for s in needed]
+    if kept is not None:
+        lines.append(f"    {src.name(kept, 'h')}.give(P)")
     lines.append(f"    return ({', '.join(values)}{',' if len(values) == 1 else ''})")
     src.lines = lines
     return src
 
 
-def steps_source(plan: Plan, needed: list, steps=None) -> Source:
+def steps_source(plan: Plan, needed: list, steps=None, kept=None) -> Source:
     """The generated function ``steps(T, X, D, B)`` running ``steps`` (the plan's by default) and
     returning the ``needed`` slots: ``T`` the places' tensors, ``X`` the extra input tensors, ``D``
     the per-step numbers, ``B`` a list taking the tokens its graph breaks read (None returned at the
     first token that is not the traced one)."""
     loads = [(slot, f"T[{i}]._data") for slot, i in plan.inputs.items()]
     loads += [(slot, f"X[{k}]._data") for k, slot in enumerate(plan.extra)]
-    return _source(plan, "def steps(T, X, D, B):", loads, plan.steps if steps is None else steps, needed)
+    return _source(plan, "def steps(T, X, D, B):", loads, plan.steps if steps is None else steps, needed, kept)
 
 
 def backward_source(plan: Plan, steps: list, saved: list) -> Source:
@@ -134,16 +154,22 @@ class Replay:
     def __init__(self, plan: Plan, fuse: bool = True):
         self.plan = plan
         self.fused = fuse_plan(plan) if fuse else []
+        self.joined = join_plan(plan)
         needed = {s for _, _, s, _ in plan.writes if s is not None} | _output_slots(plan.outputs)
         forward, self.backward, self.saved = split(plan, plan.steps) if plan.seeds else (plan.steps, None, [])
         plan.saved_places = saved_places(plan, self.saved)
         self.needed = sorted(needed | set(self.saved))
         self.index = {s: k for k, s in enumerate(self.needed)}
-        self.steps, self.source = _built(steps_source(plan, self.needed, forward), "steps")
+        resident = getattr(plan.backend, "resident_plan", None)   # the GPU backends: the device holds the plan
+        self.kept = place_buffers(plan, forward, self.needed) if resident is None else None
+        self.steps, self.source = _built(steps_source(plan, self.needed, forward, self.kept), "steps")
+        self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward)
         self.backward_steps = None
         if self.backward is not None:
             self.backward_steps, source = _built(backward_source(plan, self.backward, self.saved), "backward")
             self.source += "\n\n" + source
+        self.write_back, source = _built(writes_source(plan, self.index), "write_back")
+        self.source += "\n\n" + source
         self.extra = [(r, r()._data.shape, r()._dtype) for r in plan.extra.values()]
         self.tokens = tuple([step.check.token for step in plan.steps if step.check is not None])
         scope = getattr(plan.backend, "gradient_scope", None)
@@ -175,9 +201,9 @@ class Replay:
         numbers, read = self.numbers(), []
         if self.scope is not None:
             with self.scope():
-                values = self.steps(found.tensors, extra, numbers, read)
+                values = self.run_steps(found.tensors, extra, numbers, read)
         else:
-            values = self.steps(found.tensors, extra, numbers, read)
+            values = self.run_steps(found.tensors, extra, numbers, read)
         if values is None:
             return Miss(read)
         self.write(found, values)
@@ -187,25 +213,8 @@ class Replay:
         return out
 
     def write(self, found, values) -> None:
-        index, changed = self.index, False
-        for kind, target, slot, detail in self.plan.writes:
-            if kind == "data":
-                t = found.tensors[target] if type(target) is int else target
-                _set_data(t, values[index[slot]], detail)
-                changed = True
-            elif kind == "fixed":
-                t = target()
-                if t is not None:
-                    _set_data(t, values[index[slot]], detail)
-                    changed = True
-            elif kind == "new":
-                t = _wrap(values[index[slot]], self.plan.backend)
-                t.requires_grad = detail
-                found.places[target].set(t)
-            else:
-                found.places[target].set(None)
-        if changed:
-            engine._last_change[0] = engine._next_order()
+        """The write-backs (``writes_source``: one generated function, prepared with the plan)."""
+        self.write_back(found.tensors, found.places, values)
 
     def output(self, node, found, values):
         kind = node[0]
@@ -241,13 +250,53 @@ class Miss:
         self.read = tuple(read)
 
 
-def _set_data(t, data, version_delta: int) -> None:
-    t._data = data
-    if version_delta:
-        t._version += version_delta
-    if t._views:
-        for v in live_views(t):
-            refresh(v, False)
+def _refresh_views(t) -> None:
+    for v in live_views(t):
+        refresh(v, False)
+
+
+def writes_source(plan: Plan, index: dict) -> Source:
+    """The generated function ``write_back(T, P, V)`` doing ``plan``'s write-backs with ``T`` the places'
+    tensors, ``P`` the places, ``V`` the returned values (slot ``s`` at ``index[s]``): a tensor that kept
+    its identity gets its new data (its version moves as eagerly, its views follow), a place that gets a
+    new tensor gets one made around the value, an emptied place is emptied, e.g.::
+
+        def write_back(T, P, V):
+            t = T[2]; t._data = V[4]; t._version += 1
+            if t._views: refresh_views(t)
+            P[3].owner.grad = wrap(V[1], b0)
+            engine._last_change[0] = engine._next_order()
+    """
+    src, lines, changed = Source(plan), ["def write_back(T, P, V):"], False
+    src.namespace.update(wrap=_wrap, refresh_views=_refresh_views, engine=engine)
+    backend = src.name(plan.backend, "b")
+    for kind, target, slot, detail in plan.writes:
+        if kind in ("data", "fixed"):
+            held = kind == "fixed"            # a tensor held elsewhere, by a weak reference
+            lines.append(f"    t = {src.name(target, 'r')}()" if held else f"    t = T[{target}]")
+            indent = "    "
+            if held:
+                lines.append("    if t is not None:")
+                indent = "        "
+            lines.append(f"{indent}t._data = V[{index[slot]}]" + (f"; t._version += {detail}" if detail else ""))
+            lines.append(f"{indent}if t._views: refresh_views(t)")
+            changed = True
+            continue
+        if kind == "new":
+            lines.append(f"    n = wrap(V[{index[slot]}], {backend})" + ("; n.requires_grad = True" if detail else ""))
+        value = "n" if kind == "new" else "None"
+        place, key = plan.place_kinds[target]
+        if place == "grad":
+            lines.append(f"    P[{target}].owner.grad = {value}")
+        else:   # a buffer's or a state's dict entry
+            name = repr(key) if _literal(key) else src.name(key, "k")
+            lines.append(f"    P[{target}].owner[{name}] = {value}")
+    if changed:
+        lines.append("    engine._last_change[0] = engine._next_order()")
+    if len(lines) == 1:
+        lines.append("    pass")
+    src.lines = lines
+    return src
 
 
 def _output_slots(node) -> set:

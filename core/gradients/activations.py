@@ -38,9 +38,12 @@ def _log_softmax_grad(u, saved, attrs):
     return u - (u * e).sum(axis, keepdim=True), -u * e * dy.sum(axis, keepdim=True)
 
 
-@register_gradient(K.GELU, inputs_to_save=True)
+@register_gradient(K.GELU, inputs_to_save=True, output_values=[0])
 def _gelu(dy, saved, attrs):
-    return (run_kernel(K.GELU_GRAD, dy, saved[0], approximate=attrs["approximate"]),)
+    """GeluGrad(dy, x, gelu(x)): the result is kept as a value, for a backend to read Phi(x) off it
+    (PyTorch keeps only x, so an in-place change of the result must not stop this backward)."""
+    x, y = saved
+    return (run_kernel(K.GELU_GRAD, dy, x, y, approximate=attrs["approximate"]),)
 
 
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
@@ -60,7 +63,9 @@ def _gelu_second(x, approximate):
 
 @register_gradient(K.GELU_GRAD, inputs_to_save=True)
 def _gelu_grad(u, saved, attrs):
-    """GeluGrad(dy, x) = dy * gelu'(x): for dy, GeluGrad(u, x); for x, u * dy * gelu''(x)."""
-    dy, x = saved
+    """GeluGrad(dy, x, y) = dy * gelu'(x), y = gelu(x) a copy of what x determines: for dy,
+    GeluGrad(u, x, y); for x, u * dy * gelu''(x) (through y too); none for y itself."""
+    dy, x, y = saved
     approximate = attrs["approximate"]
-    return run_kernel(K.GELU_GRAD, u, x, approximate=approximate), u * dy * _gelu_second(x, approximate)
+    return (run_kernel(K.GELU_GRAD, u, x, y, approximate=approximate), u * dy * _gelu_second(x, approximate),
+            None)

@@ -30,9 +30,8 @@ def _mul(dy, saved, attrs):
 
 @register_gradient(K.DIV, inputs_to_save=True, kernel=K.DIV_GRAD)
 def _div(dy, saved, attrs):
-    a, b = saved
-    da = dy / b
-    return da, -da * a / b
+    a, b = saved   # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
+    return dy / b, -dy * a / (b * b)
 
 
 @register_gradient(K.FLOOR_DIVIDE)
@@ -61,15 +60,17 @@ def _pow(dy, saved, attrs):
     wg = _ops()
     a, b, y = saved
     da = wg.where(b == 0, 0.0, dy * b * a ** (b - 1))
-    positive = a > 0
-    db = wg.where(positive, dy * y * wg.log(wg.where(positive, a, 1.0)), 0.0)
+    # d/db = a ** b * log(a): NaN for a < 0 and -inf * ... at a == 0 with b < 0, as PyTorch's; 0 at a == 0, b >= 0
+    db = wg.where((a == 0) & (b >= 0), 0.0, dy * y * wg.log(a)) if saved.edges[1] is not None else None
     return da, db
 
 
 def _share(dy, a, b):
-    """dy split between a and b where a wins (ties: half each), as PyTorch's maximum/minimum."""
-    wins = (a > b).to(dy.dtype) + (a == b).to(dy.dtype) * 0.5
-    return dy * wins, dy * (1 - wins)
+    """dy for a and for b in ``maximum(a, b)``, as PyTorch's rule: all of it to the larger, half each
+    on a tie, and all of it to both where either is NaN (neither is smaller)."""
+    wg = _ops()
+    half = wg.where(a == b, dy * 0.5, dy)
+    return wg.where(a < b, 0.0, half), wg.where(a > b, 0.0, half)
 
 
 @register_gradient(K.MAXIMUM, inputs_to_save=True)

@@ -5,6 +5,7 @@ no [B, K, N] array to sum. An input that needs no gradient (e.g. a layer's data 
 from .. import kernel_names as K
 from ..engine import run_kernel
 from ..registry import register_gradient
+from ..shapes import numel
 
 
 def _grad_a(dy, b, ta, tb):
@@ -12,6 +13,11 @@ def _grad_a(dy, b, ta, tb):
     if ta:
         return run_kernel(K.MATMUL, b, dy, transpose_a=tb, transpose_b=True)
     return run_kernel(K.MATMUL, dy, b, transpose_a=False, transpose_b=not tb)
+
+
+def _rows(x):
+    """``x`` as [rows, last dim] (not reshape(-1, n): the last dim may be 0)."""
+    return run_kernel(K.RESHAPE, x, shape=(numel(x.shape[:-1]), x.shape[-1]))
 
 
 def _grad_b(dy, a, ta, tb):
@@ -33,7 +39,7 @@ def _matmul(dy, saved, attrs):
     need_a, need_b = saved.needs_input_grad
     ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
     if need_b and folds_batch(a.shape, b.shape, ta):
-        db = _grad_b(dy.reshape(-1, dy.shape[-1]), a.reshape(-1, a.shape[-1]), False, tb)
+        db = _grad_b(_rows(dy), _rows(a), False, tb)
     else:
         db = _grad_b(dy, a, ta, tb) if need_b else None
     return (_grad_a(dy, b, ta, tb) if need_a else None, db)

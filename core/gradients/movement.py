@@ -49,6 +49,13 @@ def _concat(dy, saved, attrs):
     return M.split(dy, [s[axis] for s in saved.shapes], axis)
 
 
+@register_gradient(K.SPLIT)
+def _split(dy, saved, attrs):
+    """The pieces' gradients side by side again (zeros for a piece that got none): one Concat where a
+    Pad per piece and their sum would fill and add the whole input once for each."""
+    return (M.concat(list(dy) if isinstance(dy, tuple) else [dy], attrs["axis"]),)
+
+
 @register_gradient(K.PAD)
 def _pad(dy, saved, attrs):
     return (M._slice(dy, [lo for lo, _ in attrs["pads"]], [lo + n for (lo, _), n in zip(attrs["pads"],

@@ -5,11 +5,13 @@ from ..engine import run_kernel
 from ..registry import register_gradient
 
 
-@register_gradient(K.LAYER_NORM, inputs_to_save=True)
-def _layer_norm(dy, saved, attrs):
-    x, *params = saved
+@register_gradient(K.LAYER_NORM, inputs_to_save=True, output_values=[1, 2], non_differentiable=[1, 2])
+def _layer_norm(dys, saved, attrs):
+    """LayerNormGrad from the forward's mean and rstd (not differentiable, as in PyTorch's native_layer_norm)."""
+    x, *params = saved[:-2]
+    mean, rstd = saved[-2:]
     weight = params[:1] if attrs["has_weight"] else []
-    return run_kernel(K.LAYER_NORM_GRAD, dy, x, *weight, **attrs)
+    return run_kernel(K.LAYER_NORM_GRAD, dys[0], x, mean, rstd, *weight, **attrs)
 
 
 def _row_stats(x, dims, eps):
@@ -21,13 +23,13 @@ def _row_stats(x, dims, eps):
 
 @register_gradient(K.LAYER_NORM_GRAD, inputs_to_save=True)
 def _layer_norm_grad(us, saved, attrs):
-    """The gradient of (dx, dweight, dbias) = LayerNormGrad(dy, x, weight). Per row, with n elements,
+    """The gradient of (dx, dweight, dbias) = LayerNormGrad(dy, x, mean, rstd, weight). Per row, with n elements,
     r = rstd, xhat, g = dy * weight and P(v) = v - mean(v) - xhat mean(v xhat) (so dx = r P(g)), for
     upstream gradients a (of dx), bw (of dweight) and bb (of dbias), <.,.> summed over the row:
       d g   = r P(a)                  -> d dy = d g * weight + bw * xhat + bb,  d weight = sum_rows(d g * dy)
       d x   = r P(bw * dy) - r^2 / n (<a, P(g)> xhat + P(a <g, xhat> + g <a, xhat>))
     (dx is r P(g); r and xhat depend on x with d xhat / dx = r P and d r / dx = -r^2 xhat / n)."""
-    dy, x, *weight = saved
+    dy, x, _mean, _rstd, *weight = saved      # (mean and rstd are x's: recomputed with ops, to differentiate)
     a, *rest = us if isinstance(us, tuple) else (us,)     # (one output: the node hands its gradient alone)
     bw = rest.pop(0) if attrs["has_weight"] else None
     bb = rest.pop(0) if attrs["has_bias"] else None
@@ -54,7 +56,7 @@ def _layer_norm_grad(us, saved, attrs):
         d_x = d_x + r * project(bw * dy)
     if bb is not None:
         d_dy = d_dy + bb
-    grads = [d_dy, d_x]
+    grads = [d_dy, d_x, None, None]
     if weight:
         grads.append((d_g * dy).sum(rows) if rows else d_g * dy)
     return tuple(grads)

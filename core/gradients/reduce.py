@@ -28,9 +28,12 @@ def _sum(dy, saved, attrs):
 @register_gradient(K.PROD, inputs_to_save=True)
 def _prod(dy, saved, attrs):
     """d prod / d x_i is the product of the others: prod(x) / x_i without zeros; with exactly one
-    zero, the product of the nonzeros at that zero and 0 elsewhere; with several zeros, 0."""
+    zero, the product of the nonzeros at that zero and 0 elsewhere; with several zeros, 0. Of a 0-d
+    tensor it is 1, even at NaN or inf (PyTorch's too)."""
     (x,) = saved
     axes, zero, one = attrs["axes"], _scalar(0, x), _scalar(1, x)
+    if not x.ndim:
+        return (dy,)
     is_zero = run_kernel(K.EQUAL, x, zero)
     nonzero = run_kernel(K.WHERE, is_zero, one, x)
     p = run_kernel(K.PROD, nonzero, axes=axes, keepdim=True)

@@ -52,8 +52,8 @@ def _sigmoid(dy, saved, attrs):
 @register_gradient(K.RELU, outputs_to_save=_OUT, kernel=K.RELU_GRAD)
 def _relu(dy, saved, attrs):
     (y,) = saved
-    zero = scalar_tensor(0, y._dtype, y._backend)
-    return (run_kernel(K.WHERE, run_kernel(K.GREATER, y, zero), dy, zero),)
+    zero = scalar_tensor(0, y._dtype, y._backend)   # dy passes at NaN, as PyTorch's threshold_backward
+    return (run_kernel(K.WHERE, run_kernel(K.LESS_EQUAL, y, zero), zero, dy),)
 
 
 _rule(K.LOG, _IN, kernel=K.LOG_GRAD)(lambda dy, x: dy / x)

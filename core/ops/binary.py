@@ -75,13 +75,21 @@ def add(input, other, *, alpha=1):
     return run_kernel(K.ADD, *_operands("add", input, other if alpha == 1 else _scaled("add", other, alpha)))
 
 
+def _no_bool(op: str, operation: str, *operands):
+    """PyTorch refuses ``-`` with a bool tensor or a Python bool (a mask is inverted with ``~``)."""
+    if any(type(x) is bool or (type(x) is Tensor and x._dtype is bool_) for x in operands):
+        raise RuntimeError(f"{op}: {operation} with a bool tensor is not supported; to invert a mask use "
+                           f"`~` or logical_not(), for two masks `^` or logical_xor()")
+
+
 def sub(input, other, *, alpha=1):
-    """``input - alpha * other``, broadcasting.
+    """``input - alpha * other``, broadcasting; a bool operand is refused (RuntimeError), as in PyTorch.
 
     >>> import webgrad as wg
     >>> wg.sub(wg.tensor([3, 4]), 1).tolist()
     [2, 3]
     """
+    _no_bool("sub", "subtraction, the `-` operator,", input, other)
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype and alpha == 1:  # fast path
         try:
             return run_kernel(K.SUB, input, other)
@@ -165,9 +173,9 @@ def pow(input, exponent):
     [2.0, 8.0]
     """
     a, b = _operands("pow", input, exponent)
-    if is_scalar(exponent) and exponent < 0 and a._dtype.kind in "ib":
-        raise ValueError(f"pow: integers to negative integer powers are not allowed (got {a._dtype.name} ** "
-                         f"{exponent}); use a float base")
+    if is_scalar(exponent) and exponent < 0 and a._dtype.kind in "ib":   # PyTorch's RuntimeError
+        raise RuntimeError(f"pow: integers to negative integer powers are not allowed (got {a._dtype.name} ** "
+                           f"{exponent}); use a float base")
     return run_kernel(K.POW, a, b)
 
 

@@ -46,14 +46,25 @@ def scalar_tensor(value, dtype, backend) -> Tensor:
     2.0
     """
     key = (value, type(value), dtype, backend)
-    data = _CONSTANTS.get(key)
+    cached = value or math.copysign(1.0, value) > 0        # -0.0 == 0.0 as a key: only +0.0 is kept and found
+    data = _CONSTANTS.get(key) if cached else None
     if data is not None:
         return Tensor._wrap(data, backend)
     t = run_kernel("Fill", backend=backend, shape=(), value=value, dtype=dtype)
-    if (getattr(backend, "constant_cache", False) and len(_CONSTANTS) < _MAX_CONSTANTS
-            and (value or math.copysign(1.0, value) > 0)):  # -0.0 == 0.0 as a key: keep only +0.0
-        _CONSTANTS[key] = t._data
+    if cached and getattr(backend, "constant_cache", False):
+        _keep_constant(key, t._data)
     return t
+
+
+def _keep_constant(key, data):
+    """Keep a constant's data; once ``_MAX_CONSTANTS`` are kept, the oldest goes, so that a program past
+    that many distinct constants (a fuzz run's) still reuses the ones it uses now."""
+    if len(_CONSTANTS) >= _MAX_CONSTANTS:
+        oldest = next(iter(_CONSTANTS), None)
+        if oldest is None:      # a stand-in that takes none (the compiler's tracer)
+            return
+        del _CONSTANTS[oldest]
+    _CONSTANTS[key] = data
 
 
 def binary_operands(op: str, a, b, dtype=None):

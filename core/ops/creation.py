@@ -5,7 +5,7 @@ import math
 
 from .. import kernel_names as K
 from .. import registry
-from ..dtypes import default_int, get_default_dtype, scalar_dtype, to_dtype
+from ..dtypes import default_int, float32, float64, get_default_dtype, int64, scalar_dtype, to_dtype
 from ..engine import run_kernel
 from ..layouts import check_factory, check_memory_format
 from ..host import is_array_like
@@ -172,11 +172,20 @@ def arange(start=None, end=None, step=1, *, dtype=None, layout=None, device=None
         start, end = 0, start
     elif start is None:
         start = 0
-    if step == 0:
-        raise ValueError("arange: step must be nonzero")
-    size = max(0, math.ceil((end - start) / step))
     dt = to_dtype(dtype) if dtype is not None else (
         default_int if all(isinstance(v, int) for v in (start, end, step)) else get_default_dtype())
+    given = (start, end, step)
+    if dt.kind == "i":   # PyTorch's: the arguments truncated to integers, and the count from those for int64
+        start, end, step = int(start), int(end), int(step)   # but from the ones given for int32
+    counted = (start, end, step) if dt is int64 or dt.kind != "i" else given
+    if given[2] == 0:
+        raise RuntimeError("arange: step must be nonzero")
+    if (given[1] - given[0]) * given[2] < 0:
+        raise RuntimeError(f"arange: upper bound {given[1]} and lower bound {given[0]} are inconsistent with the "
+                           f"sign of step {given[2]}")
+    if counted[2] == 0:   # int64's step truncated to 0 (PyTorch's ValueError; int32 repeats start)
+        raise ValueError(f"arange: step must be nonzero (step {given[2]} truncated to an integer for {dt.name})")
+    size = max(0, math.ceil((counted[1] - counted[0]) / counted[2]))
     t = run_kernel(K.ARANGE, backend=_backend(backend, device), start=start, step=step, size=size, dtype=dt)
     return _finish(t, requires_grad)
 
@@ -192,9 +201,14 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     check_factory("linspace", layout, pin_memory)
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"linspace: steps must be a non-negative int, got {steps!r}")
+    be, dtype = _backend(backend, device), to_dtype(dtype or get_default_dtype())
+    if dtype.kind == "i":   # PyTorch's: the ends as integers, the values between them truncated
+        start, end = int(start), int(end)
     step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    t = run_kernel(K.ARANGE, backend=_backend(backend, device), start=float(start), step=step, size=steps,
-                   dtype=to_dtype(dtype or get_default_dtype()))
+    work = dtype if dtype.is_floating else float64 if float64 in be.dtypes else float32
+    t = run_kernel(K.ARANGE, backend=be, start=float(start), step=step, size=steps, dtype=work)
+    if work is not dtype:   # integers: the float values truncated, as PyTorch's (linspace(0, 1, 3) is 0, 0, 1)
+        t = run_kernel(K.CAST, t, dtype=dtype)
     return _finish(t, requires_grad)
 
 

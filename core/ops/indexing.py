@@ -17,7 +17,7 @@ from ..dtypes import bool_, int64
 from ..engine import no_grad, record_function, run_kernel
 from ..host import flatten as host_flatten
 from ..host import is_array_like
-from ..shapes import broadcast_shapes, normalize_axis, numel
+from ..shapes import ShapeError, broadcast_shapes, normalize_axis, numel
 from ..tensor import Tensor, tensor
 from . import movement as M
 from .common import check_tensor, is_scalar, reshape_to, scalar_tensor
@@ -351,6 +351,8 @@ def _classify(item, op, be):
     if isinstance(item, Tensor):
         if item._dtype is not bool_ and item._dtype.kind != "i":
             raise IndexError(f"{op}: tensors used as indices must be long, int or bool tensors, got {item.dtype.name}")
+        if item._dtype is not bool_ and not item.ndim:   # a 0-d integer tensor is an int, as in PyTorch
+            return ("int", item.item())                  # (which reads it back, too)
         item = item if item._backend is be else item.to(be.name)
         return ("mask" if item._dtype is bool_ else "tensor", item)
     if isinstance(item, bool):
@@ -480,6 +482,8 @@ def _plan_dim(plan, it, n, d, be, op):
         plan.take(n, b, e, s)
         plan.recipe.append(("slice", b, e, s))
     else:
+        if kind == "tensor" and n == 0 and it[1].numel():   # known from shapes: PyTorch's check too
+            raise IndexError(f"{op}: index is out of bounds for dim {d} with size 0")
         t = _host_index(it[1], it[2], n, d, be, op) if kind == "host" else it[1]
         plan.adv.append((len(plan.shape), 1, t, HOST if kind == "host" else DEVICE))
         plan.take(n)
@@ -494,7 +498,10 @@ def _wrap_negative(t, n):
 def _linear_index(y, adv, op):
     """The advanced indices combined into one row-major index over the dims they span (out-of-range
     device indices are sent past the end, so the kernel refuses them instead of wrapping)."""
-    broadcast_shapes(*(t.shape for _, _, t, _ in adv), op=op)
+    try:
+        broadcast_shapes(*(t.shape for _, _, t, _ in adv), op=op)
+    except ShapeError as e:   # PyTorch's IndexError
+        raise IndexError(f"{e} (the indices of an advanced index broadcast together)") from None
     be = y._backend
     lin, bad = None, None
     for p, k, t, source in adv:
@@ -615,7 +622,7 @@ def _broadcast_value(value, shape, dtype, be, op) -> Tensor:
     try:
         return M.expand(value, shape)
     except ValueError:
-        raise ValueError(f"{op}: shape mismatch: value of shape {tuple(value.shape)} cannot be broadcast to "
+        raise ShapeError(f"{op}: shape mismatch: value of shape {tuple(value.shape)} cannot be broadcast to "
                          f"the indexing result of shape {tuple(shape)}") from None
 
 

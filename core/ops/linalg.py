@@ -12,7 +12,7 @@ from ..amp import lower_precision
 from ..amp import state as autocast
 from ..dtypes import promote
 from ..engine import run_kernel
-from ..shapes import broadcast_shapes, numel
+from ..shapes import ShapeError, broadcast_shapes, numel
 from ..tensor import Tensor
 from .binary import where
 from .common import check_tensor, inplace_method, reshape_to
@@ -50,12 +50,12 @@ def matmul(input, other):
             return run_kernel(K.MATMUL, input, other, transpose_a=False, transpose_b=False)
     input, other = _operands("matmul", input, other)
     if not input.ndim or not other.ndim:
-        raise ValueError(f"matmul: both arguments need to be at least 1D, but they are {input.ndim}D and "
+        raise ShapeError(f"matmul: both arguments need to be at least 1D, but they are {input.ndim}D and "
                          f"{other.ndim}D")
     a2 = reshape_to(input, (1,) + input.shape) if input.ndim == 1 else input
     b2 = reshape_to(other, other.shape + (1,)) if other.ndim == 1 else other
     if a2.shape[-1] != b2.shape[-2]:
-        raise ValueError(f"matmul: shapes {tuple(input.shape)} and {tuple(other.shape)} cannot be multiplied "
+        raise ShapeError(f"matmul: shapes {tuple(input.shape)} and {tuple(other.shape)} cannot be multiplied "
                          f"({a2.shape[-1]} != {b2.shape[-2]})")
     batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2], op="matmul")
     out = run_kernel(K.MATMUL, a2, b2, transpose_a=False, transpose_b=False)
@@ -72,7 +72,7 @@ def rmatmul(b, a):
 
 def _check_ndim(op, want, a, b):
     if a.ndim != want or b.ndim != want:
-        raise ValueError(f"{op}: expected two {want}D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ShapeError(f"{op}: expected two {want}D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
 
 
 def dot(input, tensor):
@@ -84,7 +84,7 @@ def dot(input, tensor):
     """
     _check_ndim("dot", 1, check_tensor("dot", input), check_tensor("dot", tensor))
     if input.shape != tensor.shape:
-        raise ValueError(f"dot: inconsistent sizes, shapes {tuple(input.shape)} and {tuple(tensor.shape)}")
+        raise ShapeError(f"dot: inconsistent sizes, shapes {tuple(input.shape)} and {tuple(tensor.shape)}")
     return matmul(input, tensor)
 
 
@@ -108,7 +108,7 @@ def bmm(input, mat2):
     """
     _check_ndim("bmm", 3, check_tensor("bmm", input), check_tensor("bmm", mat2))
     if input.shape[0] != mat2.shape[0]:
-        raise ValueError(f"bmm: batch sizes differ, shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
+        raise ShapeError(f"bmm: batch sizes differ, shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
     return matmul(input, mat2)
 
 
@@ -132,7 +132,7 @@ def _add_scaled(op, input, product, beta, alpha):
     check_tensor(op, input)
     shape = broadcast_shapes(input.shape, product.shape, op=op)
     if shape != tuple(product.shape):
-        raise ValueError(f"{op}: input of shape {tuple(input.shape)} does not broadcast to the product's shape "
+        raise ShapeError(f"{op}: input of shape {tuple(input.shape)} does not broadcast to the product's shape "
                          f"{tuple(product.shape)}")
     if alpha != 1:
         product = product * alpha
@@ -182,7 +182,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     check_tensor("addmv", mat, "mat")
     check_tensor("addmv", vec, "vec")
     if mat.ndim != 2 or vec.ndim != 1:
-        raise ValueError(f"addmv: expected a 2-D mat and a 1-D vec, got shapes {tuple(mat.shape)} and "
+        raise ShapeError(f"addmv: expected a 2-D mat and a 1-D vec, got shapes {tuple(mat.shape)} and "
                          f"{tuple(vec.shape)}")
     return _add_scaled("addmv", input, matmul(mat, vec), beta, alpha)
 
@@ -211,7 +211,7 @@ def inner(input, other):
         return input * other
     k = input.shape[-1]
     if other.shape[-1] != k:
-        raise ValueError(f"inner: the last dims must match, got shapes {tuple(input.shape)} and {tuple(other.shape)}")
+        raise ShapeError(f"inner: the last dims must match, got shapes {tuple(input.shape)} and {tuple(other.shape)}")
     out = matmul(reshape_to(input, (numel(input.shape[:-1]), k)), reshape_to(other, (numel(other.shape[:-1]), k)).mT)
     return reshape_to(out, input.shape[:-1] + other.shape[:-1])
 
@@ -240,7 +240,7 @@ def trace(input):
     """
     check_tensor("trace", input)
     if input.ndim != 2:
-        raise ValueError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
+        raise ShapeError(f"trace: expected a matrix, got shape {tuple(input.shape)}")
     if input._dtype.kind == "b":
         raise NotImplementedError("trace: not implemented for bool tensors (as PyTorch); use x.long() first")
     d = input.diagonal()
@@ -259,7 +259,7 @@ def diag(input, diagonal=0):
     if input.ndim == 2:
         return run_kernel(K.IDENTITY, input.diagonal(diagonal))
     if input.ndim != 1:
-        raise ValueError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+        raise ShapeError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
     n = input.shape[0] + abs(diagonal)
     rows, cols = arange(n, backend=input._backend).reshape(n, 1), arange(n, backend=input._backend)
     padded = pad(input, (0, abs(diagonal)))   # out[r, r + d] = input[r] (d >= 0), out[c - d, c] = input[c]
@@ -279,15 +279,15 @@ def _parse_einsum(equation, operands):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(operands):
-        raise ValueError(f"einsum: equation {equation!r} names {len(terms)} operands but {len(operands)} were given")
+        raise ShapeError(f"einsum: equation {equation!r} names {len(terms)} operands but {len(operands)} were given")
     for t in terms + [rhs]:
         if not t.replace("...", "").isalpha() and t.replace("...", ""):
-            raise ValueError(f"einsum: equation {equation!r} may only hold letters, ',', '->' and '...'")
+            raise ShapeError(f"einsum: equation {equation!r} may only hold letters, ',', '->' and '...'")
     n_ell = 0
     for i, (t, x) in enumerate(zip(terms, operands)):
         named = len(t.replace("...", ""))
         if ("..." in t and x.ndim < named) or ("..." not in t and x.ndim != named):
-            raise ValueError(f"einsum: operand {i} has shape {tuple(x.shape)}, which does not "
+            raise ShapeError(f"einsum: operand {i} has shape {tuple(x.shape)}, which does not "
                              f"match its subscripts {t!r}")
         if "..." in t:
             n_ell = max(n_ell, x.ndim - named)
@@ -309,7 +309,7 @@ def _parse_einsum(equation, operands):
                                           f"are not supported")
     for c in out:
         if out.count(c) > 1 or not any(c in labels for labels in ins):
-            raise ValueError(f"einsum: output label {c!r} in {equation!r} must appear once in the output and in "
+            raise ShapeError(f"einsum: output label {c!r} in {equation!r} must appear once in the output and in "
                              f"some operand")
     return ins, out
 
@@ -320,7 +320,7 @@ def _sizes(ins, operands, equation):
         for c, s in zip(labels, x.shape):
             prev = sizes.setdefault(c, s)
             if s != prev and 1 not in (s, prev):
-                raise ValueError(f"einsum: label {c!r} in {equation!r} has sizes {prev} and {s} in the operands "
+                raise ShapeError(f"einsum: label {c!r} in {equation!r} has sizes {prev} and {s} in the operands "
                                  f"{', '.join(str(tuple(o.shape)) for o in operands)}")
             sizes[c] = s if prev == 1 else prev
     return sizes
@@ -372,7 +372,7 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
-        raise ValueError("einsum: expected at least one operand")
+        raise ShapeError("einsum: expected at least one operand")
     operands = [check_tensor("einsum", x, f"operand {i}") for i, x in enumerate(operands)]
     dt = operands[0]._dtype
     for x in operands[1:]:

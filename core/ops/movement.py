@@ -8,14 +8,15 @@ their input's storage (``webgrad.views``), so in-place changes show through as i
 """
 from __future__ import annotations
 
+import functools
 import operator
 
 from .. import kernel_names as K
 from .. import strides as S
-from ..dtypes import DType, int64
+from ..dtypes import DType, int64, promote
 from ..layouts import check_memory_format
 from ..engine import run_kernel
-from ..shapes import infer_reshape, normalize_axes, normalize_axis, numel
+from ..shapes import ShapeError, infer_reshape, normalize_axes, normalize_axis, numel, unique_axes
 from ..tensor import Tensor, tensor
 from ..views import layout_of, make_view
 from . import indexing
@@ -56,15 +57,6 @@ def _fresh(y, x):
     """``y``, or a copy when it is ``x`` itself or a view: for ops that copy in PyTorch, so that an
     in-place op on the result leaves the input alone."""
     return run_kernel(K.IDENTITY, y) if y is x or y._view is not None else y
-
-
-def _dims(dims, ndim, op) -> tuple:
-    """Normalise an int or a sequence of dims, keeping their order and refusing repeats."""
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    out = tuple(normalize_axis(d, ndim, op) for d in dims)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{op}: dims {dims} name a dimension twice")
-    return out
 
 
 # ---------------------------------------------------------------- reshaping
@@ -121,11 +113,11 @@ def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
     (2, 12)
     """
     check_tensor("flatten", input)
+    s, e = normalize_axis(start_dim, input.ndim, "flatten"), normalize_axis(end_dim, input.ndim, "flatten")
     if input.ndim == 0:
         return _reshape(input, (1,), "flatten")
-    s, e = normalize_axis(start_dim, input.ndim, "flatten"), normalize_axis(end_dim, input.ndim, "flatten")
     if s > e:
-        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+        raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
     return _reshape(input, input.shape[:s] + (numel(input.shape[s:e + 1]),) + input.shape[e + 1:], "flatten")
 
 
@@ -138,6 +130,8 @@ def unflatten(input, dim, sizes) -> Tensor:
     """
     check_tensor("unflatten", input)
     d = normalize_axis(dim, input.ndim, "unflatten")
+    if not input.ndim:
+        raise RuntimeError(f"unflatten: dim {dim} of a 0-d tensor (it has no dims to split)")
     sizes = infer_reshape(_sizes((sizes,), "unflatten"), input.shape[d], "unflatten")
     return _reshape(input, input.shape[:d] + sizes + input.shape[d + 1:], "unflatten")
 
@@ -184,9 +178,9 @@ def permute(input, *order, dims=None) -> Tensor:
     (4, 2, 3)
     """
     check_tensor("permute", input)
-    dims = _dims(_sizes_or("permute", order, dims, "dims"), input.ndim, "permute")
+    dims = unique_axes(_sizes_or("permute", order, dims, "dims"), input.ndim, "permute")
     if len(dims) != input.ndim:
-        raise ValueError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {tuple(input.shape)}")
+        raise ShapeError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {tuple(input.shape)}")
     return _transpose(input, dims)
 
 
@@ -215,9 +209,9 @@ def movedim(input, source, destination) -> Tensor:
     (3, 4, 2)
     """
     check_tensor("movedim", input)
-    src, dst = _dims(source, input.ndim, "movedim"), _dims(destination, input.ndim, "movedim")
+    src, dst = unique_axes(source, input.ndim, "movedim"), unique_axes(destination, input.ndim, "movedim")
     if len(src) != len(dst):
-        raise ValueError(f"movedim: source {source} and destination {destination} differ in length")
+        raise ShapeError(f"movedim: source {source} and destination {destination} differ in length")
     rest = iter(d for d in range(input.ndim) if d not in src)
     where = dict(zip(dst, src))
     return _transpose(input, [where[i] if i in where else next(rest) for i in range(input.ndim)])
@@ -228,8 +222,10 @@ def _T(x):
 
 
 def _mT(x):
+    if not x.ndim:   # PyTorch's (deprecated there): the identity
+        return x
     if x.ndim < 2:
-        raise ValueError(f"mT: needs a tensor with at least 2 dims, got shape {tuple(x.shape)}")
+        raise ShapeError(f"mT: needs a tensor with at least 2 dims, got shape {tuple(x.shape)}")
     return transpose(x, -2, -1)
 
 
@@ -248,7 +244,7 @@ def expand(input, *sizes, size=None, implicit=False) -> Tensor:
     sizes = _sizes_or("expand", sizes, size, "size")
     lead = len(sizes) - input.ndim
     if lead < 0:
-        raise ValueError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+        raise ShapeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
                          f"number of dimensions in the tensor ({input.ndim}); tensor shape {tuple(input.shape)}")
     out = list(sizes)
     for i, s in enumerate(sizes):
@@ -256,10 +252,10 @@ def expand(input, *sizes, size=None, implicit=False) -> Tensor:
         if s == -1 and have is not None:
             out[i] = have
         elif s < 0 and have is None:
-            raise ValueError(f"expand: the expanded size of the tensor ({s}) isn't allowed in a leading, "
+            raise ShapeError(f"expand: the expanded size of the tensor ({s}) isn't allowed in a leading, "
                              f"non-existing dimension {i}; tensor shape {tuple(input.shape)}")
         elif s < 0 or (have is not None and have not in (1, s)):
-            raise ValueError(f"expand: the expanded size of the tensor ({s}) must match the existing size "
+            raise ShapeError(f"expand: the expanded size of the tensor ({s}) must match the existing size "
                              f"({have}) at non-singleton dimension {i}. Target sizes: {tuple(sizes)}. "
                              f"Tensor sizes: {tuple(input.shape)}")
     out = tuple(out)
@@ -346,6 +342,12 @@ def basic_index(x, begin, end, step, shape, recipe=None) -> Tensor:
     return make_view(x, y, layout)
 
 
+def _dims_of(op, x, error):
+    """Refuse a 0-d tensor for ``op``, which works along a dim, with PyTorch's ``error`` type."""
+    if not check_tensor(op, x).ndim:
+        raise error(f"{op}: cannot be applied to a 0-dim tensor (it has no dims)")
+
+
 def narrow(input, dim, start, length) -> Tensor:
     """Elements ``start .. start + length`` of dim ``dim``.
 
@@ -353,12 +355,16 @@ def narrow(input, dim, start, length) -> Tensor:
     >>> wg.arange(5).narrow(0, 1, 3).tolist()
     [1, 2, 3]
     """
-    check_tensor("narrow", input)
+    _dims_of("narrow", input, RuntimeError)
     d = normalize_axis(dim, input.ndim, "narrow")
     n = input.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"narrow: start {start} is out of range for dim {dim} of size {n} "
+                         f"(expected one in [{-n}, {n}])")
     start = start + n if start < 0 else start
-    if not (0 <= start <= n and 0 <= length <= n - start):
-        raise IndexError(f"narrow: start {start} and length {length} are out of range for dim {dim} of size {n}")
+    if not 0 <= length <= n - start:    # PyTorch's RuntimeError
+        raise RuntimeError(f"narrow: start ({start}) + length ({length}) exceeds the size ({n}) of dim {dim}, or "
+                           f"length is negative")
     shape = input.shape[:d] + (length,) + input.shape[d + 1:]
     return basic_index(input, *_dim_range(input, d, start, start + length), shape)
 
@@ -370,9 +376,7 @@ def select(input, dim, index) -> Tensor:
     >>> wg.arange(6).reshape(2, 3).select(1, -1).tolist()
     [2, 5]
     """
-    check_tensor("select", input)
-    if input.ndim == 0:
-        raise IndexError("select: select() cannot be applied to a 0-dim tensor")
+    _dims_of("select", input, IndexError)
     d = normalize_axis(dim, input.ndim, "select")
     n = input.shape[d]
     if not -n <= index < n:
@@ -389,7 +393,7 @@ def unbind(input, dim=0) -> tuple:
     >>> [t.tolist() for t in wg.arange(4).reshape(2, 2).unbind(1)]
     [[0, 2], [1, 3]]
     """
-    check_tensor("unbind", input)
+    _dims_of("unbind", input, IndexError)
     d = normalize_axis(dim, input.ndim, "unbind")
     return tuple(select(input, d, i) for i in range(input.shape[d]))
 
@@ -405,7 +409,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor:
     check_tensor("diagonal", input)
     d1, d2 = normalize_axis(dim1, input.ndim, "diagonal"), normalize_axis(dim2, input.ndim, "diagonal")
     if d1 == d2:
-        raise ValueError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
+        raise ShapeError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
     here = S.diagonal(S.contiguous(input.shape), offset, d1, d2)
     out = run_kernel(K.AS_STRIDED, input, shape=here.shape, strides=here.strides, offset=here.offset)
     return make_view(input, out, S.diagonal(layout_of(input), offset, d1, d2))
@@ -442,23 +446,23 @@ def split(tensor, split_size_or_sections, dim=0) -> tuple:
     >>> [t.tolist() for t in wg.arange(5).split(2)]
     [[0, 1], [2, 3], [4]]
     """
-    check_tensor("split", tensor)
+    _dims_of("split", tensor, RuntimeError)
     d = normalize_axis(dim, tensor.ndim, "split")
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
         if size <= 0 and not (size == 0 and n == 0):
-            raise ValueError(f"split: split_size must be positive, got {size}")
+            raise ShapeError(f"split: split_size must be positive, got {size}")
         sections = [min(size, n - i) for i in range(0, n, size)] if n else [0]
     else:
         sections = list(split_size_or_sections)
         if sum(sections) != n or any(s < 0 for s in sections):
-            raise ValueError(f"split: sections {tuple(sections)} do not sum to {n}, the size of dim {dim} "
+            raise ShapeError(f"split: sections {tuple(sections)} do not sum to {n}, the size of dim {dim} "
                              f"of shape {tuple(tensor.shape)}")
-    out, start = [], 0
-    for s in sections:
-        shape = tensor.shape[:d] + (s,) + tensor.shape[d + 1:]
-        out.append(basic_index(tensor, *_dim_range(tensor, d, start, start + s), shape))
+    pieces = run_kernel(K.SPLIT, tensor, sizes=tuple(sections), axis=d)
+    layout, start, out = layout_of(tensor), 0, []
+    for s, piece in zip(sections, pieces if isinstance(pieces, tuple) else (pieces,)):
+        out.append(make_view(tensor, piece, S.sliced(layout, *_dim_range(tensor, d, start, start + s))))
         start += s
     return tuple(out)
 
@@ -483,7 +487,10 @@ def chunk(input, chunks, dim=0) -> tuple:
     check_tensor("chunk", input)
     if not isinstance(chunks, int) or chunks <= 0:
         raise ValueError(f"chunk: chunks must be a positive int, got {chunks!r}")
+    _dims_of("chunk", input, RuntimeError)
     n = input.shape[normalize_axis(dim, input.ndim, "chunk")]
+    if not n:   # PyTorch's: ``chunks`` empty pieces
+        return split(input, [0] * chunks, dim)
     return split(input, max(1, -(-n // chunks)), dim)
 
 
@@ -498,7 +505,7 @@ def flip(input, *order, dims=None) -> Tensor:
     dims = _dims_or("flip", order, dims, "dims")
     if dims is None:
         raise TypeError("flip() missing 1 required argument: 'dims'")
-    dims = _dims(dims, input.ndim, "flip")
+    dims = unique_axes(dims, input.ndim, "flip")
     begin = [n - 1 if i in dims else 0 for i, n in enumerate(input.shape)]
     end = [-1 if i in dims else n for i, n in enumerate(input.shape)]
     step = [-1 if i in dims else 1 for i in range(input.ndim)]
@@ -519,7 +526,10 @@ def roll(input, shifts, dims=None) -> Tensor:
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
-        raise ValueError(f"roll: got {len(shifts)} shifts {shifts} for {len(dims)} dims {dims}")
+        raise ShapeError(f"roll: got {len(shifts)} shifts {shifts} for {len(dims)} dims {dims}")
+    if not input.numel():   # PyTorch's: an empty tensor's copy, its dims not looked at
+        return clone(input)
+    _dims_of("roll", input, IndexError)
     for s, dim in zip(shifts, dims):
         d = normalize_axis(dim, y.ndim, "roll")
         n = y.shape[d]
@@ -549,20 +559,19 @@ def cat(tensors, dim=0) -> Tensor:
     """
     tensors = [check_tensor("cat", t, "each tensor") for t in tensors]
     if not tensors:
-        raise ValueError("cat: expected a non-empty list of tensors")
-    kept = [t for t in tensors if t.shape != (0,)] or tensors[:1]
-    first = kept[0]
-    if first.ndim == 0:
-        raise ValueError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
-    d = normalize_axis(dim, first.ndim, "cat")
+        raise ShapeError("cat: expected a non-empty list of tensors")
+    kept = [t for t in tensors if t.shape != (0,)]
+    if any(t.ndim == 0 for t in tensors):
+        raise ShapeError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
+    kept, first = kept or tensors[:1], (kept or tensors)[0]
+    d = normalize_axis(dim, first.ndim, "cat") if first.shape != (0,) else 0   # all empty: dim is not looked at
     shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
     for t in kept:
         if t.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != d):
-            raise ValueError(f"cat: sizes of tensors must match except in dimension {d}; got shapes {shapes}")
-        if t._dtype is not first._dtype:
-            raise TypeError(f"cat: tensors must have one dtype, got "
-                            f"{', '.join(t.dtype.name for t in tensors)} (shapes {shapes}); cast with .to() first")
+            raise ShapeError(f"cat: sizes of tensors must match except in dimension {d}; got shapes {shapes}")
     _check_same_backend("cat", kept)
+    dtype = functools.reduce(promote, (t._dtype for t in tensors))   # PyTorch promotes (the skipped ones too)
+    kept = [t if t._dtype is dtype else run_kernel(K.CAST, t, dtype=dtype) for t in kept]
     return clone(kept[0]) if len(kept) == 1 else run_kernel(K.CONCAT, *kept, axis=d)
 
 
@@ -575,11 +584,11 @@ def stack(tensors, dim=0) -> Tensor:
     """
     tensors = [check_tensor("stack", t, "each tensor") for t in tensors]
     if not tensors:
-        raise ValueError("stack: expected a non-empty list of tensors")
-    if any(t.shape != tensors[0].shape for t in tensors):
-        raise ValueError(f"stack: expects each tensor to be equal size, got shapes "
-                         f"{', '.join(str(tuple(t.shape)) for t in tensors)}")
+        raise ShapeError("stack: expected a non-empty list of tensors")
     d = normalize_axis(dim, tensors[0].ndim + 1, "stack")
+    if any(t.shape != tensors[0].shape for t in tensors):
+        raise ShapeError(f"stack: expects each tensor to be equal size, got shapes "
+                         f"{', '.join(str(tuple(t.shape)) for t in tensors)}")
     return cat([unsqueeze(t, d) for t in tensors], d)
 
 
@@ -593,7 +602,7 @@ def repeat(input, *sizes, repeats=None) -> Tensor:
     check_tensor("repeat", input)
     sizes = _sizes_or("repeat", sizes, repeats, "repeats")
     if len(sizes) < input.ndim or any(s < 0 for s in sizes):
-        raise ValueError(f"repeat: number of repeat dims {sizes} can not be smaller than number of tensor "
+        raise ShapeError(f"repeat: number of repeat dims {sizes} can not be smaller than number of tensor "
                          f"dims {input.ndim} and must be non-negative")
     shape = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
     y = _reshape(input, [p for n in shape for p in (1, n)], "repeat")
@@ -682,7 +691,7 @@ def pad(input, pad, mode="constant", value=0.0) -> Tensor:
 def _triangle(x, diagonal, kernel, op):
     check_tensor(op, x)
     if x.ndim < 2:
-        raise ValueError(f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}")
+        raise ShapeError(f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}")
     n, m = x.shape[-2:]
     be = x._backend
     offset = run_kernel(K.SUB, arange(m, backend=be), run_kernel(K.RESHAPE, arange(n, backend=be), shape=(n, 1)))

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from functools import partial
 
 from .. import kernel_names as K
-from ..dtypes import default_int, get_default_dtype, to_dtype
+from ..dtypes import bool_, default_int, get_default_dtype, to_dtype
 from ..engine import no_grad, record_function, run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
@@ -60,9 +61,14 @@ def _nonempty(x, axes, op):
                              f"(input shape {tuple(x.shape)})")
 
 
+def _named_axes(dim, axes) -> tuple:
+    """The axes ``dim`` names: none for None or () (every dim: an empty tensor's error then asks for a dim)."""
+    return () if dim is None or (isinstance(dim, (tuple, list)) and not dim) else axes
+
+
 def _float_only(x, op, what):
-    if not x._dtype.is_floating:
-        raise TypeError(f"{op}(): {what}. Got: {x._dtype.name}")
+    if not x._dtype.is_floating:   # PyTorch's RuntimeError
+        raise RuntimeError(f"{op}(): {what}. Got: {x._dtype.name}")
 
 
 def _scalar(value, like):
@@ -96,10 +102,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     >>> wg.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(1).tolist()
     [1.5, 3.5]
     """
-    axes = _axes(input, dim, "mean")
+    check_tensor("mean", input)
     input = _cast(input, to_dtype(dtype)) if dtype is not None else input
     _float_only(input, "mean", "could not infer output dtype. Input dtype must be either a floating point or "
-                           "complex dtype")
+                               "complex dtype")
+    axes = _axes(input, dim, "mean")
     return _mean(input, axes, bool(keepdim))
 
 
@@ -190,7 +197,7 @@ def amax(input, dim=(), keepdim=False):
     [5.0, 4.0]
     """
     axes = _axes(input, dim, "amax")
-    _nonempty(input, axes, "amax")
+    _nonempty(input, _named_axes(dim, axes), "amax")
     return run_kernel(K.MAX, input, axes=axes, keepdim=bool(keepdim))
 
 
@@ -202,8 +209,14 @@ def amin(input, dim=(), keepdim=False):
     [1.0, 4.0]
     """
     axes = _axes(input, dim, "amin")
-    _nonempty(input, axes, "amin")
+    _nonempty(input, _named_axes(dim, axes), "amin")
     return run_kernel(K.MIN, input, axes=axes, keepdim=bool(keepdim))
+
+
+def _no_bool(x, op):
+    if check_tensor(op, x)._dtype is bool_:   # PyTorch refuses; max(dim) and min(dim) take bools
+        raise RuntimeError(f"{op}(): does not support bool input (cast it with .int() first)")
+    return x
 
 
 def _arg_extreme(kernel, op, x, dim, keepdim):
@@ -226,7 +239,7 @@ def argmax(input, dim=None, keepdim=False):
     >>> wg.tensor([[1.0, 5.0], [7.0, 4.0]]).argmax().item()
     2
     """
-    return _arg_extreme(K.ARGMAX, "argmax", input, dim, keepdim)
+    return _arg_extreme(K.ARGMAX, "argmax", _no_bool(input, "argmax"), dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
@@ -237,7 +250,7 @@ def argmin(input, dim=None, keepdim=False):
     >>> wg.tensor([[1.0, 5.0], [7.0, 0.0]]).argmin(1).tolist()
     [0, 1]
     """
-    return _arg_extreme(K.ARGMIN, "argmin", input, dim, keepdim)
+    return _arg_extreme(K.ARGMIN, "argmin", _no_bool(input, "argmin"), dim, keepdim)
 
 
 def _extreme(op, x, dim, keepdim, reduce_fn, arg_fn, result, pairwise):
@@ -246,7 +259,7 @@ def _extreme(op, x, dim, keepdim, reduce_fn, arg_fn, result, pairwise):
     if dim is None:
         check_tensor(op, x)
         _nonempty(x, (), op)
-        return reduce_fn(x)
+        return _extreme_of_all(x, K.MAX if op == "max" else K.MIN, op)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{op}(): dim must be an int (use a{op} for several dims), got {dim!r}")
     index = arg_fn(x, dim, True)
@@ -254,6 +267,24 @@ def _extreme(op, x, dim, keepdim, reduce_fn, arg_fn, result, pairwise):
         return result(reduce_fn(x, dim, keepdim), index if keepdim else index.squeeze(dim))
     values = x.gather(dim if x.ndim else 0, index)   # the gradient goes to the returned index, as PyTorch's
     return result(values if keepdim else values.squeeze(dim), index if keepdim else index.squeeze(dim))
+
+
+def _extreme_of_all(x, kernel, op):
+    """``max()``/``min()`` of every element, with PyTorch's gradient: shared evenly among the elements
+    equal to the result, or among the NaNs when the result is NaN (amax's gradient is NaN there)."""
+    with no_grad():
+        y = run_kernel(kernel, x, axes=tuple(range(x.ndim)), keepdim=False)
+    record_function(op, _extreme_of_all_gradient, [x], (y,), saved=(x, y))
+    return y
+
+
+def _extreme_of_all_gradient(dy, saved, attrs):
+    x, y = saved
+    hit = run_kernel(K.LOGICAL_OR, run_kernel(K.EQUAL, x, y),
+                     run_kernel(K.LOGICAL_AND, run_kernel(K.NOT_EQUAL, x, x), run_kernel(K.NOT_EQUAL, y, y)))
+    hit = run_kernel(K.CAST, hit, dtype=x._dtype)
+    return (run_kernel(K.MUL, hit, run_kernel(K.DIV, dy, run_kernel(K.SUM, hit, axes=tuple(range(x.ndim)),
+                                                                    keepdim=False))),)
 
 
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.max)
@@ -269,7 +300,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.ma
         if dim is not None:
             raise TypeError("max() takes dim or other, not both")
         dim = check_tensor("max", other, "other")
-    return _extreme("max", input, dim, keepdim, amax, argmax, _max_result, "maximum")
+    return _extreme("max", input, dim, keepdim, amax, partial(_arg_extreme, K.ARGMAX, "max"), _max_result, "maximum")
 
 
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.min)
@@ -284,7 +315,7 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.mi
         if dim is not None:
             raise TypeError("min() takes dim or other, not both")
         dim = check_tensor("min", other, "other")
-    return _extreme("min", input, dim, keepdim, amin, argmin, _min_result, "minimum")
+    return _extreme("min", input, dim, keepdim, amin, partial(_arg_extreme, K.ARGMIN, "min"), _min_result, "minimum")
 
 
 # ---------------------------------------------------------------- logic
@@ -296,7 +327,7 @@ def all(input, dim=None, keepdim=False):  # noqa: A001  (torch.all)
     >>> wg.tensor([[1, 0], [1, 1]]).all(1).tolist()
     [False, True]
     """
-    return run_kernel(K.ALL, input, axes=_axes(input, dim, "all"), keepdim=bool(keepdim))
+    return run_kernel(K.ALL, input, axes=_logical_axes(input, dim, "all"), keepdim=bool(keepdim))
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001  (torch.any)
@@ -306,7 +337,14 @@ def any(input, dim=None, keepdim=False):  # noqa: A001  (torch.any)
     >>> wg.tensor([[1, 0], [0, 0]]).any(1).tolist()
     [True, False]
     """
-    return run_kernel(K.ANY, input, axes=_axes(input, dim, "any"), keepdim=bool(keepdim))
+    return run_kernel(K.ANY, input, axes=_logical_axes(input, dim, "any"), keepdim=bool(keepdim))
+
+
+def _logical_axes(x, dim, op) -> tuple:
+    """all/any over ``dim=()`` reduce nothing (PyTorch's: the result is ``x != 0``), unlike sum's ``()``."""
+    if isinstance(dim, (tuple, list)) and not dim:
+        return ()
+    return _axes(x, dim, op)
 
 
 # ---------------------------------------------------------------- moments, logsumexp, norms
@@ -326,16 +364,32 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def _var(x, dim, unbiased, keepdim, correction, op):
     if isinstance(dim, bool):             # torch's var(input, unbiased)
         dim, unbiased = None, dim
+    _float_only(check_tensor(op, x), op, "std and var only support floating point dtypes")
     axes = _axes(x, dim, op)
-    _float_only(x, op, "std and var only support floating point dtypes")
     if correction is None:
         correction = 0 if unbiased is False else 1
     elif unbiased is not None:
         raise ValueError(f"{op}(): pass either correction= or unbiased=, not both")
-    centered = run_kernel(K.SUB, x, _mean(x, axes, True))
-    sq = run_kernel(K.SUM, run_kernel(K.MUL, centered, centered), axes=axes, keepdim=bool(keepdim))
     dof = _count(x, axes) - correction
-    return run_kernel(K.DIV, sq, _scalar(float(dof if dof > 0 else 0), sq))
+    with no_grad():
+        centered = run_kernel(K.SUB, x, _mean(x, axes, True))
+        sq = run_kernel(K.SUM, run_kernel(K.MUL, centered, centered), axes=axes, keepdim=bool(keepdim))
+        v = run_kernel(K.DIV, sq, _scalar(float(dof if dof > 0 else 0), sq))
+    every = not x.ndim or dim is None or (isinstance(dim, (tuple, list)) and not dim)
+    record_function("Var", _var_gradient, [x], (v,), saved=(x,), attrs={"axes": axes, "dof": dof, "every": every})
+    return v
+
+
+def _var_gradient(dy, saved, attrs):
+    """PyTorch's rule, ``2 / dof * dy * (x - mean)`` (no term through the mean: it is 0, but NaN once an
+    element is inf); over every dim with no degrees of freedom left, inf, or NaN where x is its mean."""
+    (x,) = saved
+    axes, dof = attrs["axes"], attrs["dof"]
+    dy = run_kernel(K.RESHAPE, dy, shape=reduced_shape(x.shape, axes, True))
+    mean = _mean(x, axes, True)
+    if attrs["every"] and dof <= 0:
+        return (dy * binary.where(run_kernel(K.EQUAL, x, mean), math.nan, math.inf),)
+    return (dy * (x - mean) * (2.0 / dof if dof else math.inf),)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -360,7 +414,8 @@ def _root(s, p):
 def _root_gradient(dy, saved, attrs):
     s, y = saved
     zero = _scalar(0, y)
-    return (binary.where(run_kernel(K.EQUAL, y, zero), zero, dy * y / (s * attrs["p"])),)
+    p = attrs["p"]
+    return (binary.where(run_kernel(K.EQUAL, y, zero), zero, dy / (p * (y if p == 2 else y ** (p - 1)))),)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -429,11 +484,59 @@ def _abs_power_sum(x, p, axes, keepdim):
     return _root(run_kernel(K.SUM, run_kernel(K.POW, a, _scalar(float(p), a)), axes=axes, keepdim=keepdim), p)
 
 
+def _p_norm(x, p, axes, keepdim):
+    """The p-norm (p not 0, 1 or +-inf) with PyTorch's gradient, ``x |x|^(p-2) dy / y^(p-1)``: 0 where the
+    norm is 0, and NaN only where x is inf or NaN (the chain rule through the root gives inf / inf = NaN
+    for every element once one is inf). Of one element it is |x|, as PyTorch's (no square to underflow)."""
+    with no_grad():
+        if _count(x, axes) == 1:
+            y = _NORMS[1](x, axes, keepdim)
+        else:
+            y = _NORMS[2](x, axes, keepdim) if p == 2 else _abs_power_sum(x, p, axes, keepdim)
+    record_function("Norm", _p_norm_gradient, [x], (y,), saved=(x, y), attrs={"p": p, "axes": axes})
+    return y
+
+
+def _p_norm_gradient(dy, saved, attrs):
+    x, y = saved
+    p, shape = attrs["p"], reduced_shape(x.shape, attrs["axes"], True)
+    y, dy = run_kernel(K.RESHAPE, y, shape=shape), run_kernel(K.RESHAPE, dy, shape=shape)
+    zero = _scalar(0, y)
+    scale = binary.where(run_kernel(K.EQUAL, y, zero), zero, dy / (y if p == 2 else y ** (p - 1)))
+    if p == 2:
+        return (x * scale,)
+    a = run_kernel(K.ABS, x)
+    if p < 1:   # |x|^(p-1) is inf at 0: PyTorch's rule takes 0 there
+        scaled = binary.where(run_kernel(K.EQUAL, x, _scalar(0, x)), _scalar(0, x), x.sign() * a ** (p - 1))
+        return (scaled * dy * y ** (1 - p),)
+    return ((x.sign() * a ** (p - 1) if p < 2 else x * a ** (p - 2)) * scale,)
+
+
+def _inf_norm(x, kernel, axes, keepdim):
+    """max (or min) of |x|, with PyTorch's gradient: shared among the elements whose |x| is the norm or
+    NaN, times sign(x) (0 at NaN)."""
+    with no_grad():
+        y = run_kernel(kernel, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim)
+    record_function("InfNorm", _inf_norm_gradient, [x], (y,), saved=(x, y), attrs={"axes": axes})
+    return y
+
+
+def _inf_norm_gradient(dy, saved, attrs):
+    x, y = saved
+    shape = reduced_shape(x.shape, attrs["axes"], True)
+    a = run_kernel(K.ABS, x)
+    hit = run_kernel(K.LOGICAL_OR, run_kernel(K.EQUAL, a, run_kernel(K.RESHAPE, y, shape=shape)),
+                     run_kernel(K.NOT_EQUAL, a, a))
+    hit = run_kernel(K.CAST, hit, dtype=x._dtype)
+    share = run_kernel(K.RESHAPE, dy, shape=shape) / run_kernel(K.SUM, hit, axes=attrs["axes"], keepdim=True)
+    return (x.sign() * share * hit,)
+
+
 _NORMS = {
     2: lambda x, axes, keepdim: _root(run_kernel(K.SUM, run_kernel(K.MUL, x, x), axes=axes, keepdim=keepdim), 2),
     1: lambda x, axes, keepdim: run_kernel(K.SUM, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
-    math.inf: lambda x, axes, keepdim: run_kernel(K.MAX, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
-    -math.inf: lambda x, axes, keepdim: run_kernel(K.MIN, run_kernel(K.ABS, x), axes=axes, keepdim=keepdim),
+    math.inf: lambda x, axes, keepdim: _inf_norm(x, K.MAX, axes, keepdim),
+    -math.inf: lambda x, axes, keepdim: _inf_norm(x, K.MIN, axes, keepdim),
     0: lambda x, axes, keepdim: run_kernel(K.SUM, run_kernel(K.CAST, run_kernel(K.NOT_EQUAL, x, _scalar(0, x)),
                                                              dtype=x._dtype), axes=axes, keepdim=keepdim),
 }
@@ -457,10 +560,12 @@ def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float)):
         raise ValueError(f"norm: p must be a number or 'fro', got {p!r} ('nuc' and matrix norms are not "
                          f"supported)")
-    if p in (math.inf, -math.inf):
-        _nonempty(input, axes, "norm")
-    rule = _NORMS.get(p)
-    return rule(input, axes, bool(keepdim)) if rule else _abs_power_sum(input, p, axes, bool(keepdim))
+    named = _named_axes(dim, axes)
+    if p in (math.inf, -math.inf) and 0 in ([input.shape[a] for a in named] if named else [input.numel()]):
+        raise RuntimeError(f"norm: cannot compute the {p} norm over an empty dim of shape {tuple(input.shape)} "
+                           f"(dims {axes}): max and min have no identity")
+    rule = _NORMS.get(p) if p != 2 else None
+    return rule(input, axes, bool(keepdim)) if rule else _p_norm(input, p, axes, bool(keepdim))
 
 
 METHODS = {

@@ -22,10 +22,15 @@ def _input(op: str, x, floating: bool) -> Tensor:
     return x
 
 
+_BOOL_ERRORS = {"neg": RuntimeError, "relu": RuntimeError}   # PyTorch's, where not a dtype's TypeError
+_BOOL_AS = {"sign": (K.IDENTITY, bool_), "square": (K.SQUARE, int64)}   # bool input: (kernel, as dtype), PyTorch's
+
+
 def _numeric(op: str, x) -> Tensor:
     check_tensor(op, x)
     if x._dtype is bool_:
-        raise TypeError(f"{op}: not supported for bool tensors (use logical_not, or cast with .int() first)")
+        raise _BOOL_ERRORS.get(op, TypeError)(f"{op}: not supported for bool tensors (use logical_not, or cast "
+                                              f"with .int() first)")
     return x
 
 
@@ -34,6 +39,9 @@ def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, r
     def op(input):
         if type(input) is Tensor and input._dtype.is_floating:   # the common case, first
             return run_kernel(kernel, input)
+        if name in _BOOL_AS and type(input) is Tensor and input._dtype is bool_:
+            as_kernel, dtype = _BOOL_AS[name]
+            return run_kernel(as_kernel, run_kernel(K.CAST, input, dtype=dtype) if dtype is not bool_ else input)
         return run_kernel(kernel, _input(name, input, floating) if floating else _numeric(name, input))
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"""{summary}

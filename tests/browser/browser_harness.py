@@ -98,15 +98,17 @@ class Page:
 
 
 class WebgradPage(Page):
-    """A page with webgrad started (webgrad.js, Pyodide from the local copy) as ``window.wg``."""
+    """A page with webgrad started as the site's pages start it (webgrad.js with page.js's
+    ``siteOptions()``: the site's Pyodide, wheel and start-up snapshot; ``options`` override them)
+    as ``window.wg``."""
 
     def start(self, **options):
         self.goto()
-        options = {"pyodideUrl": "./pyodide/", **options}
         self.backend = self.evaluate("""async (options) => {
             const {startWebgrad} = await import("./webgrad.js");
+            const {siteOptions} = await import("./page.js");
             window.messages = [];
-            window.wg = await startWebgrad(options);
+            window.wg = await startWebgrad({...siteOptions(), ...options});
             window.wg.onMessage((m) => window.messages.push(m));
             return window.wg.backend;
         }""", options)

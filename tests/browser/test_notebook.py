@@ -73,7 +73,7 @@ def lite_server(web_server, tmp_path_factory):
     from webgrad.web.serve import Server
     site = build_site(tmp_path_factory.mktemp("lite") / "site", web_server.wheel, sorted(NOTEBOOK_WHEELS.glob("*.whl")),
                       ROOT / "web" / "node_modules" / "pyodide", expose_app=True)
-    with Server(port=0, wheel=web_server.wheel, mounts={"lite": site}, bytecode=False) as server:
+    with Server(port=0, wheel=web_server.wheel, mounts={"lite": site}, bytecode=False, snapshot=False) as server:
         yield server
 
 

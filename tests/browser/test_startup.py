@@ -1,9 +1,10 @@
 """The page's start-up (issue 20 item 6) in headless Chromium: the site's assets come compressed
-(``Content-Encoding`` br/gzip) and content-hashed with ``Cache-Control: immutable``; a second visit
-takes them from the browser's cache (the server sees no request for them) and starts Python from the
-snapshot the first visit kept; the wheel is requested while Pyodide is still loading; the Python
-the page runs was compiled ahead of time. Times are never asserted (bench/bench_browser.py --startup
-measures them)."""
+(``Content-Encoding`` br/gzip) and content-hashed with ``Cache-Control: immutable``; every visit, the
+first too, starts Python from the snapshot made at the site's build (``webgrad.web.snapshot``); a
+second visit takes the assets from the browser's caches (the server sees no request for them; the
+snapshot, the standard library and the wheel from the Cache Storage copy the first visit kept); the
+wheel is requested while Pyodide is still loading; the Python the page runs was compiled ahead of
+time. Times are never asserted (bench/bench_browser.py --startup measures them)."""
 import io
 import zipfile
 
@@ -24,6 +25,7 @@ def visit(context, server) -> dict:
     page.on("response", lambda r: responses.setdefault(r.url.split("?")[0].replace(server.url, "/"), r.all_headers()))
     page.goto(server.url + "startup.html")
     page.wait_for_function("window.__startup && window.__startup.done", timeout=TIMEOUT_S * 1000)
+    page.wait_for_function("window.__startup.kept || window.__startup.error", timeout=TIMEOUT_S * 1000)
     result = page.evaluate("window.__startup")
     page.close()
     assert result["error"] is None, result["error"]
@@ -84,8 +86,44 @@ def test_the_second_visit_loads_from_the_browser_cache(visits):
     revalidated = [r for r in second["served"] if r["status"] == 200]
     assert revalidated == [], revalidated          # the pages' own files: 304, nothing sent again
     assert sum(r["bytes"] for r in second["served"]) == 0
-    assert first["startup"]["phases"]["snapshot"] == "made"
-    assert second["startup"]["phases"]["snapshot"] == "restored"
+    assert first["startup"]["phases"]["snapshot"] == second["startup"]["phases"]["snapshot"] == "site"
+
+
+def test_the_second_visit_reads_the_big_files_from_cache_storage(visits, web_server):
+    """The first visit kept the snapshot, the standard library and the wheel in Cache Storage; the
+    second one asks neither the server nor the HTTP cache for them (Pyodide's WebAssembly still
+    comes from the HTTP cache, where V8 keeps its compiled code)."""
+    kept = {web_server.site["snapshot"]["url"][1:], web_server.site["wheel"][1:],
+            web_server.site["pyodide"][1:] + "python_stdlib.zip"}
+    assert kept <= set(visits[0]["responses"]), sorted(visits[0]["responses"])
+    assert not kept & set(visits[1]["responses"]), sorted(visits[1]["responses"])
+    assert web_server.site["pyodide"][1:] + "pyodide.asm.wasm" in visits[1]["responses"]
+
+
+def test_the_site_snapshot_is_built_packed(web_server):
+    from webgrad.web.snapshot import unpack
+    snapshot = web_server.site["snapshot"]
+    assert snapshot is not None and snapshot["stdlib"].startswith("python3"), web_server.site
+    packed = (web_server.root / snapshot["url"]).read_bytes()
+    assert packed[:4] == b"WGS1" and len(packed) < 0.8 * len(unpack(packed))
+
+
+def test_a_restored_start_seeds_random_again(new_page):
+    """Python's random module was seeded when the snapshot was made; each start seeds it afresh."""
+    from browser_harness import WebgradPage
+    draws = []
+    for _ in range(2):
+        page = new_page(WebgradPage).start()
+        assert page.evaluate("async () => window.wg.startup.snapshot") == "site"
+        draws.append(page.ok("import random\nprint(random.random())"))
+    assert draws[0] != draws[1], draws
+
+
+def test_a_page_with_packages_or_another_pyodide_does_not_use_the_site_snapshot(new_page):
+    from browser_harness import WebgradPage
+    page = new_page(WebgradPage).start(pyodideUrl="./pyodide/", siteSnapshot=None)
+    assert page.evaluate("async () => window.wg.startup.snapshot") in ("made", "restored")
+    assert page.ok("import webgrad as wg\nprint(await (wg.ones(2) * 2).sum().read())") == "4.0\n"
 
 
 def test_the_wheel_is_requested_while_pyodide_loads(visits, web_server):

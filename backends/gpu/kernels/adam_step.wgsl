@@ -17,7 +17,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (abs(w) >= 0.5) { m1 = g - d * (1.0 - w); }
     let v1 = v[i] * uf(U_beta2) + g * uf(U_c2) * g;
     let denom = sqrt(v1) / uf(U_corr2) + uf(U_eps);
-    p_out[i] = q + m1 * uf(U_neg_step) / denom;
+    p_out[i] = q + m1 * -uf(U_step_size) / denom;   // (negation is exact: eager's bits)
     m_out[i] = m1;
     v_out[i] = v1;
 }

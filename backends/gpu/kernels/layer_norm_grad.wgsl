@@ -1,8 +1,6 @@
-// LayerNormGrad's dx over rows of n contiguous elements: with the row's mean and rstd recomputed,
-// xhat = (x - mean) * rstd and g = dy ${WEIGHT}, dx = rstd * (g - mean(g) - xhat * mean(g * xhat));
-// each row's (mean, rstd) also go to stats, for the weight and bias gradients (layer_norm_params).
+// LayerNormGrad's dx over rows of n contiguous elements: with the forward's mean and rstd,
+// xhat = (x - mean) * rstd and g = dy ${WEIGHT}, dx = rstd * (g - mean(g) - xhat * mean(g * xhat)).
 ${REDUCE}
-${STATS}
 const LANES: u32 = ${LANES};
 
 @compute @workgroup_size(WG)
@@ -13,21 +11,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lane = ${LANE};
     let n = ui(U_n);
     let base = r * n;
-    let ms = row_stats(base, n, lane, lid);
-    let mean = ms.x;
-    let rstd = ms.y;
+    let m = mean[r];
+    let rs = rstd[r];
     var sums = vec2<f32>(0.0, 0.0);
     for (var k = lane; k < n; k += LANES) { // ROW_STEPS times at most
         let g = dy[base + k] ${WEIGHT};
-        sums += vec2<f32>(g, g * (x[base + k] - mean) * rstd);
+        sums += vec2<f32>(g, g * (x[base + k] - m) * rs);
     }
     let means = row_sum2(sums, lid) / f32(n);
     for (var k = lane; k < n; k += LANES) { // ROW_STEPS times at most
         let g = dy[base + k] ${WEIGHT};
-        dx[base + k] = rstd * (g - means.x - (x[base + k] - mean) * rstd * means.y);
-    }
-    if (lane == 0u) {
-        stats[2u * r] = mean;
-        stats[2u * r + 1u] = rstd;
+        dx[base + k] = rs * (g - means.x - (x[base + k] - m) * rs * means.y);
     }
 }

@@ -1,6 +1,6 @@
 // LayerNorm's weight and bias gradients, a workgroup per column c of [rows, n]:
 // dweight[c] = sum over rows of dy * (x - mean) * rstd, dbias[c] = sum over rows of dy, with each
-// row's (mean, rstd) from layer_norm_grad.wgsl. A dispatch sums rows [U_r0, U_r1), adding to what
+// row's mean and rstd from the forward (layer_norm.wgsl). A dispatch sums rows [U_r0, U_r1), adding to what
 // earlier dispatches wrote (r0 > 0), so that no thread walks more than ROW_STEPS rows (rows.py).
 ${REDUCE}
 
@@ -14,7 +14,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var t = vec2<f32>(0.0, 0.0);
     for (var r = r0 + lid; r < ui(U_r1); r += WG) {    // (r1 - r0) / WG <= ROW_STEPS times
         let d = dy[r * n + c];
-        t += vec2<f32>(d * (x[r * n + c] - stats[2u * r]) * stats[2u * r + 1u], d);
+        t += vec2<f32>(d * (x[r * n + c] - mean[r]) * rstd[r], d);
     }
     let total = row_sum2(t, lid);
     if (lid == 0u) {

@@ -1,4 +1,4 @@
-// A row's (mean, rstd) for LayerNorm and LayerNormGrad: the mean, then the biased variance around it
+// A row's (mean, rstd) for LayerNorm (which keeps them for LayerNormGrad): the mean, then the biased variance around it
 // (two passes), rstd = 1 / sqrt(var + eps). Every thread of the row calls it (row_sum may combine a
 // workgroup's partial sums).
 fn row_stats(base: u32, n: u32, lane: u32, lid: u32) -> vec2<f32> {

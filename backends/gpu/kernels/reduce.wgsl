@@ -9,7 +9,7 @@
 // Loop bounds, per invocation (some implementations stop a shader's loops after 65535 iterations
 // in all, e.g. Mesa's lavapipe): kept_offset KR, red_offset RR per call (ranks: KR + RR <= 30, the
 // uniform block's limit), the chunk loop STEPS (with RR each), the tree log2(WG) = 8; the thread per
-// output loop WG_THRESHOLD (with RR each). At most 64 * 31 + 30 + 8 < 2100 in all.
+// output loop WG_THRESHOLD (with RR each; 1024 on a software adapter). At most 1024 * 31 + 30 < 31800 in all.
 alias T = ${T};
 alias A = ${A};
 alias O = ${O};
@@ -75,7 +75,7 @@ ${STORE}
         let base = kept_offset(w);
         let lo = 0u;
         var acc = ${INIT};
-        for (var r = 0u; r < r_n; r++) {                     // r_n < WG_THRESHOLD: at most 63 times
+        for (var r = 0u; r < r_n; r++) {                     // r_n < WG_THRESHOLD: at most 1023 times
             acc = comb(acc, at(base + red_offset(r), r));
         }
 ${STORE}

@@ -41,8 +41,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"layer_norm: {name} has dtype {p.dtype.name} but the input has {input.dtype.name}; "
                                f"they must match")
         params.append(p)
-    return run_kernel(K.LAYER_NORM, input, *params, ndim=k, eps=float(eps), has_weight=weight is not None,
-                      has_bias=bias is not None)
+    y, _mean, _rstd = run_kernel(K.LAYER_NORM, input, *params, ndim=k, eps=float(eps),
+                                 has_weight=weight is not None, has_bias=bias is not None)
+    return y
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

@@ -1,0 +1,413 @@
+"""A compiled plan held by the device: its dispatches described once, a replay one submit.
+
+``wg.compile`` replays a plan's kernels as captured dispatches (``capture.py``), recorded again from
+Python at each replay. ``resident_plan`` goes further on the GPU backends: the first replay of a
+plan runs as before while a ``_Log`` notes every allocation, dispatch, upload and index check it
+makes; from those, every buffer the dispatches touch is one of
+
+* an **input** (the data of a place or of a tensor the step read): handed over at each replay;
+* an **output** (what the write-backs and the function's result take): a new pooled buffer per
+  replay, handed over with the inputs (they escape into tensors, so they cannot be reused);
+* **fixed**: the plan's own intermediates and constants, leased for the plan's life.
+
+The device then holds the plan (``device.create_plan``: in the browser gpu.js keeps it, with its
+uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is the inputs' and
+outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
+step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
+hold as they are) packed into a few bytes, submitted with the open batch in one
+call (``GpuBackend.flush(plan=...)``). Bind groups are made once per set of buffers (the pool hands a
+step's outputs back in a short cycle, so a few sets recur).
+
+A replay that cannot run so (device timing on, an index check with another flags slot since the
+last readback) runs the Python replay instead; a plan whose first replay did something else with
+the device (a readback, an upload of a value the per-step numbers do not give) stays on it.
+
+>>> resident_plan   # doctest: +ELLIPSIS
+<function resident_plan at ...>
+"""
+from __future__ import annotations
+
+import array
+import struct
+from operator import attrgetter, itemgetter
+
+from .program import UNIFORM_SLOT
+from .runtime import GpuArray
+
+FIXED, EXT, UNIFORMS = 0, 1, 2      # where a buffer is: the plan's own, handed over per replay, its uniforms
+_CODES = {"float32": "f", "int32": "i", "int64": "i", "bool": "I"}
+_LOGGED = ("alloc", "record", "upload_bytes", "index_flags", "read_bytes", "read_bytes_async")
+
+
+class _Log:
+    """Context manager noting what a replay does with backend ``be`` (see the module's doc)."""
+
+    def __init__(self, be):
+        self.be, self.allocs, self.records, self.writes, self.checks = be, [], [], [], []
+        self.step, self.ok = None, True
+
+    def __enter__(self):
+        be = self.be
+        self.saved = {name: be.__dict__.get(name) for name in _LOGGED}
+        alloc, record, upload, flags = be.alloc, be.record, be.upload_bytes, be.index_flags
+
+        def logged_alloc(shape, dtype, upload=False):
+            out = alloc(shape, dtype, upload)
+            self.allocs.append((out, upload))
+            return out
+
+        def logged_record(call, arrays):
+            self.records.append((call, list(arrays), self.step))
+            return record(call, arrays)
+
+        def logged_upload(data, shape, dtype):
+            out = upload(data, shape, dtype)
+            self.writes.append((self.step, out, bytes(data)))
+            return out
+
+        def logged_flags(label, size):
+            out = flags(label, size)
+            self.checks.append((label, size, out[1], out[0].storage))
+            return out
+
+        def refused(fn):
+            def run(*args, **kwargs):
+                self.ok = False
+                return fn(*args, **kwargs)
+            return run
+        be.alloc, be.record, be.upload_bytes, be.index_flags = logged_alloc, logged_record, logged_upload, logged_flags
+        be.read_bytes, be.read_bytes_async = refused(be.read_bytes), refused(be.read_bytes_async)
+        return self
+
+    def __exit__(self, *exc):
+        for name, fn in self.saved.items():
+            if fn is None:
+                self.be.__dict__.pop(name, None)
+            else:
+                self.be.__dict__[name] = fn
+        return False
+
+
+def walk(plan, steps, tensors, extra, numbers, log: _Log):
+    """Run ``steps`` of ``plan`` as its generated function does (``replay.steps_source``), noting in
+    ``log.step`` the step running; returns every slot's value."""
+    values = dict(plan.consts)
+    for slot, i in plan.inputs.items():
+        values[slot] = tensors[i]._data
+    for k, slot in enumerate(plan.extra):
+        values[slot] = extra[k]._data
+    for k, step in enumerate(steps):
+        log.step = k
+        attrs = {} if step.captured else {name: numbers[step.dynamic[name]] if name in step.dynamic else v
+                                           for name, v in step.attrs.items()}
+        out = step.fn(*[values[s] for s in step.ins], **attrs)
+        for s, o in zip(step.outs, out if step.multi else (out,)):
+            if s is not None:
+                values[s] = o
+    return values
+
+
+class Resident:
+    """``plan``'s replay on backend ``be``: ``__call__(tensors, extra, numbers)`` returns the ``needed``
+    slots' arrays, as the generated ``steps`` function (``fallback``) does.
+
+    >>> step = wg.compile(train_step)          # doctest: +SKIP
+    >>> for _ in range(3): step(x, y)          # doctest: +SKIP
+    >>> step.last.run_steps.state              # doctest: +SKIP
+    'held by the device: 29 dispatches submitted in one call per replay (1 so far)'
+    """
+
+    def __init__(self, be, plan, needed, fallback, steps):
+        self.be, self.plan, self.needed, self.fallback, self.steps = be, plan, needed, fallback, steps
+        self.handle, self.why = None, None
+        self.replays = 0
+
+    @property
+    def state(self) -> str:
+        """How this plan replays, for ``explain()``."""
+        if self.handle is not None:
+            return (f"held by the device: {self.dispatches} dispatches submitted in one call per replay "
+                    f"({self.replays} so far)")
+        return f"replayed from Python: {self.why}" if self.why else "held by the device after its first replay"
+
+    def __call__(self, tensors, extra, numbers, read):
+        if self.handle is not None:
+            out = self.replay(tensors, extra, numbers)
+            if out is not None:
+                return out
+        elif self.why is None and self.be._timing is None:
+            return self.build(tensors, extra, numbers)
+        return self.fallback(tensors, extra, numbers, read)
+
+    # ------------------------------------------------------------ building, from one replay
+    def build(self, tensors, extra, numbers):
+        plan, log = self.plan, _Log(self.be)
+        with log:
+            values = walk(plan, self.steps, tensors, extra, numbers, log)
+        self.why = self._describe(log, values, numbers) if log.ok else "a readback inside the step"
+        return tuple([values[s] for s in self.needed])
+
+    def _describe(self, log, values, numbers):
+        """Make the device's plan from ``log``; None, or why it cannot be made."""
+        plan = self.plan
+        self.ins = [("place", i) for i in plan.inputs.values()] + [("extra", k) for k in range(len(plan.extra))]
+        ins = [values[s] for s in plan.inputs] + [values[s] for s in plan.extra]
+        where = {}
+        for k, a in enumerate(ins):
+            where.setdefault(id(a.storage), (EXT, k))
+        made = {id(a.storage): (a, upload) for a, upload in log.allocs}
+        self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
+        for s in self.needed:
+            a = values[s]
+            if id(a.storage) in made and id(a.storage) not in where:
+                where[id(a.storage)] = (EXT, len(ins) + len(self.outs))
+                first, upload = made[id(a.storage)]
+                self.outs.append((first.shape, first.dtype, upload))
+                self.sizes.append((a.storage.size, upload))
+        share = _shared(log, where)
+        self.keep = [a for a in [a for a, _ in log.allocs] + [a for _, arrays, _ in log.records for a in arrays]
+                     if id(a.storage) not in where and share.get(id(a.storage), a.storage) is a.storage]
+        # the fixed buffers, leased for the plan's life (intermediates whose uses do not overlap share one)
+        self.result = [self._ref(values[s], where) for s in self.needed]
+        writes, self.numbers = [], []
+        for k, a, data in log.writes:
+            why = self._write(self.steps[k] if k is not None else None, a, data, numbers, where, writes)
+            if why:
+                return why
+        self.checks = log.checks
+        patches = self._patches(log, values, numbers)
+        if type(patches) is str:
+            return patches
+        uniforms, blocks, dispatches = {}, [], []
+        for j, (call, arrays, k) in enumerate(log.records):
+            offset = None if j in patches else uniforms.get(call.uniforms)   # a patched block is its own
+            if offset is None:
+                offset = len(blocks) * UNIFORM_SLOT
+                if j not in patches:
+                    uniforms[call.uniforms] = offset
+                blocks.append(call.uniforms.ljust(UNIFORM_SLOT, b"\0"))
+            for word, i, code in patches.get(j, ()):
+                self._number(i, 1, code, (UNIFORMS,), offset + 4 * word, writes)
+            refs = [where.get(id(a.storage)) or _fixed(share.get(id(a.storage), a.storage)) for a in arrays]
+            dispatches.append((call.pipe, offset, call.x, call.y, call.z, refs))
+        self.handle = self.be.device.create_plan(b"".join(blocks) or bytes(UNIFORM_SLOT), dispatches, writes)
+        self.dispatches = len(dispatches)
+        self._prepare()
+        return None
+
+    @staticmethod
+    def _ref(a, where):
+        kind = where.get(id(a.storage))
+        return ("fixed", a) if kind is None else (kind[1], a.shape, a.dtype)
+
+    def _write(self, step, a, data, numbers, where, writes):
+        """Note the upload of ``data`` into ``a`` made by ``step``: constant bytes into a fixed buffer stay
+        as they are; a per-step number (a dynamic ``Fill``) is written at each replay."""
+        ref = where.get(id(a.storage))
+        if step is None or not step.dynamic:
+            return None if ref is None else f"{step and step.name}: an upload into a buffer the step hands out"
+        if len(step.dynamic) != 1 or a.dtype.name not in _CODES:
+            return f"{step.name}: more than one per-step number"
+        i = next(iter(step.dynamic.values()))
+        code = _CODES[a.dtype.name]
+        if _pack(code, numbers[i], a.size) != data:
+            return f"{step.name}: an upload that is not its per-step number"
+        self._number(i, a.size, code, ref or (FIXED, a.storage.buffer, a.storage.size), 0, writes)
+        return None
+
+    def _number(self, i, n, code, ref, offset, writes) -> None:
+        """Per-step number ``i`` written ``n`` times (as ``code``) at ``offset`` of buffer ``ref`` per replay."""
+        start = sum(4 * n for _, n, _ in self.numbers)
+        self.numbers.append((i, n, code))
+        writes.append((ref, offset, start, 4 * n))
+
+    def _patches(self, log, values, numbers):
+        """{record index: [(uniform word, per-step number index, code)]} for the dispatches of steps whose
+        per-step numbers sit in their uniforms (a generator's seed, a scalar attribute), found by running
+        each such step again with other numbers and comparing; or why they cannot be found."""
+        out, by_step = {}, {}
+        for j, (call, _, k) in enumerate(log.records):
+            if self.steps[k].dynamic:
+                by_step.setdefault(k, []).append(j)
+        for k, js in by_step.items():
+            step = self.steps[k]
+            other = {name: _other(numbers[i]) for name, i in step.dynamic.items()}
+            again = _Log(self.be)
+            try:
+                with again:
+                    step.fn(*[values[s] for s in step.ins], **{**step.attrs, **other})
+            except (RuntimeError, ValueError, TypeError, OverflowError) as e:   # e.g. a uniform out of range (GpuLimitError)
+                return f"{step.name}: other per-step numbers fail ({type(e).__name__})"
+            if len(again.records) != len(js):
+                return f"{step.name}: another number of dispatches for other per-step numbers"
+            for j, (call, _, _) in zip(js, again.records):
+                found = _words(log.records[j][0].uniforms, call.uniforms,
+                               [(i, numbers[i], other[name]) for name, i in step.dynamic.items()])
+                if found is None:
+                    return f"{step.name}: a per-step number in a dispatch's uniforms that is not written as it is"
+                out[j] = found
+        return out
+
+    # ------------------------------------------------------------ replaying
+    def _prepare(self) -> None:
+        """What a replay does, prepared once: the inputs' positions, the per-step bytes' ``struct`` format,
+        the results' arrays (fixed ones as they are)."""
+        self.places = itemgetter(*[i for kind, i in self.ins if kind == "place"]) \
+            if any(kind == "place" for kind, _ in self.ins) else None
+        self.n_places = sum(kind == "place" for kind, _ in self.ins)
+        codes = [code for _, _, code in self.numbers]
+        if all(code in "fiI" for code in codes):   # (a 64-bit seed's halves are packed one by one)
+            self.format = "=" + "".join(f"{n}{code}" for _, n, code in self.numbers)
+            self.repeats = [i for i, n, _ in self.numbers for _ in range(n)]
+        else:
+            self.format = None
+        self.made = [(k, r[0], r[1], r[2]) for k, r in enumerate(self.result) if r[0] != "fixed"]
+        self.template = [r[1] if r[0] == "fixed" else None for r in self.result]
+
+    def replay(self, tensors, extra, numbers):
+        be = self.be
+        if be._timing is not None:
+            return None
+        for label, size, slot, storage in self.checks:
+            flags, got = be.index_flags(label, size)
+            if got != slot or flags.storage is not storage:
+                return None
+        ins = self.places(tensors) if self.n_places else ()
+        stores = list(map(_STORAGE, ins if self.n_places != 1 else (ins,)))
+        if extra:
+            stores += map(_STORAGE, extra)
+        stores += be.leases(self.sizes)
+        if self.format is not None:
+            blob = struct.pack(self.format, *[numbers[i] for i in self.repeats]) if self.repeats else b""
+        else:
+            blob = b"".join([_pack(code, numbers[i], n) for i, n, code in self.numbers])
+        be.flush(plan=(self.handle, list(map(_BUFFER, stores)), blob))
+        self.replays += 1
+        out = self.template[:]
+        for k, at, shape, dtype in self.made:
+            out[k] = GpuArray(stores[at], shape, dtype)
+        return tuple(out)
+
+
+_STORAGE, _BUFFER = attrgetter("_data.storage"), attrgetter("buffer", "size")
+
+
+class HostPlan:
+    """A device plan for a device Python drives (wgpu-py): its uniform buffer, its dispatches, and
+    their bind groups per set of input/output buffers. ``encode(device, ext, blob)`` writes the
+    per-step bytes and records every dispatch into the device's open pass.
+
+    >>> held = step.last.run_steps.handle      # doctest: +SKIP
+    >>> len(held.dispatches), len(held.groups)  # doctest: +SKIP
+    (29, 2)
+    """
+
+    GROUP_SETS = 16      # buffer sets whose bind groups are kept (a few recur; more means churn)
+
+    def __init__(self, device, uniforms: bytes, dispatches, writes):
+        self.uniform = device.create_uniform_buffer(len(uniforms))
+        device.write_buffer(self.uniform, 0, uniforms)
+        self.dispatches, self.writes, self.groups = dispatches, writes, {}
+
+    def bind_groups(self, device, ext):
+        key = tuple([b for b, _ in ext])
+        groups = self.groups.get(key)
+        if groups is None:
+            if len(self.groups) >= self.GROUP_SETS:
+                self.groups.clear()
+            groups = self.groups[key] = [
+                device.create_bind_group(pipe, [ext[r[1]] if r[0] == EXT else r[1:] for r in refs], self.uniform,
+                                         UNIFORM_SLOT)
+                for pipe, _, _, _, _, refs in self.dispatches]
+        return groups
+
+    def encode(self, device, ext, blob) -> None:
+        for ref, offset, start, n in self.writes:
+            target = ext[ref[1]][0] if ref[0] == EXT else self.uniform if ref[0] == UNIFORMS else ref[1]
+            device.write_buffer(target, offset, blob[start:start + n])
+        dispatch = device.dispatch
+        for (pipe, offset, x, y, z, _), group in zip(self.dispatches, self.bind_groups(device, ext)):
+            dispatch(pipe, group, offset, x, y, z)
+
+
+def _fixed(storage) -> tuple:
+    return FIXED, storage.buffer, storage.size
+
+
+def _shared(log, where) -> dict:
+    """{id(storage): the storage whose buffer it uses} for the step's own intermediates (made by a dispatch,
+    not handed out): one whose first dispatch comes after another's last takes that one's buffer (as the
+    eager batch reuses the buffers it released), so a plan holds about what a step keeps alive at once."""
+    first, last, store = {}, {}, {}
+    uploaded = {id(a.storage) for a, upload in log.allocs if upload}
+    made = {id(a.storage) for a, _ in log.allocs} - uploaded
+    for j, (_, arrays, _) in enumerate(log.records):
+        for a in arrays:
+            key = id(a.storage)
+            if key in made and key not in where:
+                first.setdefault(key, j)
+                last[key] = j
+                store[key] = a.storage
+    free, busy, out = {}, [], {}                 # size -> [storage]; [(last use, storage)]
+    for key in sorted(first, key=first.get):
+        busy.sort(key=lambda e: e[0])
+        while busy and busy[0][0] < first[key]:
+            _, rep = busy.pop(0)
+            free.setdefault(rep.size, []).append(rep)
+        pool = free.get(store[key].size)
+        rep = pool.pop() if pool else store[key]
+        out[key] = rep
+        busy.append((last[key], rep))
+    return out
+
+
+def _other(v):
+    """A number unlike ``v`` of its type (to find where ``v`` went)."""
+    return v * 0.5 + 0.375 if type(v) is float else v + 12345 + (7 << 32)   # both halves of a seed change
+
+
+def _words(a: bytes, b: bytes, numbers):
+    """[(word, number index, code)] explaining every 32-bit word where uniforms ``a`` and ``b`` differ by
+    one of ``numbers`` ((index, value in a, value in b)) written as a float or an int; None if one is not."""
+    if len(a) != len(b):
+        return None
+    wa, wb = memoryview(a).cast("I"), memoryview(b).cast("I")
+    out = []
+    for w in range(len(wa)):
+        if wa[w] == wb[w]:
+            continue
+        hit = next(((w, i, code) for i, va, vb in numbers for code in _WAYS
+                    if _packs(code, va, wa[w]) and _packs(code, vb, wb[w])), None)
+        if hit is None:
+            return None
+        out.append(hit)
+    return out
+
+
+_WAYS = {"f": lambda v: array.array("f", [v]), "i": lambda v: array.array("i", [v]),
+         "I": lambda v: array.array("I", [v]),
+         "lo": lambda v: array.array("I", [int(v) & 0xFFFFFFFF]),                # a 64-bit seed's halves
+         "hi": lambda v: array.array("I", [(int(v) >> 32) & 0xFFFFFFFF])}
+
+
+def _pack(code, v, n=1) -> bytes:
+    """Number ``v`` written as a uniform or tensor word ``code`` (see ``_WAYS``), ``n`` times."""
+    return _WAYS[code](v).tobytes() * n
+
+
+def _packs(code, v, word) -> bool:
+    try:
+        return memoryview(_pack(code, v)).cast("I")[0] == word
+    except (OverflowError, TypeError):
+        return False
+
+
+def resident_plan(be, plan, needed, fallback, steps):
+    """The replay of ``plan``'s ``steps`` on ``be`` held by the device (see the module's doc), or
+    ``fallback`` (the generated steps function) where the device cannot hold plans or a graph break
+    between pieces of the plan reads a value back."""
+    if getattr(be.device, "create_plan", None) is None or any(step.check is not None for step in steps):
+        return fallback
+    return Resident(be, plan, needed, fallback, steps)
+
+__all__ = ["Resident", "HostPlan", "resident_plan", "walk"]

@@ -1,0 +1,103 @@
+"""On the GPU backends a compiled plan is held by the device after its first replay
+(``backends/gpu/resident.py``): a replay records nothing from Python, is one submit with the open
+batch, gives eager's results: per-step numbers (a scheduled learning rate; Adagrad's decayed rate, small
+tensors the step uploads; a dropout's seed inside a dispatch's uniforms) are written into the held plan at
+each replay. On ``cpu`` plans replay as generated numpy code, as before."""
+import pytest
+
+import webgrad as wg
+import webgrad.nn as nn
+import webgrad.nn.functional as F
+
+STEPS = 6
+
+
+def _train(backend, compiled, make_opt, *dropout):
+    wg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), *dropout, nn.Linear(16, 4)).to(backend)
+    opt = make_opt(model.parameters())
+    sched = wg.optim.lr_scheduler.StepLR(opt, 2, gamma=0.5)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    fn = wg.compile(step) if compiled else step
+    losses = []
+    for i in range(STEPS):
+        g = wg.Generator().manual_seed(i)
+        x, y = wg.randn(12, 8, generator=g).to(backend), wg.randint(0, 4, (12,), generator=g).to(backend)
+        losses.append(fn(x, y).item())
+        sched.step()
+    return fn, losses, [v for p in model.parameters() for v in p.flatten().tolist()], (model, opt, x, y)
+
+
+def _sgd(p):
+    return wg.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.001)
+
+
+def test_a_replay_is_one_submit_of_a_plan_the_device_holds(backend):
+    _, eager_losses, eager_params, _ = _train(backend, False, _sgd)
+    fn, losses, params, (_, _, x, y) = _train(backend, True, _sgd)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert params == pytest.approx(eager_params, rel=1e-5, abs=1e-6)
+    text = fn.explain()
+    if backend == "cpu":
+        assert "held by the device" not in text and "replayed from Python" not in text, text
+        return
+    assert f"({STEPS - 3} so far)" in text, text     # two traces, then the replay that builds the plan
+    be = wg.backend(backend)
+    recorded, submits = [], be.submits
+    record = be.record
+    be.record = lambda call, arrays: (recorded.append(call.label), record(call, arrays))[1]
+    try:
+        fn(x, y)
+    finally:
+        del be.record
+    assert recorded == [] and be.submits == submits + 1, recorded
+
+
+def test_a_dropout_seed_and_a_decayed_rate_are_written_into_the_held_plan(backend):
+    def adagrad(p):
+        return wg.optim.Adagrad(p, lr=0.05, lr_decay=0.01)
+    _, eager_losses, eager_params, _ = _train(backend, False, adagrad, nn.Dropout(0.25))
+    fn, losses, params, _ = _train(backend, True, adagrad, nn.Dropout(0.25))
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert params == pytest.approx(eager_params, rel=1e-5, abs=1e-6)
+    assert "RandomUniform(, seed=<per-step" in fn.explain()
+    assert ("held by the device" in fn.explain()) == (backend != "cpu"), fn.explain()
+
+
+def test_the_held_plan_reuses_the_buffers_of_intermediates_that_died(backend):
+    w = wg.eye(16, device=backend) * 0.5
+
+    @wg.compile
+    def chain(x):
+        for _ in range(20):       # matrix products: not fused, each a dispatch and an intermediate
+            x = x @ w
+        return x
+    x = wg.ones(4, 16, device=backend)
+    got = [chain(x).flatten().tolist() for _ in range(3)]   # a trace, the replay that builds the plan, a held one
+    assert got[-1] == got[0] == pytest.approx([0.5 ** 20] * 64)
+    held = getattr(next(iter(chain.plans.values())).run_steps, "handle", None)
+    if backend == "cpu":
+        assert held is None
+        return
+    fixed = {id(r[1]) for *_, refs in held.dispatches for r in refs if r[0] == 0}
+    assert len(held.dispatches) == 20 and len(fixed) <= 3, len(fixed)   # not 19 intermediates, one each
+
+
+@pytest.mark.parametrize("make_opt", [lambda p: wg.optim.Adam(p, lr=0.01, weight_decay=0.01),
+                                      lambda p: wg.optim.AdamW(p, lr=0.01, betas=(0.8, 0.99))], ids=["Adam", "AdamW"])
+def test_an_adam_step_is_held_by_the_device_with_its_numbers_as_they_are(backend, make_opt):
+    # AdamStep's uniforms hold the bias corrections and step size as the per-step numbers are (the kernel
+    # negates the step size itself), so the held plan writes them at each replay and gives eager's bits
+    _, eager_losses, eager_params, _ = _train(backend, False, make_opt)
+    fn, losses, params, _ = _train(backend, True, make_opt)
+    assert (losses, params) == (eager_losses, eager_params)
+    text = fn.explain()
+    assert "replayed from Python" not in text and "runs eagerly" not in text, text
+    assert ("held by the device" in text) == (backend != "cpu"), text
+    assert "AdamStep(" in text and "step_size=<per-step" in text, text
