@@ -160,11 +160,10 @@ def test_relu_and_its_gradient_forms_equal_the_kernels():
     out = dy.copy()
     assert relu(out, out=out).tobytes() == _kernels["cpu"]["Relu"](dy).tobytes() and inplace == (0,)
     for n in (y.size, 16):                                     # the bitwise select and np.where
-        attrs = {"needs": (True,), "shapes": ((n,),), "dtypes": (wg.float32,)}
-        want = _kernels["cpu"]["ReluGrad"](dy[:n], y[:n], **attrs)[0]
-        grad, inplace, _ = _form("ReluGrad", attrs, [dy[:n], y[:n]], (n,))
+        want = _kernels["cpu"]["ReluGrad"](dy[:n], y[:n])[0]
+        grad, inplace, _ = _form("ReluGrad", {}, [dy[:n], y[:n]], (n,))
         out = dy[:n].copy()
-        (got,) = grad(out, y[:n], out=out, **attrs)
+        (got,) = grad(out, y[:n], out=out)
         assert got is out and got.tobytes() == want.tobytes() and inplace == (0,)
 
 
@@ -290,16 +289,15 @@ def test_fresh_backward_kernels_return_arrays_of_their_own():
 
     x = np.linspace(-1, 2, 12, dtype=np.float32).reshape(3, 4)
     dy = np.linspace(0.5, 1, 9, dtype=np.float32).reshape(3, 3)
-    cases = {   # name: (dy, saved, attrs besides shapes and dtypes)
-        "MatMul": (dy, [x, x], {"needs": (True, True), "transpose_a": False, "transpose_b": True}),
-        "Relu": (x, [np.maximum(x, np.float32(0))], {"needs": (True,)}),
-        "SoftmaxCrossEntropy": (np.float32(1), [x, np.int64([0, 3, 1])],
-                                {"needs": (True, False), "ignore_index": -100, "reduction": "mean"}),
+    cases = {   # name: (dy, saved, attrs)
+        "MatMul": (dy, [x, x], {"needs": (True, True), "shapes": (x.shape, x.shape), "transpose_a": False,
+                                "transpose_b": True}),
+        "Relu": (x, [np.maximum(x, np.float32(0))], {}),
+        "SoftmaxCrossEntropy": (np.float32(1), [x, np.int64([0, 3, 1])], {"ignore_index": -100, "reduction": "mean"}),
     }
     assert {name + "Grad" for name in cases} <= into.FRESH
     for name, (g, saved, attrs) in cases.items():
-        shapes, dtypes = tuple(np.shape(a) for a in saved), tuple(wg.float32 for _ in saved)
-        for out in _kernels["cpu"][name + "Grad"](np.asarray(g), *saved, shapes=shapes, dtypes=dtypes, **attrs):
+        for out in _kernels["cpu"][name + "Grad"](np.asarray(g), *saved, **attrs):
             if out is not None:
                 assert not any(np.shares_memory(out, a) for a in [np.asarray(g), *saved]), name
 

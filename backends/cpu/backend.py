@@ -41,8 +41,9 @@ class CpuBackend:
         return elementwise.quiet_scope()
 
     def donate(self, a) -> elementwise.Donation | None:
-        """A context in which an in-place op's arithmetic kernel may reuse ``a`` (which dies with
-        the op) for its result (core/ops/binary.py ``inplace``); None for an array under 16 KiB,
+        """A context in which the next arithmetic kernel whose first input is ``a`` may write its
+        result into ``a``, which its caller declares dead after that kernel (no other holder: e.g.
+        core/distributed/buffers.py ``divide`` on a buffer it made); None for an array under 16 KiB,
         which numpy allocates anew for less than the donation's own bookkeeping costs."""
         return elementwise.Donation(a) if a.nbytes >= DONATE_MIN_BYTES else None
 

@@ -75,9 +75,9 @@ def _relu(x, *, out):
     return np.maximum(x, _ZERO[x.dtype], out=out)
 
 
-def _relu_grad(dy, y, *, out, **_):
+def _relu_grad(dy, y, *, out):
     """ReLU's backward kernel (``backward_kernels._relu``: +0 where y <= 0, dy elsewhere, so dy passes
-    at NaN; its other attrs unread) into ``out``: dy's bits times the kept mask, as the kernel's own
+    at NaN) into ``out``: dy's bits times the kept mask, as the kernel's own
     select does on large arrays (a masked ``np.copyto`` is ~10x slower)."""
     it = _SAME_WIDTH_INT[dy.dtype.itemsize]
     keep = np.logical_not(np.less_equal(y, _ZERO[dy.dtype]))
