@@ -10,7 +10,7 @@ and the browser (Pyodide + WebGPU). PyTorch's surface, TensorFlow.js's architect
 from . import kernel_names
 from .dtypes import DType, bfloat16, bool_, float16, float32, float64, int32, int64, to_dtype
 from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_for_backend,
-                       register_backend, register_gradient, register_kernel, register_vjp, set_backend,
+                       register_backend, register_gradient, register_kernel, set_backend,
                        unregister_backend, unregister_gradient, unregister_kernel)
 from .engine import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, run_kernel,
                      set_grad_enabled)

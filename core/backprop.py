@@ -1,27 +1,27 @@
 """The backward pass: walk the recorded nodes from the outputs back to the leaves.
 
-Gradients travel in one of two forms, chosen once per pass:
+One loop (``run_backward``) in one of two forms, chosen per pass:
 
-* ``TENSORS`` (``create_graph=True``): Tensors made by the gradient rules with ops, so that
-  the backward pass is itself recorded and can be differentiated again;
-* ``NATIVE`` (``create_graph=False``, the usual ``loss.backward()``): the backends' native
-  arrays, made by a node's native VJP where its backend registers one (``register_vjp``)
-  and by its rule on wrapped Tensors otherwise. Nothing is recorded, so no Tensor is made
-  between the nodes: a Tensor appears only where a user sees one (hooks, ``.grad``).
-  Each backend's VJPs run inside its ``gradient_scope`` (cpu: numpy's warnings off), entered
-  once per pass, and gradients meeting at a tensor are summed by its ``add_gradients``.
+* ``TENSORS`` (``create_graph=True``): gradients are Tensors made by the gradient rules with ops,
+  and grad mode stays on, so the pass is itself recorded and can be differentiated again;
+* ``NATIVE`` (``create_graph=False``, the usual ``loss.backward()``): gradients are the backends'
+  native arrays, made by the backward kernel a node's rule names where its backend registers one
+  (``register_gradient``'s ``kernel``: an ordinary kernel, seen by the profiler, ``override_kernel``
+  and the compiler), by the rule on wrapped Tensors otherwise. A Tensor appears only where a user
+  sees one (hooks, ``.grad``).
 
-Each mode has its step (``_step``, and ``_run_native``'s loop body); both send a node's input
-gradients along its edges, into a leaf's total or a producer node's slot.
+A node's input gradients are summed back to the inputs' shapes where they came back broadcast and
+sent along the node's edges: into a leaf's total, or into a producer node's slot.
 """
 from __future__ import annotations
 
+import inspect
 from heapq import heappop, heappush
 from operator import attrgetter, itemgetter
 
 from . import kernel_names as K
 from .engine import _mode, run_kernel
-from .registry import _NONE, _kernels, _vjps
+from .registry import _NONE, _backend_instances, _kernels
 from .shapes import remembered, sum_axes_for_broadcast
 from .tensor import Tensor, post_accumulate_hooks
 
@@ -53,7 +53,8 @@ def fit(g: Tensor, shape, dtype, name: str) -> Tensor:
 
 
 def rule_grads(node, dy) -> tuple:
-    """The input gradients from the node's rule (``dy`` is a Tensor, or a tuple of them), one per input."""
+    """The input gradients from the node's rule (``dy`` is a Tensor, or a tuple of them), one per
+    input, each fitted to its input's dtype (the shape is fitted by the pass)."""
     rule = node.rule
     if rule is None:
         raise RuntimeError(f"no gradient is registered for kernel '{node.name}'; register one with "
@@ -61,15 +62,65 @@ def rule_grads(node, dy) -> tuple:
     grads = rule.fn(dy, node.unpack_saved(), node.attrs)
     if type(grads) is not tuple:
         grads = tuple(grads) if isinstance(grads, list) else (grads,)
-    return grads
+    if len(grads) != len(node.next):
+        raise _count_error(node, grads)
+    return tuple([g if g is None or g._dtype is d else run_kernel(K.CAST, g, dtype=d)
+                  for g, d in zip(grads, node.dtypes)])
+
+
+def _count_error(node, grads) -> RuntimeError:
+    return RuntimeError(f"the gradient of kernel '{node.name}' returned {len(grads)} gradients for "
+                        f"{len(node.next)} inputs")
+
+
+_data_of = attrgetter("_data")
+
+
+_EXTRAS = {"needs": lambda node: tuple([e is not None for e in node.next]),   # what a backward kernel
+           "shapes": attrgetter("shapes"), "dtypes": attrgetter("dtypes")}    # may read of its node
+
+
+def extras_named(kernel) -> tuple:
+    """The ``_EXTRAS`` that backward kernel ``kernel`` names as parameters (all of them when it takes
+    ``**kwargs``), read from its signature (through wrappers' ``__wrapped__``), and kept as the
+    kernel's ``backward_extras`` where it takes attributes.
+
+    >>> extras_named(lambda dy, a, b, *, needs, transpose_a=False: None)
+    ('needs',)
+    """
+    params = inspect.signature(kernel).parameters
+    takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    extras = tuple([name for name in _EXTRAS if takes_all or name in params])
+    try:
+        kernel.backward_extras = extras
+    except AttributeError:   # (a callable that takes no attributes: its signature is read at every call)
+        pass
+    return extras
+
+
+def _native_rule_grads(node, dy) -> tuple:
+    """The node's rule run on its output gradients wrapped as Tensors; its gradients' native data."""
+    be = node.backend
+    dy = tuple([None if g is None else _wrap(g, be) for g in dy]) if type(dy) is tuple else _wrap(dy, be)
+    return tuple([None if g is None else g._data for g in rule_grads(node, dy)])
 
 
 class TENSORS:
-    """Gradients as Tensors, from the rules (the backward pass records when grad mode is on)."""
+    """Gradients as Tensors, from the rules (the pass records when grad mode is on)."""
+
+    input_grads = staticmethod(rule_grads)
+
+    @staticmethod
+    def enter_scopes() -> list:
+        return []
 
     @staticmethod
     def add(a, b, backend):
         return run_kernel(K.ADD, a, b)
+
+    @staticmethod
+    def sum_to(g, shape, node):
+        return fit(g, shape, g._dtype, node.name)
 
     @staticmethod
     def zeros(shape, dtype, backend):
@@ -85,40 +136,60 @@ class TENSORS:
 
 
 class NATIVE:
-    """Gradients as native arrays, from native VJPs where registered (nothing is recorded)."""
+    """Gradients as native arrays, from backward kernels where registered (nothing is recorded)."""
+
+    @staticmethod
+    def input_grads(node, dy) -> tuple:
+        """By the backward kernel that the node's rule names (see ``register_gradient``), on the
+        output gradients and saved tensors with the forward's attrs and the ``_EXTRAS`` the kernel
+        names; by the rule on wrapped Tensors where the node's backend has no such kernel."""
+        rule = node.rule
+        kernel = None if rule is None else _kernels.get(node.backend.name, _NONE).get(rule.kernel)
+        if kernel is None:
+            return _native_rule_grads(node, dy)
+        args = (*(dy if type(dy) is tuple else (dy,)), *[s._data for s in node.checked_saved()])
+        try:
+            extras = kernel.backward_extras
+        except AttributeError:
+            extras = extras_named(kernel)
+        if not extras:
+            return kernel(*args, **node.attrs) if node.attrs else kernel(*args)
+        attrs = dict(node.attrs)
+        for name in extras:
+            attrs[name] = _EXTRAS[name](node)
+        return kernel(*args, **attrs)
+
+    @staticmethod
+    def enter_scopes() -> list:
+        """Enter the ``gradient_scope`` of every started backend that has one (cpu: numpy's
+        warnings off), which the backward kernels run in; returns the scopes to leave."""
+        scopes = [scope() for scope in [getattr(be, "gradient_scope", None) for be in _backend_instances.values()]
+                  if scope is not None]
+        for scope in scopes:
+            scope.__enter__()
+        return scopes
 
     @staticmethod
     def add(a, b, backend):
         return _kernels[backend.name][K.ADD](a, b)
 
     @staticmethod
+    def sum_to(g, shape, node):
+        axes, keepdim = _sum_plan(tuple(g.shape), shape, node.name)
+        table = _kernels[node.backend.name]
+        g = table[K.SUM](g, axes=axes, keepdim=keepdim)
+        return table[K.RESHAPE](g, shape=tuple(shape)) if g.shape != shape else g
+
+    @staticmethod
     def zeros(shape, dtype, backend):
         return _kernels[backend.name][K.FILL](shape=tuple(shape), value=0, dtype=dtype)
 
-    tensor = staticmethod(_wrap)                        # (g, backend) -> a Tensor holding g
-    value = staticmethod(attrgetter("_data"))           # (t) -> its native data
+    tensor = staticmethod(_wrap)    # (g, backend) -> a Tensor holding g
+    value = staticmethod(_data_of)  # (t) -> its native data
 
 
-def _native_rule_grads(node, dy) -> tuple:
-    """The input gradients from the node's rule, for a native pass: run on wrapped Tensors, each
-    fitted to its input (as Tensors: a rule's result may be on another backend), as native data."""
-    be = node.backend
-    dy = _wrap(dy, be) if type(dy) is not tuple else tuple([None if g is None else _wrap(g, be) for g in dy])
-    grads = rule_grads(node, dy)
-    if len(grads) != len(node.next):
-        return grads
-    return tuple([None if g is None else fit(g, s, d, node.name)._data
-                  for g, s, d in zip(grads, node.shapes, node.dtypes)])
-
-
-def _native_sum_to(g, shape, backend, name):
-    axes, keepdim = _sum_plan(tuple(g.shape), shape, name)
-    g = _kernels[backend.name][K.SUM](g, axes=axes, keepdim=keepdim)
-    return _kernels[backend.name][K.RESHAPE](g, shape=tuple(shape)) if g.shape != shape else g
-
-
-def _plus(mode, a, b, backend):
-    return b if a is None else (a if b is None else mode.add(a, b, backend))
+def _plus(form, a, b, backend):
+    return b if a is None else (a if b is None else form.add(a, b, backend))
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None):
@@ -129,7 +200,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
     The schedule: a node runs once every gradient bound for it has arrived, which is when
     every node made after it has run (its consumers were all made after it), so the nodes
     that have a gradient waiting run newest first (a heap on ``Node.order``)."""
-    mode = TENSORS if create_graph else NATIVE
+    form = TENSORS if create_graph else NATIVE
     pending, leaves, queue = {}, {}, []
     for t, g in zip(tensors, grad_tensors):
         if not t.requires_grad:
@@ -138,145 +209,68 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
         if g._data.shape != t._data.shape:
             raise RuntimeError(f"backward: gradient has shape {tuple(g.shape)} but the output has shape "
                                f"{tuple(t.shape)}")
-        g = mode.value(g)
-        if t.grad_fn is None:
-            _to_leaf(mode, leaves, t, g)
-        else:
-            _to_node(mode, pending, queue, t.grad_fn, t._out_index, g)
+        edge = (t, -1) if t.grad_fn is None else (t.grad_fn, t._out_index)
+        _send(form, pending, leaves, queue, edge, form.value(g), t._backend)
     ready = hooked_leaves(queue) if post_accumulate_hooks and capture is None else None
     recording, _mode.enabled = _mode.enabled, create_graph   # set_grad_enabled's work, without its object
-    try:
-        if mode is NATIVE:
-            _run_native(pending, leaves, queue, retain_graph, capture, ready)
-        else:
-            while queue:
-                if ready and ready[-1][0] < queue[0][0]:
-                    _deliver_ready(ready, queue, leaves, mode, create_graph)
-                node = heappop(queue)[1]
-                _step(node, pending.pop(node), pending, leaves, queue, retain_graph, capture)
-        for leaf, g in leaves.items():
-            _deliver_leaf(leaf, mode.tensor(g, leaf._backend), create_graph, capture, mode is NATIVE)
-    finally:
-        _mode.enabled = recording
-
-
-def _to_node(mode, pending, queue, node, index, g):
-    """Add ``g`` to the gradient waiting for output ``index`` of ``node`` (queued on its first)."""
-    slots = pending.get(node)
-    if slots is None:
-        slots = pending[node] = [None] * len(node.outs)
-        heappush(queue, (node.order, node))
-    old = slots[index]
-    slots[index] = g if old is None else mode.add(old, g, node.backend)
-
-
-def _to_leaf(mode, leaves, leaf, g):
-    old = leaves.get(leaf)   # keyed by the tensor itself: its hash is its identity's
-    leaves[leaf] = g if old is None else mode.add(old, g, leaf._backend)
-
-
-def _output_grads(mode, node, grads, capture):
-    """The node's output gradients as one ``dy`` for its rule (a tuple for several outputs, zeros
-    standing in for the missing, None for non-differentiable ones), after its hooks; None when no
-    gradient reached it."""
-    if node.hooks or node.retained or capture is not None:
-        grads = _output_hooks(mode, node, grads, capture)
-    if len(grads) == 1:
-        return grads[0]
-    if any(g is not None for g in grads):
-        return tuple([g if g is not None or meta is None else mode.zeros(*meta, node.backend)
-                      for g, meta in zip(grads, node.outs)])
-    return None
-
-
-def _checked(node, in_grads, retain_graph) -> tuple:
-    """``in_grads`` once their count is checked; the node's saved tensors are freed unless retained."""
-    if len(in_grads) != len(node.next):
-        raise RuntimeError(f"the gradient of kernel '{node.name}' returned {len(in_grads)} gradients for "
-                           f"{len(node.next)} inputs")
-    if not retain_graph and node.saved:
-        node.saved = None
-    return in_grads
-
-
-def _step(node, grads, pending, leaves, queue, retain_graph, capture):
-    """Run one node of a recorded pass: its rule on its outputs' gradients, each input's gradient
-    (fitted to the input's shape and dtype) sent along its edge, into a leaf's total or a producer
-    node's slot."""
-    dy = _output_grads(TENSORS, node, grads, capture)
-    if dy is None:
-        return
-    in_grads = _checked(node, rule_grads(node, dy), retain_graph)
-    for edge, g, shape, dtype in zip(node.next, in_grads, node.shapes, node.dtypes):
-        if edge is None or g is None:
-            continue
-        if g._dtype is not dtype or g._data.shape != shape:
-            g = fit(g, shape, dtype, node.name)
-        target, index = edge
-        if index < 0:
-            _to_leaf(TENSORS, leaves, target, g)
-        else:
-            _to_node(TENSORS, pending, queue, target, index, g)
-
-
-def _run_native(pending, leaves, queue, retain_graph, capture, ready=None):
-    """The nodes of a native pass: ``_step``'s work, with each node's native VJP where one stands
-    for its rule (the rule otherwise), and ``_to_leaf``'s and ``_to_node``'s routing written out
-    (this loop runs per node). Each backend's VJPs run inside its ``gradient_scope`` (cpu: numpy's
-    warnings off), entered on the first node of that backend and left at the end. ``ready``: see
-    ``hooked_leaves``."""
-    backends, scopes = {}, []   # backend -> (its native VJPs, how it sums two gradients); the scopes entered
+    scopes = form.enter_scopes()
     try:
         while queue:
             if ready and ready[-1][0] < queue[0][0]:
-                _deliver_ready(ready, queue, leaves, NATIVE, False)
+                _deliver_ready(ready, queue, leaves, form, create_graph)
             node = heappop(queue)[1]
             grads = pending.pop(node)
-            be = node.backend
-            vjps, add = backends.get(be) or _enter(be, backends, scopes)
             if len(grads) == 1 and not (node.hooks or node.retained or capture is not None):
-                dy = grads[0]   # _output_grads' usual case, inlined
+                dy = grads[0]   # (the usual case of _output_grads)
             else:
-                dy = _output_grads(NATIVE, node, grads, capture)
+                dy = _output_grads(form, node, grads, capture)
                 if dy is None:
                     continue
-            vjp = vjps.get(node.name)   # (fn of the rule it stands for, the VJP)
-            if vjp is not None and node.rule is not None and vjp[0] is node.rule.fn:
-                in_grads = vjp[1](dy, node.native_saved(), node)
-            else:
-                in_grads = _native_rule_grads(node, dy)
-            for edge, g, shape in zip(node.next, _checked(node, in_grads, retain_graph), node.shapes):
-                if edge is None or g is None:
-                    continue
-                if g.shape != shape:
-                    g = _native_sum_to(g, shape, be, node.name)
-                target, index = edge
-                if index < 0:
-                    old = leaves.get(target)
-                    leaves[target] = g if old is None else add(old, g)
-                    continue
-                slots = pending.get(target)
-                if slots is None:
-                    slots = pending[target] = [None] * len(target.outs)
-                    heappush(queue, (target.order, target))
-                old = slots[index]
-                slots[index] = g if old is None else add(old, g)
+            in_grads = form.input_grads(node, dy)
+            if len(in_grads) != len(node.next):
+                raise _count_error(node, in_grads)
+            if not retain_graph and node.saved:
+                node.saved = None
+            for edge, g, shape in zip(node.next, in_grads, node.shapes):
+                if edge is not None and g is not None:
+                    _send(form, pending, leaves, queue, edge, g if g.shape == shape else form.sum_to(g, shape, node),
+                          node.backend)
+        for leaf, g in leaves.items():
+            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, capture, form is NATIVE)
     finally:
+        _mode.enabled = recording
         for scope in reversed(scopes):
             scope.__exit__(None, None, None)
 
 
-def _enter(backend, backends, scopes) -> tuple:
-    """What a native pass uses of ``backend``: its native VJPs, and how it sums two gradients (its
-    ``add_gradients``, else its Add kernel); on the way in, it enters the backend's ``gradient_scope``."""
-    scope = getattr(backend, "gradient_scope", None)
-    if scope is not None:
-        scope = scope()
-        scope.__enter__()
-        scopes.append(scope)
-    add = getattr(backend, "add_gradients", None) or _kernels[backend.name][K.ADD]
-    backends[backend] = (_vjps.get(backend.name, _NONE), add)
-    return backends[backend]
+def _send(form, pending, leaves, queue, edge, g, backend):
+    """Add ``g`` to what waits at ``edge``: a leaf's total (index -1), or a node's gradient for
+    output ``index`` (the node is queued on its first)."""
+    target, index = edge
+    if index < 0:
+        old = leaves.get(target)   # keyed by the tensor itself: its hash is its identity's
+        leaves[target] = g if old is None else form.add(old, g, backend)
+        return
+    slots = pending.get(target)
+    if slots is None:
+        slots = pending[target] = [None] * len(target.outs)
+        heappush(queue, (target.order, target))
+    old = slots[index]
+    slots[index] = g if old is None else form.add(old, g, backend)
+
+
+def _output_grads(form, node, grads, capture):
+    """The node's output gradients as one ``dy`` (a tuple for several outputs, zeros standing in
+    for the missing, None for non-differentiable ones), after its hooks; None when no gradient
+    reached it."""
+    if node.hooks or node.retained or capture is not None:
+        grads = _output_hooks(form, node, grads, capture)
+    if len(grads) == 1:
+        return grads[0]
+    if any(g is not None for g in grads):
+        return tuple([g if g is not None or meta is None else form.zeros(*meta, node.backend)
+                      for g, meta in zip(grads, node.outs)])
+    return None
 
 
 def hooked_leaves(queue) -> list:
@@ -314,20 +308,20 @@ def leaf_edges(nodes):
                 stack.append(target)
 
 
-def _deliver_ready(ready, queue, leaves, mode, create_graph):
+def _deliver_ready(ready, queue, leaves, form, create_graph):
     """Deliver the hooked leaves whose every gradient has arrived (the next node is older than
     their oldest consumer; see ``hooked_leaves``)."""
     while ready and ready[-1][0] < queue[0][0]:
         leaf = ready.pop()[1]
         g = leaves.pop(leaf, None)
         if g is not None:
-            _deliver_leaf(leaf, mode.tensor(g, leaf._backend), create_graph, None, mode is NATIVE)
+            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, None, form is NATIVE)
 
 
-def _output_hooks(mode, node, grads, capture):
+def _output_hooks(form, node, grads, capture):
     """Run the tensor hooks and fill the retained grads of the node's outputs (and ``capture``),
-    which see Tensors; the (possibly hook-replaced) gradients go on in ``mode``'s form."""
-    grads = [None if g is None else mode.tensor(g, node.backend) for g in grads]
+    which see Tensors; the (possibly hook-replaced) gradients go on in ``form``'s form."""
+    grads = [None if g is None else form.tensor(g, node.backend) for g in grads]
     if node.hooks:
         for i, fns in node.hooks.items():
             for fn in fns:
@@ -343,7 +337,7 @@ def _output_hooks(mode, node, grads, capture):
         for i, g in enumerate(grads):
             if (node, i) in capture:
                 capture[(node, i)] = _plus(TENSORS, capture[(node, i)], g, None)
-    return [None if g is None else mode.value(g) for g in grads]
+    return [None if g is None else form.value(g) for g in grads]
 
 
 def _deliver_leaf(leaf, g, create_graph, capture, fresh):

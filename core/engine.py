@@ -12,12 +12,10 @@ import itertools
 import threading
 from weakref import ref as _weakref
 
-_new = object.__new__
-
 from . import registry
 from .registry import _NONE, _gradients, _kernels, gradient_rule
 
-Tensor = _wrap = None  # the Tensor class and its _wrap, bound here by tensor.py (which imports this module)
+Tensor = _wrap = None  # the Tensor class and Tensor._wrap, bound here by tensor.py (which imports this module)
 
 # ---------------------------------------------------------------- grad mode (thread-local)
 
@@ -348,19 +346,21 @@ class Node:
         out.shapes, out.dtypes, out.edges = self.shapes, self.dtypes, self.next
         return out
 
-    def native_saved(self) -> list:
-        """The saved tensors' native data, for a native VJP."""
+    def checked_saved(self) -> tuple:
+        """The saved tensors as kept (each with its ``_data``: a Tensor or a ``SavedTensor``), once
+        checked as ``unpack_saved`` checks them (not freed, unchanged since saved): what a
+        backward kernel reads."""
         saved = self.saved
         if not saved:
             if saved is None:
                 raise RuntimeError(_FREED.format(self.name))
-            return []
+            return saved
         if _last_change[0] < self.order:   # a tensor was changed in place since this node was made
             for s, v in zip(saved, self.versions):
                 t = (s.ref and s.ref()) if type(s) is SavedTensor else s   # a dead output can no longer change
                 if t is not None and t._version != v:
                     raise _modified_error(t, self, v)
-        return [s._data for s in saved]
+        return saved
 
     @property
     def needs_input_grad(self) -> tuple:
@@ -416,20 +416,15 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
                 raise _mixed_backends(name, inputs)
         out = fn(*[t._data for t in inputs], **attrs)
         grad = any(t.requires_grad for t in inputs)
-    if type(out) is not tuple:
-        result = _new(Tensor)   # Tensor._wrap, inlined (keep the two in step)
-        result._data, result._backend, result._dtype = out, be, be.dtype_of(out)
-        result.requires_grad, result.grad, result.grad_fn, result._out_index, result._version = \
-            False, None, None, 0, 0
-        result._hooks = result._modified_by = result._view = result._views = None
-        if grad and _mode.enabled and result._dtype.is_floating:
-            result.requires_grad = True
-            result.grad_fn = Node(name, _gradients.get(name), attrs, inputs, (result,))
-        return result
-    outs = tuple([_wrap(o, be) for o in out])
-    if grad and _mode.enabled:
-        _record(name, _gradients.get(name), attrs, inputs, outs)
-    return outs
+    if type(out) is tuple:
+        outs = tuple([_wrap(o, be) for o in out])
+        if grad and _mode.enabled:
+            _record(name, _gradients.get(name), attrs, inputs, outs)
+        return outs
+    out = _wrap(out, be)
+    if grad and _mode.enabled and out._dtype.is_floating:
+        out.requires_grad, out.grad_fn = True, Node(name, _gradients.get(name), attrs, inputs, (out,))
+    return out
 
 
 def _record(name, rule, attrs, inputs, outs):

@@ -122,13 +122,11 @@ class Backend(Protocol):
       peak figure when present (``memory()`` may be too slow to call per kernel);
     * ``start_device_timing(report)`` / ``stop_device_timing()``: see ``core/profiler.py``;
     * ``constant_cache``: True when natives are never mutated, so ops may reuse small constants;
-    * ``donate(native)`` -> a context in which an in-place op's one kernel may write into ``native``
-      (or None: not worth it for this one);
-    * ``gradient_scope()`` -> a context a native backward pass enters once, on its first node on
-      this backend, and leaves at its end; the backend's native VJPs run inside it (cpu: numpy's
+    * ``donate(native)`` -> a context in which the next arithmetic kernel may write into ``native``,
+      which its caller declares dead after it (or None: not worth it for this one);
+    * ``gradient_scope()`` -> a context a backward pass runs its backward kernels in, and a compiled
+      plan's replay runs in (cpu: numpy's
       floating-point warnings off);
-    * ``add_gradients(a, b)`` -> ``a + b`` for two natives of one shape and dtype, called inside
-      ``gradient_scope`` to sum the gradients that meet at a tensor (else the ``Add`` kernel).
 
     >>> import webgrad as wg
     >>> isinstance(wg.backend("cpu"), wg.Backend)
@@ -182,7 +180,9 @@ def derive_backend(new_name: str, base_name: str,
     """Register every kernel of backend ``base_name`` under ``new_name`` as well (each
     passed through ``wrap(kernel_name, fn)`` when given), and return {kernel: fn} as
     registered. It copies what is registered now; the new backend object (registered
-    with ``register_backend``) must accept the base's native arrays.
+    with ``register_backend``) must accept the base's native arrays. A wrapper is taken to pass
+    its arguments on to ``fn``: it gets ``fn`` as its ``__wrapped__`` where it names none, so a
+    backward kernel's signature (what the engine passes it, ``register_gradient``) reads through it.
 
     >>> import webgrad as wg
     >>> ks = wg.derive_backend("cpu_copy", "cpu")
@@ -196,10 +196,20 @@ def derive_backend(new_name: str, base_name: str,
     base = registry.kernels_for_backend(base_name)
     if not base:
         raise ValueError(f"derive_backend: backend {base_name!r} has no kernels registered")
-    made = {name: (fn if wrap is None else wrap(name, fn)) for name, fn in base.items()}
+    made = {name: (fn if wrap is None else _wrapping(wrap(name, fn), fn)) for name, fn in base.items()}
     for name, fn in made.items():
         registry.register_kernel(name, new_name, fn)
     return made
+
+
+def _wrapping(wrapper: Callable, fn: Callable) -> Callable:
+    """``wrapper``, with ``fn`` as its ``__wrapped__`` where it has none (and takes attributes)."""
+    if wrapper is not fn and not hasattr(wrapper, "__wrapped__"):
+        try:
+            wrapper.__wrapped__ = fn
+        except AttributeError:
+            pass
+    return wrapper
 
 
 def remove_backend(name: str) -> int:

@@ -160,3 +160,38 @@ ADAM_STEP = "AdamStep"        # (param, grad, exp_avg, exp_avg_sq), one shape an
                               # correction2: float (sqrt(1 - beta2**step)), step_size: float
                               # (lr / (1 - beta1**step)), maximize: bool -> (param, exp_avg, exp_avg_sq):
                               # one Adam/AdamW step in PyTorch's single-tensor order of operations
+
+# --- backward kernels (optional, per backend) ------------------------------------------------------
+# A gradient rule may name one (``register_gradient(..., kernel=...)``): a backward that records
+# nothing runs it, where the node's backend registers it, instead of the rule. Each takes the output
+# gradient then the rule's saved tensors, and as keywords the forward kernel's attrs plus ``needs``
+# (per input: whether it wants a gradient), ``shapes`` and ``dtypes`` (per input); it returns one
+# gradient (or None) per input, in the input's dtype and its shape or a broadcast of it. A backend
+# without one runs the rule (written with ops): cpu has them, the GPU backends do not.
+ADD_GRAD = "AddGrad"          # (dy) -> (dy, dy)
+SUB_GRAD = "SubGrad"          # (dy) -> (dy, -dy)
+MUL_GRAD = "MulGrad"          # (dy, a, b) -> (dy * b, dy * a)
+DIV_GRAD = "DivGrad"          # (dy, a, b) -> (dy / b, -dy * a / b^2)
+NEG_GRAD = "NegGrad"          # (dy) -> (-dy,)
+EXP_GRAD = "ExpGrad"          # (dy, y) -> (dy * y,)
+LOG_GRAD = "LogGrad"          # (dy, x) -> (dy / x,)
+TANH_GRAD = "TanhGrad"        # (dy, y) -> (dy * (1 - y^2),)
+SIGMOID_GRAD = "SigmoidGrad"  # (dy, y) -> (dy * y * (1 - y),)
+RELU_GRAD = "ReluGrad"        # (dy, y) -> (where(y > 0, dy, 0),)
+WHERE_GRAD = "WhereGrad"      # (dy, cond) -> (None, where(cond, dy, 0), where(cond, 0, dy))
+CAST_GRAD = "CastGrad"        # (dy) -> (dy as the input's dtype,)
+SUM_GRAD = "SumGrad"          # (dy) -> (dy broadcast to the input's shape,)
+MAX_GRAD = "MaxGrad"          # (dy, x, y) -> (dy shared among the elements equal to the max,)
+MIN_GRAD = "MinGrad"          # (dy, x, y) -> (dy shared among the elements equal to the min,)
+MATMUL_GRAD = "MatMulGrad"    # (dy, a, b) -> (dy b^T, a^T dy), as MatMul's transposes
+RESHAPE_GRAD = "ReshapeGrad"  # (dy) -> (dy in the input's shape,)
+TRANSPOSE_GRAD = "TransposeGrad"  # (dy) -> (dy transposed back,)
+EXPAND_GRAD = "ExpandGrad"    # (dy) -> (dy,) (the engine sums it to the input's shape)
+GATHER_GRAD = "GatherGrad"    # (dy, index) -> (scatter_add(zeros, index, dy), None)
+IM2COL_GRAD = "Im2ColGrad"    # (dy) -> (col2im(dy),)
+SOFTMAX_CROSS_ENTROPY_GRAD = "SoftmaxCrossEntropyGrad"   # (dy, logits, target) -> ((softmax - onehot) * dy, None)
+
+BACKWARD_KERNELS = frozenset({
+    ADD_GRAD, SUB_GRAD, MUL_GRAD, DIV_GRAD, NEG_GRAD, EXP_GRAD, LOG_GRAD, TANH_GRAD, SIGMOID_GRAD, RELU_GRAD,
+    WHERE_GRAD, CAST_GRAD, SUM_GRAD, MAX_GRAD, MIN_GRAD, MATMUL_GRAD, RESHAPE_GRAD, TRANSPOSE_GRAD, EXPAND_GRAD,
+    GATHER_GRAD, IM2COL_GRAD, SOFTMAX_CROSS_ENTROPY_GRAD})

@@ -2,7 +2,7 @@
 
 It works from outside the engine: entering the block starts the default backend (whose
 kernels register as it starts) and wraps every function in the kernel registry with a
-timing wrapper (and every native VJP, reported as ``<kernel>Grad``); leaving it puts the
+timing wrapper (backward kernels included: a backward pass runs them); leaving it puts the
 original functions back exactly. Kernels registered or replaced inside the block (e.g. by a
 backend first started there) are left as they are, never wrapped, so they are not profiled.
 
@@ -58,8 +58,6 @@ class Profile:
         self.wall_s = 0.0
         self._originals: dict = {}    # (kernel, backend) -> original fn
         self._wrappers: dict = {}     # (kernel, backend) -> wrapper installed
-        self._vjp_originals: dict = {}    # the same for native VJPs: (kernel, backend) -> registry entry
-        self._vjp_wrappers: dict = {}
         self._timed: list = []        # backends asked for device time
         self.active = False
 
@@ -73,10 +71,6 @@ class Profile:
             for name, fn in list(table.items()):
                 self._originals[(name, be)] = fn
                 self._wrappers[(name, be)] = table[name] = self._wrap((name, be), fn)
-        for be, table in registry._vjps.items():   # native VJPs show as "<kernel>Grad"
-            for name, entry in list(table.items()):
-                rule_fn, fn = self._vjp_originals[(name, be)] = entry
-                self._vjp_wrappers[(name, be)] = table[name] = (rule_fn, self._wrap((name + "Grad", be), fn))
         for be in list(registry._backend_instances.values()):
             start = getattr(be, "start_device_timing", None)
             if start is not None:
@@ -91,12 +85,7 @@ class Profile:
             table = registry._kernels[be]
             if table.get(name) is wrapper:
                 table[name] = self._originals[(name, be)]
-        for (name, be), wrapper in self._vjp_wrappers.items():
-            table = registry._vjps[be]
-            if table.get(name) is wrapper:
-                table[name] = self._vjp_originals[(name, be)]
         timed, self._originals, self._wrappers, self._timed = self._timed, {}, {}, []
-        self._vjp_originals, self._vjp_wrappers = {}, {}
         try:
             for be in timed:
                 be.stop_device_timing()
@@ -127,7 +116,7 @@ class Profile:
         s.backends.add(backend_name)
         be = registry._backend_instances.get(backend_name)
         for o in (out if type(out) is tuple else (out,)):
-            if o is None:             # a VJP's "no gradient for this input"
+            if o is None:             # a backward kernel's "no gradient for this input"
                 continue
             n = be.nbytes(o) if be is not None else getattr(o, "nbytes", 0)
             s.bytes += n

@@ -85,13 +85,17 @@ class GradientRule(NamedTuple):
     others: for a rule that reads an output only as a copy of what its inputs determine, so that a
     later in-place change of that output (which the rule does not depend on) goes unchecked.
     ``non_differentiable`` outputs (PyTorch's ``output_differentiability``) never require grad, and no
-    gradient is made up for them: e.g. LayerNorm's mean and rstd, kept for its backward."""
+    gradient is made up for them: e.g. LayerNorm's mean and rstd, kept for its backward.
+    ``kernel``: the name of a backward kernel computing the same gradients over native arrays,
+    which a backward that records nothing runs instead of ``fn`` on a backend that registers it
+    (see ``register_gradient``)."""
     fn: Callable
     inputs_to_save: tuple
     outputs_to_save: tuple
     saves: str = "some"
     output_values: tuple = ()
     non_differentiable: tuple = ()
+    kernel: Optional[str] = None
 
 
 _gradients: dict = {}
@@ -104,9 +108,10 @@ def _as_indices(spec) -> tuple:
 
 
 def gradient_rule(fn: Callable, inputs_to_save=(), outputs_to_save=(), output_values=(),
-                  non_differentiable=()) -> GradientRule:
+                  non_differentiable=(), kernel=None) -> GradientRule:
     """The rule ``fn`` keeping the inputs and outputs named (index lists, or True for all), and the
-    outputs ``output_values`` by value; the outputs ``non_differentiable`` get no gradient.
+    outputs ``output_values`` by value; the outputs ``non_differentiable`` get no gradient; ``kernel``
+    names its backward kernel.
 
     >>> gradient_rule(print, inputs_to_save=[0, 1]).saves
     'inputs'
@@ -118,11 +123,11 @@ def gradient_rule(fn: Callable, inputs_to_save=(), outputs_to_save=(), output_va
         saves = "nothing" if not ins else "inputs" if ins is True or ins == tuple(range(len(ins))) else "some"
     else:
         saves = "output" if not ins and outs == (0,) else "some"
-    return GradientRule(fn, ins, outs, saves, values, _as_indices(non_differentiable))
+    return GradientRule(fn, ins, outs, saves, values, _as_indices(non_differentiable), kernel)
 
 
 def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_save=(), outputs_to_save=(),
-                      output_values=(), non_differentiable=()):
+                      output_values=(), non_differentiable=(), kernel: Optional[str] = None):
     """Register the backward rule of kernel ``name``.
 
     ``fn(dy, saved, attrs)`` gets ``dy`` (a tuple for multi-output kernels), ``saved``
@@ -133,7 +138,14 @@ def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_sav
     built from ops, so higher-order gradients work. Returned gradients whose shape is
     the broadcast of the input's are summed back to the input's shape by the engine. Outputs listed
     in ``non_differentiable`` never require grad (their ``dy`` entries are None).
-    Usable as a decorator::
+
+    ``kernel`` names an optional backward kernel: where the node's backend registers one under
+    that name, a backward that records nothing (``create_graph=False``) runs it instead of ``fn``,
+    as an ordinary kernel (the profiler, ``override_kernel`` and the compiler see it). It gets
+    the output gradient(s) then the saved tensors, as native arrays, and as keywords the kernel's
+    attrs plus ``needs`` (per input, whether it wants a gradient), ``shapes`` and ``dtypes`` (per
+    input); it returns one native array (or None) per input, as ``fn`` does. A rule registered
+    later without ``kernel`` stops its use. Usable as a decorator::
 
         @webgrad.register_gradient("MyOp", inputs_to_save=[0])
         def my_op_grad(dy, saved, attrs):
@@ -141,8 +153,9 @@ def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_sav
     """
     if fn is None:
         return lambda f: register_gradient(name, f, inputs_to_save=inputs_to_save, outputs_to_save=outputs_to_save,
-                                           output_values=output_values, non_differentiable=non_differentiable)
-    _gradients[name] = gradient_rule(fn, inputs_to_save, outputs_to_save, output_values, non_differentiable)
+                                           output_values=output_values, non_differentiable=non_differentiable,
+                                           kernel=kernel)
+    _gradients[name] = gradient_rule(fn, inputs_to_save, outputs_to_save, output_values, non_differentiable, kernel)
     return fn
 
 
@@ -161,38 +174,6 @@ def get_gradient(name: str) -> Optional[GradientRule]:
     ()
     """
     return _gradients.get(name)
-
-
-# ---------------------------------------------------------------- native VJPs
-
-_vjps: dict = {}             # backend -> {name -> (fn of the gradient rule it stands for, native vjp)}
-
-
-def register_vjp(name: str, backend: str, fn: Optional[Callable] = None):
-    """Register a native VJP: the gradient rule of kernel ``name`` written over ``backend``'s
-    native arrays, to skip the Tensor wrapping and kernel dispatch of each gradient step.
-
-    ``fn(dy, saved, node)`` gets ``dy`` and the saved tensors (a list, in the rule's order)
-    as native arrays, and the node, whose ``attrs``, ``shapes`` and ``dtypes`` (per input)
-    and ``needs_input_grad`` it may read. It returns one native array (or None) per input,
-    in the input's dtype and shape or a broadcast of it. ``backward`` uses it in place of the
-    rule when it records no graph of its own (``create_graph=False``), inside the backend's
-    ``gradient_scope`` if it has one (on cpu: numpy's floating-point warnings are off). It stands
-    for the rule registered for ``name`` now: once that rule is replaced, backward goes back to the rule.
-    Usable as a decorator::
-
-        @webgrad.register_vjp("Exp", "cpu")
-        def exp_vjp(dy, saved, node):
-            (y,) = saved
-            return (dy * y,)
-    """
-    if fn is None:
-        return lambda f: register_vjp(name, backend, f)
-    rule = _gradients.get(name)
-    if rule is None:
-        raise KeyError(f"register_vjp: kernel {name!r} has no gradient rule to stand for; register one first")
-    _vjps.setdefault(backend, {})[name] = (rule.fn, fn)
-    return fn
 
 
 # ---------------------------------------------------------------- backends

@@ -467,7 +467,7 @@ class Tensor:
         raise missing_attribute("webgrad.Tensor", name, "'Tensor' object")
 
 
-engine.Tensor, engine._wrap = Tensor, Tensor._wrap  # run_kernel wraps outputs with it, without an import per call
+engine.Tensor, engine._wrap = Tensor, Tensor._wrap   # (engine cannot import this module: it is imported by it)
 
 
 # PyTorch's legacy tensor type names, which ``type()`` returns and takes

@@ -153,17 +153,14 @@ def test_ufunc_forms_equal_the_kernels_in_place(name):
 
 
 def test_relu_and_its_gradient_forms_equal_the_kernels():
-    from webgrad.registry import _kernels, _vjps
-    y = np.maximum(np.tile(_SPECIAL, 200), np.float32(0))        # > 1024 elements: the VJP's bitwise select
+    from webgrad.registry import _kernels
+    y = np.maximum(np.tile(_SPECIAL, 200), np.float32(0))        # > 1024 elements: the kernel's bitwise select
     dy = np.repeat(_SPECIAL, 200)[::-1].copy()
     relu, inplace, _ = _form("Relu", {}, [dy], dy.shape)
     out = dy.copy()
     assert relu(out, out=out).tobytes() == _kernels["cpu"]["Relu"](dy).tobytes() and inplace == (0,)
-
-    class Node:
-        next, attrs = (True,), {}
     for n in (y.size, 16):                                     # the bitwise select and np.where
-        want = _vjps["cpu"]["Relu"][1](dy[:n], [y[:n]], Node())[0]
+        want = _kernels["cpu"]["ReluGrad"](dy[:n], y[:n])[0]
         grad, inplace, _ = _form("ReluGrad", {}, [dy[:n], y[:n]], (n,))
         out = dy[:n].copy()
         (got,) = grad(out, y[:n], out=out)
@@ -285,27 +282,22 @@ def test_no_donation_in_a_plan_with_a_graph_break():
     assert w.tolist() == pytest.approx([1.0 * 0.8 ** 4, 2.0 * 0.8 ** 4])
 
 
-def test_fresh_native_vjps_return_arrays_of_their_own():
-    """The native VJPs a plan may write over (into.FRESH's ``...Grad`` steps): their gradients share
-    no memory with dy or the saved values."""
-    from webgrad.registry import _vjps
+def test_fresh_backward_kernels_return_arrays_of_their_own():
+    """The backward kernels a plan may write over (into.FRESH's ``...Grad`` steps): their gradients
+    share no memory with dy or the saved values."""
+    from webgrad.registry import _kernels
 
-    class Node:
-        def __init__(self, attrs, next=(True, True)):
-            self.attrs, self.next, self.shapes = attrs, next, None
     x = np.linspace(-1, 2, 12, dtype=np.float32).reshape(3, 4)
     dy = np.linspace(0.5, 1, 9, dtype=np.float32).reshape(3, 3)
-    vjps = _vjps["cpu"]
-    cases = {
-        "MatMul": (dy, [x, x], Node({"transpose_a": False, "transpose_b": True}, (True, True))),
-        "Relu": (x, [np.maximum(x, np.float32(0))], Node({}, (True,))),
-        "SoftmaxCrossEntropy": (np.float32(1), [x, np.int64([0, 3, 1])],
-                                Node({"ignore_index": -100, "reduction": "mean"}, (True, None))),
+    cases = {   # name: (dy, saved, attrs)
+        "MatMul": (dy, [x, x], {"needs": (True, True), "shapes": (x.shape, x.shape), "transpose_a": False,
+                                "transpose_b": True}),
+        "Relu": (x, [np.maximum(x, np.float32(0))], {}),
+        "SoftmaxCrossEntropy": (np.float32(1), [x, np.int64([0, 3, 1])], {"ignore_index": -100, "reduction": "mean"}),
     }
     assert {name + "Grad" for name in cases} <= into.FRESH
-    for name, (g, saved, node) in cases.items():
-        node.shapes = [np.shape(a) for a in saved]
-        for out in vjps[name][1](np.asarray(g), saved, node):
+    for name, (g, saved, attrs) in cases.items():
+        for out in _kernels["cpu"][name + "Grad"](np.asarray(g), *saved, **attrs):
             if out is not None:
                 assert not any(np.shares_memory(out, a) for a in [np.asarray(g), *saved]), name
 

@@ -175,8 +175,8 @@ def test_updates_stay_on_the_parameters_backend_without_graph(backend):
 
 @pytest.mark.parametrize("make", [lambda ps: wg.optim.SGD(ps, lr=0.1, momentum=0.9),
                                   lambda ps: wg.optim.AdamW(ps, lr=0.1)], ids=["SGD", "AdamW"])
-def test_step_updates_parameters_in_their_own_buffers_and_snapshots_keep_their_values(make):
-    model = wg.nn.Linear(64, 64)                        # a 16 KiB weight: the cpu backend donates it
+def test_step_updates_parameters_and_views_while_snapshots_keep_their_values(make):
+    model = wg.nn.Linear(64, 64)
     weight = model.weight
     opt = make(list(model.parameters()))
     snapshot, alias = weight.detach().clone(), weight.detach()
@@ -186,10 +186,8 @@ def test_step_updates_parameters_in_their_own_buffers_and_snapshots_keep_their_v
             del alias                                   # the last view of the weight goes
         opt.zero_grad()
         model(wg.ones(2, 64)).sum().backward()
-        buffer = id(weight._data)
         opt.step()
         if step < 2:                                    # a view sees every update, as in PyTorch
             np.testing.assert_array_equal(alias.numpy(), weight.detach().numpy())
     np.testing.assert_array_equal(snapshot.numpy(), before)
     assert not np.array_equal(weight.detach().numpy(), before)
-    assert id(weight._data) == buffer                   # with no view left, the step wrote in place (cpu)

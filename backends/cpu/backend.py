@@ -8,9 +8,9 @@ import numpy as np
 
 from webgrad.dtypes import DType
 
-# importing the kernel modules registers their kernels (and vjps the native VJPs)
-from . import (attention, creation, elementwise, fused, gelu, indexing, into, layer_norm, linalg,  # noqa: F401
-               losses, movement, optim, reduce, softmax, sorting, views, vjps, windows)
+# importing the kernel modules registers their kernels (backward_kernels: the backward kernels)
+from . import (attention, backward_kernels, creation, elementwise, fused, gelu, indexing, into,  # noqa: F401
+               layer_norm, linalg, losses, movement, optim, reduce, softmax, sorting, views, windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
@@ -36,19 +36,14 @@ class CpuBackend:
         return DTYPE_OF[a.dtype]
 
     def gradient_scope(self):
-        """The context a native backward pass runs this backend's VJPs in, entered once per pass
-        (numpy's floating-point warnings off: inf and nan are results, as in every cpu kernel)."""
+        """The context a compiled plan's replay runs in, entered once per replay (numpy's
+        floating-point warnings off: inf and nan are results, as in every cpu kernel)."""
         return elementwise.quiet_scope()
 
-    @staticmethod
-    def add_gradients(a, b):
-        """``a + b`` for two gradients of one shape and dtype (inside ``gradient_scope``)."""
-        out = a + b
-        return out if type(out) is np.ndarray else np.asarray(out)
-
     def donate(self, a) -> elementwise.Donation | None:
-        """A context in which an in-place op's arithmetic kernel may reuse ``a`` (which dies with
-        the op) for its result (core/ops/binary.py ``inplace``); None for an array under 16 KiB,
+        """A context in which the next arithmetic kernel whose first input is ``a`` may write its
+        result into ``a``, which its caller declares dead after that kernel (no other holder: e.g.
+        core/distributed/buffers.py ``divide`` on a buffer it made); None for an array under 16 KiB,
         which numpy allocates anew for less than the donation's own bookkeeping costs."""
         return elementwise.Donation(a) if a.nbytes >= DONATE_MIN_BYTES else None
 

@@ -244,12 +244,12 @@ def _typed(fn, dtype=None, arrays=None):
     return run
 
 
-_donated = [None]   # the array an in-place op gave up (CpuBackend.donate), while it runs
+_donated = [None]   # the array its caller gave up (CpuBackend.donate), while its donation is active
 
 
 class Donation:
     """While active, the next arithmetic kernel whose first input is ``data`` may write its result
-    there (see ``_can_hold``). The in-place op that made it (core/ops/binary.py) runs one such kernel."""
+    there (see ``_can_hold``). Its maker declares ``data`` dead after that one kernel."""
 
     def __init__(self, data):
         self.data = data

@@ -30,7 +30,7 @@ from .elementwise import _SAME_WIDTH_INT, _ZERO
 from .fused import UFUNCS, fused_kernel, fusible, scratch_count
 from .losses import softmax_cross_entropy_joint
 
-_GRAD = "Grad"   # a native VJP's step is named for its kernel: "ReluGrad" (core/compiler/tracer.py)
+_GRAD = "Grad"   # a backward kernel is named for its kernel: "ReluGrad" (core/kernel_names.py)
 FRESH = frozenset(UFUNCS) | {K.RELU, K.MATMUL, K.SUM, K.SOFTMAX_CROSS_ENTROPY, K.MATMUL + _GRAD, K.RELU + _GRAD,
                               K.SOFTMAX_CROSS_ENTROPY + _GRAD}
 _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -57,7 +57,7 @@ JOINT = {K.SOFTMAX_CROSS_ENTROPY: softmax_cross_entropy_joint}
 
 
 def joint_kernel(name: str):
-    """The kernel computing kernel ``name`` and its native VJP at once (``core/compiler/joint.py``):
+    """The kernel computing kernel ``name`` and its backward kernel at once (``core/compiler/joint.py``):
     ``fn(*inputs, dy, **attrs) -> (*outputs, *input gradients)``; None where there is none."""
     return JOINT.get(name)
 
@@ -76,9 +76,9 @@ def _relu(x, *, out):
 
 
 def _relu_grad(dy, y, *, out):
-    """ReLU's native VJP (``vjps._relu``: +0 where y <= 0, dy elsewhere, so dy passes at NaN) into
-    ``out``: dy's bits times the kept mask, as the VJP's own select does on large arrays (a masked
-    ``np.copyto`` is ~10x slower)."""
+    """ReLU's backward kernel (``backward_kernels._relu``: +0 where y <= 0, dy elsewhere, so dy passes
+    at NaN) into ``out``: dy's bits times the kept mask, as the kernel's own
+    select does on large arrays (a masked ``np.copyto`` is ~10x slower)."""
     it = _SAME_WIDTH_INT[dy.dtype.itemsize]
     keep = np.logical_not(np.less_equal(y, _ZERO[dy.dtype]))
     np.multiply(dy.view(it), keep, out=out.view(it), dtype=it)

@@ -135,7 +135,7 @@ def reduced_loss(z, sums, target, ignore_index, reduction):
 
 
 def softmax_cross_entropy_grad(dy, e, sums, target, attrs):
-    """The kernel's native VJP (vjps.py) from ``e``, the exp of the shifted logits, and its rows' sums
+    """The kernel's backward kernel (backward_kernels.py) from ``e``, the exp of the shifted logits, and its rows' sums
     (``sums``, [N, 1]): (softmax - onehot(target)) times each row's share of dy (dy / kept rows for
     'mean'), 0 at ignored rows; the masking is skipped when no row is ignored (the common case)."""
     p = e / sums                                             # softmax, ours to write into
@@ -150,7 +150,7 @@ def softmax_cross_entropy_grad(dy, e, sums, target, attrs):
 
 @_quiet
 def softmax_cross_entropy_joint(x, target, dy, *, ignore_index, reduction):
-    """The kernel and its VJP at once (a compiled plan's joint step, ``core/compiler/joint.py``): the
+    """The kernel and its backward kernel at once (a compiled plan's joint step, ``core/compiler/joint.py``): the
     loss, the gradient of the logits for ``dy``, and None (the target's); one shift, exp and row sum
     for both, the same numbers as each alone."""
     z = shifted(x)

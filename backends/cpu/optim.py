@@ -2,8 +2,8 @@
 PyTorch's single-tensor order of operations (what ``torch.optim.Adam`` runs on cpu, where ``foreach``
 defaults to off), so that results agree with PyTorch's to rounding (half precision computed in float32
 and rounded where PyTorch stores an intermediate). Each pass writes into an
-array the kernel made; the inputs are never written, except a parameter donated by the in-place
-update (``core/ops/binary.py`` ``inplace``), which takes the new parameter once every read of it is done."""
+array the kernel made; the inputs are never written, except a parameter donated to it
+(``CpuBackend.donate``), which takes the new parameter once every read of it is done."""
 import numpy as np
 
 from webgrad import kernel_names as K

@@ -1,8 +1,8 @@
-"""Joint steps: a kernel and its native VJP computed by one kernel where the backend has one.
+"""Joint steps: a kernel and its backward kernel computed by one kernel where the backend has one.
 
-A training step's plan often holds a kernel and, later, its gradient over the same inputs: the
+A training step's plan often holds a kernel and, later, its backward kernel over the same inputs: the
 loss ``SoftmaxCrossEntropy(logits, target)`` and ``SoftmaxCrossEntropyGrad(dy, logits, target)``.
-Eagerly the VJP starts over from the saved inputs (the softmax again). A backend with
+Eagerly the backward kernel starts over from the saved inputs (the softmax again). A backend with
 ``joint_kernel(name)`` (``cpu``: ``backends/cpu/joint.py``) gives a kernel computing both, with the
 same numbers as each alone; where the gradient's ``dy`` is known when the forward runs (a
 constant: ``loss.backward()``'s seed, or a value made before it), the two steps become one, at the
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from .plan import Plan, Step
 
-_GRAD = "Grad"   # a native VJP's step is named for its kernel (tracer.py)
+_GRAD = "Grad"   # a backward kernel is named for its kernel (core/kernel_names.py)
+_BACKWARD_ATTRS = ("needs", "shapes", "dtypes")   # what a backward kernel gets besides the forward's attrs
 
 
 def _ready_before(plan: Plan, slot, made_at: dict, i: int) -> bool:
@@ -25,20 +26,17 @@ def _ready_before(plan: Plan, slot, made_at: dict, i: int) -> bool:
 
 
 def _partner(plan: Plan, grad: Step, j: int, made_at: dict, first: dict):
-    """The index of the forward step ``grad`` (step ``j``, a native VJP with one dy) is the gradient
-    of, when they can become one step; else None."""
-    name = grad.name[:-len(_GRAD)]
-    node = getattr(grad.fn, "node", None)
-    if node is None or getattr(grad.fn, "n_dy", 0) is not None:
-        return None
+    """The index of the forward step that backward kernel ``grad`` (step ``j``) is the gradient of,
+    when they can become one step (a one-output forward: one dy, then the saved inputs); else None."""
     dy, saved = grad.ins[0], grad.ins[1:]
-    i = first.get((name, saved))
+    i = first.get((grad.name[:-len(_GRAD)], saved))
     if i is None or i >= j:
         return None
     fwd = plan.steps[i]
-    if fwd.dynamic or fwd.attrs != node.attrs or not _ready_before(plan, dy, made_at, i):
+    if fwd.dynamic or grad.dynamic or not _ready_before(plan, dy, made_at, i):
         return None
-    return i
+    own = {k: v for k, v in grad.attrs.items() if k not in _BACKWARD_ATTRS}   # the forward's attrs
+    return i if own == fwd.attrs else None
 
 
 def join_plan(plan: Plan) -> list:

@@ -1,8 +1,8 @@
 """The tracer: run a step eagerly once while recording every backend computation it makes.
 
-While a ``Tracer`` is active, every entry of the kernel tables (and of the native-VJP tables) is
-swapped for a recording wrapper, so whatever computes is seen: ops through ``run_kernel``, a
-backward pass's native VJPs and gradient sums, in-place writes, view refreshes. Nothing of this
+While a ``Tracer`` is active, every entry of the kernel tables is swapped for a recording
+wrapper, so whatever computes is seen: ops through ``run_kernel``, a backward pass's backward
+kernels and gradient sums, in-place writes, view refreshes. Nothing of this
 costs the eager engine anything when no trace runs: the tables hold the plain kernels then.
 
 A call is recorded as (kernel, input objects, attrs, output objects). Backend data are values
@@ -37,7 +37,7 @@ import traceback
 from .. import kernel_names as K
 from .. import random as _random
 from ..ops import common as _common
-from ..registry import _backend_instances, _kernels, _vjps
+from ..registry import _backend_instances, _kernels
 from ..tensor import Tensor
 from .. import per_step as step_numbers
 
@@ -88,35 +88,6 @@ def shape_token(data) -> tuple:
     return tuple(data.shape)
 
 
-class NodeView:
-    """What a native VJP reads of its node (``attrs``, ``shapes``, ``dtypes``, whether each input wants
-    a gradient through ``next``), frozen when traced, so a replay needs no Node."""
-
-    __slots__ = ("name", "attrs", "shapes", "dtypes", "next", "outs")
-
-    def __init__(self, node):
-        self.name, self.attrs, self.shapes, self.dtypes = node.name, node.attrs, node.shapes, node.dtypes
-        self.next, self.outs = tuple([None if e is None else True for e in node.next]), node.outs
-
-    @property
-    def needs_input_grad(self) -> tuple:
-        return tuple([e is not None for e in self.next])
-
-
-class VjpCall:
-    """A native VJP as a plain function of arrays: ``(*dy, *saved) -> input gradients``."""
-
-    __slots__ = ("vjp", "node", "n_dy")
-
-    def __init__(self, vjp, node, n_dy):
-        self.vjp, self.node, self.n_dy = vjp, node, n_dy
-
-    def __call__(self, *arrays):
-        n = self.n_dy
-        dy = arrays[0] if n is None else tuple(arrays[:n])
-        return tuple(self.vjp(dy, list(arrays[1 if n is None else n:]), self.node))
-
-
 def user_frame() -> str:
     """``file:line in function: code`` of the innermost frame outside webgrad (where a user's code broke a graph)."""
     for frame in reversed(traceback.extract_stack()[:-1]):
@@ -157,9 +128,6 @@ class Tracer:
         for be_name, table in _kernels.items():
             for name, fn in list(table.items()):
                 self._swap(table, name, self._kernel(name, fn, be_name))
-        for table in _vjps.values():
-            for name, (rule_fn, fn) in list(table.items()):
-                self._swap(table, name, (rule_fn, self._vjp(name, fn)))
         for be in list(_backend_instances.values()):
             self._backend(be)
         self._swap_attr(_common, "_CONSTANTS", _NeverHit())
@@ -199,7 +167,7 @@ class Tracer:
         self._undo.append(lambda: setattr(obj, name, old) if had else delattr(obj, name))
 
     def _backend(self, be):
-        """Break the graph at the backend's readbacks, record its gradient sums, decline donations."""
+        """Break the graph at the backend's readbacks, decline donations."""
         read = getattr(be, "read", None)
         token = None if read is None else read_token(read)
         for name in _READBACKS:
@@ -210,9 +178,6 @@ class Tracer:
             fn = getattr(be, name, None)
             if fn is not None:
                 self._swap_attr(be, name, self._upload(fn))
-        add = getattr(be, "add_gradients", None)
-        if add is not None:
-            self._swap_attr(be, "add_gradients", self._kernel(f"{be.name}.add_gradients", add, None))
         if getattr(be, "donate", None) is not None:
             self._swap_attr(be, "donate", lambda data: None)
 
@@ -240,22 +205,6 @@ class Tracer:
                 self.check(shape_token, data, what, f"shape {tuple(data.shape)}")
             elif capture is not None:
                 self.calls[-1].replay = dispatches.replayer(args, out)
-            return out
-        recording.__wrapped__ = fn
-        return recording
-
-    def _vjp(self, name, fn):
-        def recording(dy, saved, node):
-            if self.depth:
-                return fn(dy, saved, node)
-            self.depth += 1
-            try:
-                out = fn(dy, saved, node)
-            finally:
-                self.depth -= 1
-            multi = type(dy) is tuple
-            call = VjpCall(fn, NodeView(node), len(dy) if multi else None)
-            self.record(name + "Grad", call, (*(dy if multi else (dy,)), *saved), {}, tuple(out))
             return out
         recording.__wrapped__ = fn
         return recording
@@ -344,5 +293,5 @@ def live_tensors() -> dict:
     return out
 
 
-__all__ = ["Tracer", "GraphBreak", "Recorded", "Check", "read_token", "shape_token", "VjpCall", "NodeView",
-           "live_tensors", "user_frame", "DATA_DEPENDENT"]
+__all__ = ["Tracer", "GraphBreak", "Recorded", "Check", "read_token", "shape_token", "live_tensors", "user_frame",
+           "DATA_DEPENDENT"]

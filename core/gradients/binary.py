@@ -10,17 +10,17 @@ def _ops():
     return wg
 
 
-@register_gradient(K.ADD)
+@register_gradient(K.ADD, kernel=K.ADD_GRAD)
 def _add(dy, saved, attrs):
     return dy, dy
 
 
-@register_gradient(K.SUB)
+@register_gradient(K.SUB, kernel=K.SUB_GRAD)
 def _sub(dy, saved, attrs):
     return dy, (run_kernel(K.NEG, dy) if saved.edges[1] is not None else None)
 
 
-@register_gradient(K.MUL, inputs_to_save=True)
+@register_gradient(K.MUL, inputs_to_save=True, kernel=K.MUL_GRAD)
 def _mul(dy, saved, attrs):
     a, b = saved
     need_a, need_b = saved.edges
@@ -28,7 +28,7 @@ def _mul(dy, saved, attrs):
             run_kernel(K.MUL, dy, a) if need_b is not None else None)
 
 
-@register_gradient(K.DIV, inputs_to_save=True)
+@register_gradient(K.DIV, inputs_to_save=True, kernel=K.DIV_GRAD)
 def _div(dy, saved, attrs):
     a, b = saved   # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
     return dy / b, -dy * a / (b * b)
@@ -92,7 +92,7 @@ def _atan2(dy, saved, attrs):
     return scale * b, -scale * a
 
 
-@register_gradient(K.WHERE, inputs_to_save=[0])
+@register_gradient(K.WHERE, inputs_to_save=[0], kernel=K.WHERE_GRAD)
 def _where(dy, saved, attrs):
     wg = _ops()
     (cond,) = saved

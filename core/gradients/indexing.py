@@ -10,7 +10,7 @@ from ..ops.creation import arange, full, zeros
 from ..registry import register_gradient
 
 
-@register_gradient(K.GATHER, inputs_to_save=[1])
+@register_gradient(K.GATHER, inputs_to_save=[1], kernel=K.GATHER_GRAD)
 def _gather(dy, saved, attrs):
     (index,) = saved
     base = zeros(saved.shapes[0], dtype=dy.dtype, backend=dy._backend)

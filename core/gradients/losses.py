@@ -3,7 +3,7 @@ from .. import kernel_names as K
 from ..registry import register_gradient
 
 
-@register_gradient(K.SOFTMAX_CROSS_ENTROPY, inputs_to_save=True)
+@register_gradient(K.SOFTMAX_CROSS_ENTROPY, inputs_to_save=True, kernel=K.SOFTMAX_CROSS_ENTROPY_GRAD)
 def _softmax_cross_entropy(dy, saved, attrs):
     """d loss_r / d x_r = softmax(x_r) - onehot(target_r), times the row's share of ``dy``: its own
     (reduction 'none'), all of it ('sum'), or ``dy`` over the kept-row count ('mean'). Ignored rows

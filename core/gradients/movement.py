@@ -6,18 +6,18 @@ from ..ops.creation import zeros
 from ..registry import register_gradient
 
 
-@register_gradient(K.RESHAPE)
+@register_gradient(K.RESHAPE, kernel=K.RESHAPE_GRAD)
 def _reshape(dy, saved, attrs):
     return (M.reshape(dy, saved.shapes[0]),)
 
 
-@register_gradient(K.TRANSPOSE)
+@register_gradient(K.TRANSPOSE, kernel=K.TRANSPOSE_GRAD)
 def _transpose(dy, saved, attrs):
     perm = attrs["perm"]
     return (M.permute(dy, sorted(range(len(perm)), key=perm.__getitem__)),)
 
 
-@register_gradient(K.EXPAND)
+@register_gradient(K.EXPAND, kernel=K.EXPAND_GRAD)
 def _expand(dy, saved, attrs):
     return (dy,)  # the engine sums the broadcast dims back
 

@@ -17,7 +17,7 @@ def _kept(t, shape, attrs):
     return run_kernel(K.RESHAPE, t, shape=reduced_shape(shape, attrs["axes"], True))
 
 
-@register_gradient(K.SUM)
+@register_gradient(K.SUM, kernel=K.SUM_GRAD)
 def _sum(dy, saved, attrs):
     shape, axes = tuple(saved.shapes[0]), attrs["axes"]
     if not (attrs["keepdim"] or axes == tuple(range(len(axes)))):  # dy broadcasts as it is otherwise
@@ -52,8 +52,8 @@ def _extreme(dy, saved, attrs):
     return (run_kernel(K.MUL, hit, run_kernel(K.DIV, _kept(dy, x.shape, attrs), ties)),)   # divide the small one
 
 
-register_gradient(K.MAX, _extreme, inputs_to_save=[0], outputs_to_save=[0])
-register_gradient(K.MIN, _extreme, inputs_to_save=[0], outputs_to_save=[0])
+register_gradient(K.MAX, _extreme, inputs_to_save=[0], outputs_to_save=[0], kernel=K.MAX_GRAD)
+register_gradient(K.MIN, _extreme, inputs_to_save=[0], outputs_to_save=[0], kernel=K.MIN_GRAD)
 
 
 @register_gradient(K.CUMSUM)

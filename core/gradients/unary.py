@@ -12,51 +12,51 @@ def _ops():
     return wg
 
 
-def _rule(kernel, inputs=(), outputs=()):
+def _rule(name, inputs=(), outputs=(), kernel=None):
     """Register ``fn(dy, x_or_y)`` for a one-input kernel that saves one tensor (its input or its output)."""
     def deco(fn):
-        register_gradient(kernel, lambda dy, saved, attrs: (fn(dy, *saved),), inputs_to_save=inputs,
-                          outputs_to_save=outputs)
+        register_gradient(name, lambda dy, saved, attrs: (fn(dy, *saved),), inputs_to_save=inputs,
+                          outputs_to_save=outputs, kernel=kernel)
         return fn
     return deco
 
 
 _IN, _OUT = True, [0]   # (True: every input, here the one)
 
-register_gradient(K.NEG, lambda dy, saved, attrs: (run_kernel(K.NEG, dy),))
+register_gradient(K.NEG, lambda dy, saved, attrs: (run_kernel(K.NEG, dy),), kernel=K.NEG_GRAD)
 register_gradient(K.IDENTITY, lambda dy, saved, attrs: (dy,))
 _rule(K.ABS, _IN)(lambda dy, x: dy * x.sign())
 
 
 # the hottest rules call kernels directly (dy and the saved tensor share a dtype and shape)
 
-@register_gradient(K.EXP, outputs_to_save=_OUT)
+@register_gradient(K.EXP, outputs_to_save=_OUT, kernel=K.EXP_GRAD)
 def _exp(dy, saved, attrs):
     return (run_kernel(K.MUL, dy, saved[0]),)
 
 
-@register_gradient(K.TANH, outputs_to_save=_OUT)
+@register_gradient(K.TANH, outputs_to_save=_OUT, kernel=K.TANH_GRAD)
 def _tanh(dy, saved, attrs):
     (y,) = saved
     one = scalar_tensor(1, y._dtype, y._backend)
     return (run_kernel(K.MUL, dy, run_kernel(K.SUB, one, run_kernel(K.MUL, y, y))),)
 
 
-@register_gradient(K.SIGMOID, outputs_to_save=_OUT)
+@register_gradient(K.SIGMOID, outputs_to_save=_OUT, kernel=K.SIGMOID_GRAD)
 def _sigmoid(dy, saved, attrs):
     (y,) = saved
     one = scalar_tensor(1, y._dtype, y._backend)
     return (run_kernel(K.MUL, dy, run_kernel(K.MUL, y, run_kernel(K.SUB, one, y))),)
 
 
-@register_gradient(K.RELU, outputs_to_save=_OUT)
+@register_gradient(K.RELU, outputs_to_save=_OUT, kernel=K.RELU_GRAD)
 def _relu(dy, saved, attrs):
     (y,) = saved
     zero = scalar_tensor(0, y._dtype, y._backend)   # dy passes at NaN, as PyTorch's threshold_backward
     return (run_kernel(K.WHERE, run_kernel(K.LESS_EQUAL, y, zero), zero, dy),)
 
 
-_rule(K.LOG, _IN)(lambda dy, x: dy / x)
+_rule(K.LOG, _IN, kernel=K.LOG_GRAD)(lambda dy, x: dy / x)
 _rule(K.LOG2, _IN)(lambda dy, x: dy / (x * math.log(2)))
 _rule(K.LOG10, _IN)(lambda dy, x: dy / (x * math.log(10)))
 _rule(K.LOG1P, _IN)(lambda dy, x: dy / (x + 1))
@@ -115,7 +115,7 @@ def _clamp(dy, saved, attrs):
     return (_ops().where(inside, dy, 0.0),)
 
 
-@register_gradient(K.CAST)
+@register_gradient(K.CAST, kernel=K.CAST_GRAD)
 def _cast(dy, saved, attrs):
     dtype = saved.dtypes[0]
     return (dy.to(dtype) if dtype.is_floating else None,)

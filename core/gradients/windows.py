@@ -5,7 +5,7 @@ from ..engine import run_kernel
 from ..registry import register_gradient
 
 
-@register_gradient(K.IM2COL)
+@register_gradient(K.IM2COL, kernel=K.IM2COL_GRAD)
 def _im2col_grad(dy, saved, attrs):
     return (run_kernel(K.COL2IM, dy, output_size=tuple(saved.shapes[0][2:]), **attrs),)
 

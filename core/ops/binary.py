@@ -3,8 +3,6 @@ broadcasting, Python scalars on either side and PyTorch's type promotion.
 Also the in-place arithmetic methods (``add_``, ``x += y``, ...)."""
 from __future__ import annotations
 
-import sys
-
 from .. import kernel_names as K
 from ..dtypes import bool_, get_default_dtype
 from ..engine import _mode, run_kernel
@@ -316,52 +314,15 @@ def _bool_only(name: str, fn):
 # ---------------------------------------------------------------- in-place
 
 
-def inplace(self: Tensor, name: str, fn, *args, donate: bool = False, **kwargs) -> Tensor:
+def inplace(self: Tensor, name: str, fn, *args, **kwargs) -> Tensor:
     """Compute ``fn(self, *args, **kwargs)`` out of place and write it into ``self`` (op ``name``).
 
     When the op is recorded, the computation reads an alias of ``self``, so the value it saves for
-    backward is the old one and this very op does not trip the version check. ``donate``: ``fn``
-    runs exactly one arithmetic kernel (besides casts), so when nothing is recorded its result may
-    go into ``self``'s buffer (``_donation``)."""
+    backward is the old one and this very op does not trip the version check."""
     if not (_mode.enabled and (self.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args))):
-        donation = _donation(self) if donate else None   # nothing is recorded: nothing saves self
-        if donation is None:
-            return self._assign(fn(self, *args, **kwargs), name)
-        with donation:
-            new = fn(self, *args, **kwargs)
-        return self._assign(new, name)
+        return self._assign(fn(self, *args, **kwargs), name)
     src = self._alias()   # stands in for self among the arguments too
     return self._assign(fn(src, *[src if a is self else a for a in args], **kwargs), name)
-
-
-def _refs_when_alone():
-    """What ``_refcount(t._data)`` reads when only ``t`` holds its data, measured the same way
-    (interpreters differ in the references a call adds; None where there are no refcounts, or
-    where other threads run at once: a free-threaded build)."""
-    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
-        return None
-
-    class Holder:
-        __slots__ = ("_data",)
-    t = Holder()
-    t._data = object()
-    return _refcount(t._data)
-
-
-_refcount = getattr(sys, "getrefcount", None)
-_ALONE = _refs_when_alone()
-
-
-def _donation(t: Tensor) -> object:
-    """When ``t``'s data is held by ``t`` alone (no other tensor, saved value, view or user
-    reference), the data dies with an unrecorded in-place op, so the backend may write the result
-    into it (its ``donate(data)`` context, or None where the backend declines) instead of
-    allocating: a parameter update then costs what numpy's ``p -= lr * g`` does. Returns that
-    context, or None."""
-    if _ALONE is None or _refcount(t._data) != _ALONE:
-        return None
-    donate = getattr(t._backend, "donate", None)
-    return None if donate is None else donate(t._data)
 
 
 def add_(self, other, *, alpha=1):
@@ -371,7 +332,7 @@ def add_(self, other, *, alpha=1):
     >>> wg.tensor([1.0, 2.0]).add_(1).tolist()
     [2.0, 3.0]
     """
-    return inplace(self, "add_", add, other, alpha=alpha, donate=alpha == 1)
+    return inplace(self, "add_", add, other, alpha=alpha)
 
 
 def sub_(self, other, *, alpha=1):
@@ -381,7 +342,7 @@ def sub_(self, other, *, alpha=1):
     >>> wg.tensor([1.0, 2.0]).sub_(1).tolist()
     [0.0, 1.0]
     """
-    return inplace(self, "sub_", sub, other, alpha=alpha, donate=alpha == 1)
+    return inplace(self, "sub_", sub, other, alpha=alpha)
 
 
 def mul_(self, other):
@@ -391,7 +352,7 @@ def mul_(self, other):
     >>> wg.tensor([1.0, 2.0]).mul_(3).tolist()
     [3.0, 6.0]
     """
-    return inplace(self, "mul_", mul, other, donate=True)
+    return inplace(self, "mul_", mul, other)
 
 
 def div_(self, other, *, rounding_mode=None):
@@ -401,7 +362,7 @@ def div_(self, other, *, rounding_mode=None):
     >>> wg.tensor([1.0, 2.0]).div_(2).tolist()
     [0.5, 1.0]
     """
-    return inplace(self, "div_", div, other, rounding_mode=rounding_mode, donate=rounding_mode is None)
+    return inplace(self, "div_", div, other, rounding_mode=rounding_mode)
 
 
 def pow_(self, exponent):

@@ -67,7 +67,7 @@ class Adam(Optimizer):
                 beta1=beta1, beta2=beta2, eps=group["eps"], correction2=correction2, step_size=step_size,
                 maximize=bool(group["maximize"]))
             return new
-        inplace(p, f"{type(self).__name__}.step", update, donate=True)   # (cpu: into p's buffer when p alone holds it)
+        inplace(p, f"{type(self).__name__}.step", update)
 
     @staticmethod
     def _init_state(p, group, state):

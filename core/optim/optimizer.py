@@ -159,7 +159,7 @@ class Optimizer:
         """Update one parameter: ``p -= _update(...)`` in place."""
         grad = -p.grad if group.get("maximize") else p.grad
         delta = self._update(p, grad, group, self.state[p])
-        inplace(p, f"{type(self).__name__}.step", sub, delta, donate=True)
+        inplace(p, f"{type(self).__name__}.step", sub, delta)
 
     def _update(self, p, grad, group, state):
         """The step to subtract from the parameter (a tensor), updating ``state``; subclasses define it."""

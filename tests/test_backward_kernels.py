@@ -1,5 +1,6 @@
-"""Native VJPs (``register_vjp``): each cpu one equals its gradient rule, backward uses one only
-while it stands for the registered rule, and the op tests' ``test_native_vjps`` cover the ops."""
+"""Backward kernels (a rule's ``kernel``): each cpu one equals its gradient rule, backward runs one
+only while the registered rule names it, it is an ordinary kernel (the profiler sees it,
+``override_kernel`` replaces it), and the op tests' ``test_native_vjps`` cover the ops."""
 import numpy as np
 import pytest
 
@@ -16,7 +17,7 @@ def _a(*shape):
     return R.standard_normal(shape)
 
 
-# one call per kernel with a cpu native VJP: (inputs, attrs); broadcasting and unused inputs included
+# one call per kernel with a cpu backward kernel: (inputs, attrs); broadcasting and unused inputs included
 SAMPLES = {
     K.ADD: ([_a(3, 4), _a(4)], {}),
     K.SUB: ([_a(3, 1), _a(3, 4)], {}),
@@ -53,23 +54,24 @@ def _grads(kernel, arrays, attrs, create_graph):
     return wg.grad((y * w).sum(), floats, create_graph=create_graph)
 
 
-def test_every_cpu_vjp_has_a_sample():
-    assert set(SAMPLES) == set(registry._vjps["cpu"])
+def test_every_cpu_backward_kernel_has_a_sample():
+    named = {wg.get_gradient(k).kernel for k in SAMPLES}
+    assert named == {k + "Grad" for k in SAMPLES} == set(K.BACKWARD_KERNELS) & set(registry._kernels["cpu"])
 
 
 @pytest.mark.parametrize("kernel", sorted(SAMPLES))
-def test_cpu_vjp_equals_its_rule(kernel):
+def test_cpu_backward_kernel_equals_its_rule(kernel):
     arrays, attrs = SAMPLES[kernel]
     with wg.profile() as prof:
         native = _grads(kernel, arrays, attrs, create_graph=False)
-    assert prof.stats[kernel + "Grad"].calls >= 1           # the native VJP ran ...
+    assert prof.stats[kernel + "Grad"].calls >= 1           # the backward kernel ran ...
     rule = _grads(kernel, arrays, attrs, create_graph=True)  # ... and here the rule
     for n, r in zip(native, rule):
         assert n.dtype == r.dtype
-        assert_close(n, r, 1e-12, 1e-12, f"{kernel}: native VJP vs rule")
+        assert_close(n, r, 1e-12, 1e-12, f"{kernel}: backward kernel vs rule")
 
 
-def test_vjp_of_the_matmul_skips_inputs_without_grad():
+def test_backward_kernel_of_the_matmul_skips_inputs_without_grad():
     x, w = wg.tensor(_a(3, 4)), wg.tensor(_a(4, 2), requires_grad=True)
     with wg.profile() as prof:
         (x @ w).sum().backward()
@@ -77,33 +79,50 @@ def test_vjp_of_the_matmul_skips_inputs_without_grad():
     assert x.grad is None and w.grad is not None
 
 
-def test_an_overridden_rule_is_used_instead_of_the_native_vjp():
+def test_an_overridden_rule_is_used_instead_of_the_backward_kernel():
     x = wg.tensor([1.0, 2.0], requires_grad=True)
     with wg.override_gradient(K.EXP, lambda dy, saved, attrs: (dy * 7.0,)):
         x.exp().sum().backward()
     assert x.grad.tolist() == [7.0, 7.0]
     x.grad = None
     with wg.profile() as prof:
-        x.exp().sum().backward()                            # the built-in rule is back, and its VJP
+        x.exp().sum().backward()                            # the built-in rule is back, and its kernel
     assert prof.stats["ExpGrad"].calls == 1
     np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
 
 
-def test_register_vjp_needs_a_rule_to_stand_for():
-    with pytest.raises(KeyError, match="NoSuchKernel"):
-        wg.register_vjp("NoSuchKernel", "cpu", lambda dy, saved, node: (dy,))
+def test_override_kernel_of_a_backward_kernel_takes_effect():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    with wg.override_kernel(K.EXP_GRAD, "cpu", lambda dy, y, **_: (dy * 5.0,)):
+        x.exp().sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+    x.grad = None
+    x.exp().sum().backward()                                # the built-in kernel is back
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
 
 
-def test_a_vjp_returning_the_wrong_count_names_the_kernel():
-    wg.register_kernel("Twice", "cpu", lambda x: x * 2)
-    wg.register_gradient("Twice", lambda dy, saved, attrs: (dy * 2,))
+def test_a_backend_without_the_backward_kernel_runs_the_rule():
+    x = wg.tensor([1.0, 2.0], requires_grad=True)
+    kernel = wg.unregister_kernel(K.EXP_GRAD, "cpu")
     try:
-        wg.register_vjp("Twice", "cpu", lambda dy, saved, node: (dy * 2, dy))
+        with wg.profile() as prof:
+            x.exp().sum().backward()
+        assert "ExpGrad" not in prof.stats and prof.stats["Mul"].calls == 1   # the rule: dy * y
+    finally:
+        wg.register_kernel(K.EXP_GRAD, "cpu", kernel)
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_a_backward_kernel_returning_the_wrong_count_names_the_kernel():
+    wg.register_kernel("Twice", "cpu", lambda x: x * 2)
+    wg.register_gradient("Twice", lambda dy, saved, attrs: (dy * 2,), kernel="TwiceGrad")
+    wg.register_kernel("TwiceGrad", "cpu", lambda dy, **_: (dy * 2, dy))
+    try:
         x = wg.tensor([1.0], requires_grad=True)
         with pytest.raises(RuntimeError, match="'Twice' returned 2 gradients for 1 inputs"):
             wg.run_kernel("Twice", x).sum().backward()
     finally:
-        registry._vjps["cpu"].pop("Twice", None)
+        wg.unregister_kernel("TwiceGrad", "cpu")
         wg.unregister_gradient("Twice")
         wg.unregister_kernel("Twice", "cpu")
 
@@ -135,17 +154,17 @@ def test_an_in_place_change_before_the_forward_leaves_the_check_out_and_the_grad
     assert x.grad.tolist() == [4.0, 6.0]
 
 
-def test_native_backward_runs_quietly_and_restores_numpys_error_state():
+def test_backward_kernels_run_quietly_and_restore_numpys_error_state():
     before = np.geterr()
     x, y = wg.tensor([1.0, 1e30], requires_grad=True), wg.tensor([0.0, 1e-30], requires_grad=True)
     with np.errstate(all="raise"):   # a warning the pass let through would raise here
-        (x / y * 1e30).sum().backward()   # the Div VJP divides by zero and overflows
-        assert np.geterr()["divide"] == "raise"   # the pass's quiet scope is left behind it
+        (x / y * 1e30).sum().backward()   # the Div backward kernel divides by zero and overflows
+        assert np.geterr()["divide"] == "raise"   # its quiet scope is left behind it
     assert np.isinf(x.grad.numpy()).all() and np.isinf(y.grad.numpy()).all()
     assert np.geterr() == before
 
 
 def test_numpys_error_state_is_restored_when_a_native_pass_fails():
     before = np.geterr()
-    test_a_vjp_returning_the_wrong_count_names_the_kernel()
+    test_a_backward_kernel_returning_the_wrong_count_names_the_kernel()
     assert np.geterr() == before
