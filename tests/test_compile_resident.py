@@ -101,3 +101,52 @@ def test_an_adam_step_is_held_by_the_device_with_its_numbers_as_they_are(backend
     assert "replayed from Python" not in text and "runs eagerly" not in text, text
     assert ("held by the device" in text) == (backend != "cpu"), text
     assert "AdamStep(" in text and "step_size=<per-step" in text, text
+
+
+def _state_values(opt):
+    return [v for s in opt.state.values() for t in s.values() if isinstance(t, wg.Tensor) for v in t.flatten().tolist()]
+
+
+def test_a_held_replay_updates_parameters_and_optimizer_state_in_their_own_buffers(backend):
+    # the device writes a parameter's update and Adam's moments into the tensors' own buffers (copied there
+    # after the dispatches), as PyTorch's in-place updates do: the tensors stay, their versions move, an
+    # alias sees the new values; only the loss and the new .grad tensors are buffers handed out per replay
+    def adam(p):
+        return wg.optim.Adam(p, lr=0.01)
+    _, eager_losses, eager_params, (_, eager_opt, _, _) = _train(backend, False, adam)
+    fn, losses, params, (model, opt, x, y) = _train(backend, True, adam)
+    assert (losses, params) == (eager_losses, eager_params)
+    assert _state_values(opt) == _state_values(eager_opt)
+    p = model[0].weight
+    alias, data, version, moments = p.detach(), p._data, p._version, dict(opt.state[p])
+    before = p.tolist()
+    fn(x, y)
+    assert alias.tolist() == p.tolist() != before
+    assert p._version > version
+    if backend == "cpu":
+        return
+    held = next(e for e in fn.plans.values() if getattr(e.run_steps, "handle", None) is not None).run_steps
+    assert p._data is data and all(opt.state[p][k] is t for k, t in moments.items() if isinstance(t, wg.Tensor))
+    n_params = len(list(model.parameters()))
+    assert len(held.handle.copies if hasattr(held.handle, "copies") else held.into) == 3 * n_params
+    assert len(held.outs) == 1 + n_params, held.outs     # the loss and the gradients
+
+
+def test_an_update_the_outputs_backward_reads_gives_eager_gradients(backend):
+    # the updated parameter is saved for the output's backward: a held plan hands it out (not in place)
+    def run(compiled):
+        w = wg.ones(3, device=backend, requires_grad=True)
+
+        def step(x):
+            with wg.no_grad():
+                w.mul_(0.5)
+            return (x * w).sum()
+        fn = wg.compile(step) if compiled else step
+        got = []
+        for k in range(5):
+            x = wg.full((3,), float(k), device=backend, requires_grad=True)
+            out = fn(x)
+            out.backward()
+            got.append((out.item(), x.grad.tolist(), w.tolist()))
+        return got
+    assert run(True) == run(False)

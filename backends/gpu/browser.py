@@ -199,8 +199,9 @@ class BrowserDevice:
         self._ops.extend((_DISPATCH, pipeline, bind_group.id, uniform_offset, x, y, z))
 
     # ------------------------------------------------------------ compiled plans (resident.py)
-    def create_plan(self, uniforms: bytes, dispatches, writes) -> int:
-        """A compiled plan held by gpu.js (its id): uniform blocks, dispatches and per-step writes as words."""
+    def create_plan(self, uniforms: bytes, dispatches, writes, copies=()) -> int:
+        """A compiled plan held by gpu.js (its id): uniform blocks, dispatches, per-step writes and the copies
+        ending a replay (an in-place output into its tensor's buffer) as words."""
         words = array("I", [len(dispatches)])
         for pipe, offset, x, y, z, refs in dispatches:
             words.extend((pipe, offset, x, y, z, len(refs)))
@@ -209,6 +210,9 @@ class BrowserDevice:
         words.append(len(writes))
         for ref, offset, start, n in writes:
             words.extend((*_plan_ref(ref)[:2], offset, start, n))
+        words.append(len(copies))
+        for src, dst, n in copies:
+            words.extend((*_plan_ref(src), *_plan_ref(dst), n))
         return self._plan(uniforms, words)
 
     # ------------------------------------------------------------ recording and submission
