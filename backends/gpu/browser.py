@@ -215,11 +215,21 @@ class BrowserDevice:
             words.extend((*_plan_ref(src), *_plan_ref(dst), n))
         return self._plan(uniforms, words)
 
+    @staticmethod
+    def plan_buffers(storages: str) -> str:
+        """The expression a held plan's generated replay hands its buffers over with (``resident``), from
+        the expressions of their ``storages``: gpu.js's words, [id, size] per buffer.
+
+        >>> BrowserDevice.plan_buffers(["S[0]"])
+        "array('I', (S[0].buffer.id, S[0].size, ))"
+        """
+        return "array('I', (" + "".join(f"{s}.buffer.id, {s}.size, " for s in storages) + "))"
+
     # ------------------------------------------------------------ recording and submission
     def submit(self, copies=(), plan=None) -> None:
         """Hand the batch (bind groups, dispatches, ``copies``, uniforms) to gpu.js: one call; ``plan``
-        (handle, [(buffer, size)] of its inputs and outputs, per-step bytes): a compiled plan's replay
-        encoded after the batch, in the same call."""
+        (handle, the buffer id and size words of its inputs and outputs as ``plan_buffers`` writes them,
+        per-step bytes): a compiled plan's replay encoded after the batch, in the same call."""
         ops = self._ops
         for src, so, dst, do, n in copies:
             ops.extend((_COPY, src.id, so, dst.id, do, n))
@@ -231,11 +241,7 @@ class BrowserDevice:
         if plan is None:
             self._run(ops, buf.id, data, written)
             return
-        ext = array("I")
-        for b, size in plan[1]:
-            ext.append(b.id)
-            ext.append(size)
-        self._run(ops or None, buf.id, data, written, plan[0], ext, plan[2] or None)
+        self._run(ops or None, buf.id, data, written, plan[0], plan[1], plan[2] or None)
 
     def discard(self) -> None:
         """Drop the open batch after an error, keeping its bind groups (the runtime caches them)."""

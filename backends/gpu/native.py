@@ -185,6 +185,16 @@ class NativeDevice:
         p.end()
         self._n_timed = i + 1
 
+    @staticmethod
+    def plan_buffers(storages) -> str:
+        """The expression a held plan's generated replay hands its buffers over with (``resident``), from
+        the expressions of their ``storages``: a list of (buffer, size), as ``HostPlan.encode`` takes it.
+
+        >>> NativeDevice.plan_buffers(["S[0]"])
+        '[(S[0].buffer, S[0].size), ]'
+        """
+        return "[" + "".join(f"({s}.buffer, {s}.size), " for s in storages) + "]"
+
     def create_plan(self, uniforms: bytes, dispatches, writes, copies=()):
         """A compiled plan this device replays (``resident.HostPlan``)."""
         from .resident import HostPlan

@@ -267,8 +267,9 @@ class Resident:
     def _prepare(self) -> None:
         """What a replay does, prepared once as one generated function (``replay_source``)."""
         namespace = {"leases": self.be.leases, "flush": self.be.flush, "pack": struct.pack, "pack_one": _pack,
-                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes}
-        self.source = replay_source(self.ins, self.outs, self.numbers, self.result, namespace)
+                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes, "array": array.array}
+        self.source = replay_source(self.ins, self.outs, self.numbers, self.result, namespace,
+                                    self.be.device.plan_buffers)
         exec(compile(self.source, "<webgrad held plan>", "exec"), namespace)
         self.run = namespace["replay"]
 
@@ -284,10 +285,11 @@ class Resident:
         return self.run(tensors, extra, numbers)
 
 
-def replay_source(ins, outs, numbers, result, namespace) -> str:
+def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
     """The held plan's replay as one function ``replay(T, X, D)`` (``T`` the places' tensors, ``X`` the extra
     inputs, ``D`` the per-step numbers): the inputs' arrays read by position, the outputs' buffers leased in
-    one call, the per-step bytes packed in one ``struct.pack``, one submit, the results built, e.g.::
+    one call, the per-step bytes packed in one ``struct.pack``, one submit (the buffers as ``buffers``, the
+    device's ``plan_buffers``, writes them), the results built, e.g.::
 
         def replay(T, X, D):
             a0 = T[0]._data; a1 = T[2]._data
@@ -304,8 +306,7 @@ def replay_source(ins, outs, numbers, result, namespace) -> str:
         blob = f"pack({fmt!r}, " + "".join(f"D[{i}], " * n for i, n, _ in numbers) + ")" if numbers else "b''"
     else:
         blob = "b''.join([" + "".join(f"pack_one({code!r}, D[{i}], {n}), " for i, n, code in numbers) + "])"
-    ext = "".join(f"(S[{k}].buffer, S[{k}].size), " for k in range(len(ins) + len(outs)))
-    lines.append(f"    flush(plan=(handle, [{ext}], {blob}))")
+    lines.append(f"    flush(plan=(handle, {buffers([f'S[{k}]' for k in range(len(ins) + len(outs))])}, {blob}))")
     values = []
     for k, r in enumerate(result):
         if r[0] == "fixed":
