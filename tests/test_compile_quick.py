@@ -219,3 +219,32 @@ def test_a_tensor_the_walk_does_not_reach_is_written_back_by_the_replay(backend)
     t = box.inner.deep.t
     assert (t.tolist(), t._version, f.traces, f.replays) == ([4.0, 4.0], 4, 1, 3)
     assert [w[0] for p in f.plans.values() for w in p.plan.writes] == ["fixed"]
+
+
+def test_plain_positional_calls_take_the_generated_check_and_others_the_general_one(backend, walks):
+    model, opt, step, x, y = _setup(backend)
+    fn = wg.compile(step)
+    for _ in range(3):
+        fn(x, y)
+    assert fn._quick.check is not None and "def check(args, kwargs):" in fn._quick.source
+    before = walks[0]
+    fn(x, y)
+    assert walks[0] == before                       # the generated check accepted it
+    assert fn(x, y=y) is not None and walks[0] == before + 1   # a keyword: another layout, the call walks
+    g = wg.compile(lambda xs: xs[0] * 2 + xs[1])
+    for _ in range(3):
+        out = g([x, x + 1])
+    assert g._quick is not None and g._quick.check is None   # a list argument: the general check
+    assert out.tolist() == (x * 2 + (x + 1)).tolist()
+    f = wg.compile(lambda a, s: a * s)
+    for _ in range(3):
+        f(x, 2.0)
+    before = walks[0]
+    assert f(x, 3.0).tolist() == (x * 3.0).tolist() and walks[0] == before + 1   # another plain value
+    default = wg.get_default_dtype()
+    wg.set_default_dtype(wg.float64 if backend == "cpu" else wg.float16)
+    try:
+        f(x, 3.0)
+    finally:
+        wg.set_default_dtype(default)
+    assert walks[0] == before + 2                  # the default dtype is one of the modes

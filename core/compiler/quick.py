@@ -115,6 +115,7 @@ class _Watch(_Walk):
         super().optimizer(opt)
 
     def arguments(self, args, kwargs) -> None:
+        self.n_args = None if kwargs or any(type(a) in (list, tuple, dict) for a in args) else len(args)
         flat = _flatten((args, kwargs))
         self.arg_kinds = tuple(map(type, flat))
         self.arg_values = [a for a in flat if not isinstance(a, Tensor)]
@@ -197,6 +198,7 @@ class Quick:
         self.held = _positions([i for i, t in enumerate(found.tensors) if t is not None])
         self.signatures = list(map(_SIGNATURE, self.held(found.tensors)))
         self.modes = _modes()
+        self.check = None if walk.n_args is None else self._generated(walk.n_args, found.tensors)
 
     def _layout(self, places) -> None:
         """Where each place's tensor comes from: owners (parameters, fixed tensors), ``.grad`` of owners,
@@ -213,9 +215,19 @@ class Quick:
         self.same, self.grads, self.dicts, self.keys, self.args = same, grads, dicts, keys, args
         self.order = _positions([start[id(g)] + k for g, k in (at[i] for i in range(len(places)))])
 
+    def _generated(self, n_args: int, tensors):
+        """``_check`` for calls with ``n_args`` plain positional arguments, as one generated function
+        (``check_source``): each read, kind and signature compared in turn, the places' tensors read
+        straight from their owners."""
+        namespace = {"Found": Found, "reached": self.reached, "places": self.places, "key": self.key,
+                     "sig": _SIGNATURE, "mode": _mode, "dtypes": dtypes, "autocast": _autocast}
+        self.source = check_source(self, n_args, tensors, namespace)
+        exec(compile(self.source, "<webgrad quick guard>", "exec"), namespace)
+        return namespace["check"]
+
     def __call__(self, fn, args, kwargs):
         try:
-            return self._check(args, kwargs)
+            return (self._check if self.check is None else self.check)(args, kwargs)
         except (AttributeError, KeyError, TypeError, ValueError, IndexError):   # a container the walk read
             return None                                    # changed its shape: the call walks (and sees what)
 
@@ -239,6 +251,62 @@ class Quick:
         if list(map(_SIGNATURE, held)) != self.signatures or len(set(map(id, map(_DATA, held)))) != len(held):
             return None                                  # (two places sharing data: the key notes which)
         return Found(self.places, tensors, self.key, *self.reached)
+
+
+def check_source(q: Quick, n_args: int, tensors, namespace: dict) -> str:
+    """The text of ``q``'s check for calls with ``n_args`` plain positional arguments (see ``Quick._check``;
+    the names it uses are put in ``namespace``), e.g.::
+
+        def check(args, kwargs):
+            if kwargs or len(args) != 2: return None
+            a0, a1 = args
+            if type(a0) is not k0 or type(a1) is not k1: return None
+            if r0(o0) != g0 or r1(o1) != g1: return None
+            if mode.enabled is not m0 or ...: return None
+            t0 = a0; t1 = a1; t2 = p2; t3 = p2.grad
+            if type(t0) is not y0 or ...: return None
+            if sig(t0) != s0 or ...: return None
+            if len({id(t0._data), ...}) != 3: return None
+            return Found(places, [t0, t1, t2, t3], key, *reached)
+    """
+    def name(prefix, k, value):
+        namespace[f"{prefix}{k}"] = value
+        return f"{prefix}{k}"
+
+    def fails(tests):
+        return [f"    if {' or '.join(tests)}: return None"] if tests else []
+    a = [f"a{k}" for k in range(n_args)]
+    lines = ["def check(args, kwargs):", f"    if kwargs or len(args) != {n_args}: return None"]
+    if a:
+        lines.append(f"    {', '.join(a)}{',' if n_args == 1 else ''} = args")
+    lines += fails([f"type(a{k}) is not {name('k', k, kind)}" for k, kind in enumerate(q.arg_kinds)])
+    values = [k for k, kind in enumerate(q.arg_kinds) if not issubclass(kind, Tensor)]
+    lines += fails([f"id(a{k}) != {i}" for k, i in zip(values, q.arg_ids)])
+    lines += fails([f"{name('r', k, fn)}({name('o', k, obj)}) != {name('g', k, got)}"
+                    for k, (fn, obj, got) in enumerate(zip(q.fns, q.objs, q.got))])
+    enabled, inference, default, _ = q.modes
+    lines += fails([f"mode.enabled is not {name('m', 2, enabled)}", f"mode.inference is not {name('m', 3, inference)}",
+                    f"dtypes.default_float is not {name('m', 0, default)}",
+                    f"autocast.dtypes != {name('m', 1, dict(_autocast.dtypes))}"])
+    args = [k for k, kind in enumerate(q.arg_kinds) if issubclass(kind, Tensor)]
+    reads = []
+    for i, (kind, owner, key) in enumerate(q.places):
+        if kind == "arg":
+            reads.append(f"a{args[key]}")
+        elif kind in ("param", "fixed"):
+            reads.append(name("p", i, owner))
+        elif kind == "grad":
+            reads.append(f"{name('p', i, owner)}.grad")
+        else:    # a buffer's or a state's dict entry
+            reads.append(f"{name('p', i, owner)}.get({name('q', i, key)})")
+    lines += [f"    t{i} = {r}" for i, r in enumerate(reads)]
+    lines += fails([f"type(t{i}) is not {name('y', i, kind)}" for i, kind in enumerate(q.types)])
+    held = [i for i, t in enumerate(tensors) if t is not None]
+    lines += fails([f"sig(t{i}) != {name('s', i, sig)}" for i, sig in zip(held, q.signatures)])
+    if len(held) > 1:
+        lines += fails([f"len({{{', '.join(f'id(t{i}._data)' for i in held)}}}) != {len(held)}"])
+    lines.append(f"    return Found(places, [{', '.join(f't{i}' for i in range(len(reads)))}], key, *reached)")
+    return "\n".join(lines) + "\n"
 
 
 def _positions(indices):
