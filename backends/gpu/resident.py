@@ -5,9 +5,14 @@ Python at each replay. ``resident_plan`` goes further on the GPU backends: the f
 plan runs as before while a ``_Log`` notes every allocation, dispatch, upload and index check it
 makes; from those, every buffer the dispatches touch is one of
 
-* an **input** (the data of a place or of a tensor the step read): handed over at each replay;
+* an **input** (the data of a place or of a tensor the step read, where a dispatch reads it): handed
+  over at each replay;
 * an **output** (what the write-backs and the function's result take): a new pooled buffer per
-  replay, handed over with the inputs (they escape into tensors, so they cannot be reused);
+  replay, handed over with the inputs (they escape into tensors, so they cannot be reused) -- except
+  where the output replaces the data of a tensor the step read (a parameter's update, an optimizer's
+  state: ``replay.replaced_data``): the plan writes it into a buffer of its own and copies that into
+  the tensor's buffer after its dispatches, so the tensor keeps its buffer, updated in place as
+  PyTorch's are (a dispatch cannot read and write one buffer);
 * **fixed**: the plan's own intermediates and constants, leased for the plan's life.
 
 The device then holds the plan (``device.create_plan``: in the browser gpu.js keeps it, with its
@@ -15,7 +20,7 @@ uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is
 outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
 step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
 hold as they are) packed into a few bytes, submitted with the open batch in one
-call (``GpuBackend.flush(plan=...)``). Bind groups are made once per set of buffers (the pool hands a
+call (``GpuBackend.flush(plan=...)``) by one generated function (``replay_source``). Bind groups are made once per set of buffers (the pool hands a
 step's outputs back in a short cycle, so a few sets recur).
 
 A replay that cannot run so (device timing on, an index check with another flags slot since the

@@ -199,20 +199,8 @@ class GpuBackend:
     def leases(self, sizes) -> list:
         """Leases for ``sizes`` ((size class, upload) pairs, as ``alloc`` takes them), in one call: the
         buffers a held plan's replay hands out (``resident``)."""
-        used, submits, batch, pool, out, total = self._used, self.submits, self._batch_free, self._pool, [], 0
-        for size, upload in sizes:         # (``_lease`` per size, its bookkeeping once: a replay's hot path)
-            used[size] = submits
-            free = (not upload and batch.get(size)) or pool.get(size)
-            if free:
-                buf = free.pop()
-                self.pooled -= size
-            else:
-                buf = self.device.create_buffer(size)
-                self._owned.add(buf)
-            total += size
-            out.append(Storage(self, buf, size))
-        self.in_use += total
-        return out
+        lease = self._lease
+        return [lease(size, upload) for size, upload in sizes]
 
     def _largest_class(self, n: int, shape, what: str, dtype=float32) -> int:
         """The size class of ``n`` bytes past the last power of two a buffer may hold (the
