@@ -151,7 +151,7 @@ class Resident:
             values = walk(plan, self.steps, tensors, extra, numbers, log)
         self.why = self._describe(log, values, numbers) if log.ok else "a readback inside the step"
         if self.why is None and self.into:   # this replay's in-place outputs, as the held plan's copies make them
-            self.be.flush(copies=[(values[s].storage.buffer, 0, values[i].storage.buffer, 0, values[i].storage.size)
+            self.be.flush(copies=[(values[s].storage.buffer, 0, values[i].storage.buffer, 0, _span(values[i]))
                                   for s, i in self.into.items()])
             values.update({s: values[i] for s, i in self.into.items()})
         return tuple([values[s] for s in self.needed])
@@ -172,7 +172,7 @@ class Resident:
         ins = [values[s] for s in slots]
         made = {id(a.storage): (a, upload) for a, upload in log.allocs}
         self.into = _in_place(self.replaced, values, made, where, ins, self.needed)
-        copies = [(_fixed(values[s].storage), where[id(values[i].storage)], values[i].storage.size)
+        copies = [(_fixed(values[s].storage), where[id(values[i].storage)], _span(values[i]))
                   for s, i in self.into.items()]
         self.into_ref = {s: where[id(values[i].storage)][1] for s, i in self.into.items()}
         self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
@@ -370,6 +370,11 @@ class HostPlan:
 
 def _fixed(storage) -> tuple:
     return FIXED, storage.buffer, storage.size
+
+
+def _span(a) -> int:
+    """The bytes an in-place output's copy moves: ``a``'s data, to a whole word (within any buffer holding it)."""
+    return (a.nbytes + 3) & ~3
 
 
 def _in_place(replaced, values, made, where, ins, needed) -> dict:
