@@ -109,8 +109,10 @@ def _state_values(opt):
 
 def test_a_held_replay_updates_parameters_and_optimizer_state_in_their_own_buffers(backend):
     # the device writes a parameter's update and Adam's moments into the tensors' own buffers (copied there
-    # after the dispatches), as PyTorch's in-place updates do: the tensors stay, their versions move, an
-    # alias sees the new values; only the loss and the new .grad tensors are buffers handed out per replay
+    # after the dispatches), as PyTorch's in-place updates do: the tensors keep their data, their versions
+    # move; only the loss and the new .grad tensors are buffers handed out per replay
+    import weakref
+
     def adam(p):
         return wg.optim.Adam(p, lr=0.01)
     _, eager_losses, eager_params, (_, eager_opt, _, _) = _train(backend, False, adam)
@@ -118,18 +120,35 @@ def test_a_held_replay_updates_parameters_and_optimizer_state_in_their_own_buffe
     assert (losses, params) == (eager_losses, eager_params)
     assert _state_values(opt) == _state_values(eager_opt)
     p = model[0].weight
-    alias, data, version, moments = p.detach(), p._data, p._version, dict(opt.state[p])
-    before = p.tolist()
+    data, version, moments, before = weakref.ref(p._data), p._version, dict(opt.state[p]), p.tolist()
     fn(x, y)
-    assert alias.tolist() == p.tolist() != before
-    assert p._version > version
+    assert p.tolist() != before and p._version > version
     if backend == "cpu":
         return
     held = next(e for e in fn.plans.values() if getattr(e.run_steps, "handle", None) is not None).run_steps
-    assert p._data is data and all(opt.state[p][k] is t for k, t in moments.items() if isinstance(t, wg.Tensor))
+    assert p._data is data() and all(opt.state[p][k] is t for k, t in moments.items() if isinstance(t, wg.Tensor))
     n_params = len(list(model.parameters()))
-    assert len(held.handle.copies if hasattr(held.handle, "copies") else held.into) == 3 * n_params
+    assert len(held.into) == 3 * n_params                # each parameter, its exp_avg and exp_avg_sq
     assert len(held.outs) == 1 + n_params, held.outs     # the loss and the gradients
+
+
+def test_a_parameter_whose_data_something_else_holds_gets_new_data_as_eagerly(backend):
+    # (the held plan writes in place only what nothing but its tensor holds; else that call replays from
+    # Python, whose update gives the tensor new data, as eager's does: the array held keeps its values)
+    _, eager_losses, eager_params, _ = _train(backend, False, _sgd)
+    fn, losses, params, (model, opt, x, y) = _train(backend, True, _sgd)
+    p = model[0].weight
+    held_data, alias, before = p._data, p.detach(), p.tolist()
+    replays = getattr(fn.last.run_steps, "replays", None)
+    fn(x, y)
+    assert p._data is not held_data and alias.tolist() == p.tolist() != before
+    assert wg.Tensor._wrap(held_data, p._backend).tolist() == before
+    if backend != "cpu":
+        assert fn.last.run_steps.replays == replays      # not a held replay
+    del held_data, alias
+    fn(x, y)                                            # nothing else holds it now: held again
+    if backend != "cpu":
+        assert fn.last.run_steps.replays == replays + 1
 
 
 def test_an_update_the_outputs_backward_reads_gives_eager_gradients(backend):

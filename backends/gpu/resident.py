@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import array
 import struct
+import sys
 
 from .program import UNIFORM_SLOT
 from .runtime import GpuArray
@@ -150,10 +151,6 @@ class Resident:
         with log:
             values = walk(plan, self.steps, tensors, extra, numbers, log)
         self.why = self._describe(log, values, numbers) if log.ok else "a readback inside the step"
-        if self.why is None and self.into:   # this replay's in-place outputs, as the held plan's copies make them
-            self.be.flush(copies=[(values[s].storage.buffer, 0, values[i].storage.buffer, 0, _span(values[i]))
-                                  for s, i in self.into.items()])
-            values.update({s: values[i] for s, i in self.into.items()})
         return tuple([values[s] for s in self.needed])
 
     def _describe(self, log, values, numbers):
@@ -172,8 +169,6 @@ class Resident:
         ins = [values[s] for s in slots]
         made = {id(a.storage): (a, upload) for a, upload in log.allocs}
         self.into = _in_place(self.replaced, values, made, where, ins, self.needed)
-        copies = [(_fixed(values[s].storage), where[id(values[i].storage)], _span(values[i]))
-                  for s, i in self.into.items()]
         self.into_ref = {s: where[id(values[i].storage)][1] for s, i in self.into.items()}
         self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
         for s in self.needed:
@@ -184,8 +179,12 @@ class Resident:
                 self.outs.append((first.shape, first.dtype, upload))
                 self.sizes.append((a.storage.size, upload))
         share = _shared(log, where, {id(values[s].storage) for s in self.into})   # (copied after the dispatches)
+        own = {s: self.be.alloc(values[s].shape, values[s].dtype) for s in self.into}   # (this replay's become
+        share.update({id(values[s].storage): a.storage for s, a in own.items()})     # the tensors' data)
+        copies = [(_fixed(own[s].storage), where[id(values[i].storage)], _span(values[i])) for s, i in self.into.items()]
         self.keep = [a for a in [a for a, _ in log.allocs] + [a for _, arrays, _ in log.records for a in arrays]
                      if id(a.storage) not in where and share.get(id(a.storage), a.storage) is a.storage]
+        self.keep += own.values()
         # the fixed buffers, leased for the plan's life (intermediates whose uses do not overlap share one)
         self.result = [("input", self.into_ref[s]) if s in self.into else self._ref(values[s], where)
                        for s in self.needed]
@@ -272,7 +271,8 @@ class Resident:
     def _prepare(self) -> None:
         """What a replay does, prepared once as one generated function (``replay_source``)."""
         namespace = {"leases": self.be.leases, "flush": self.be.flush, "pack": struct.pack, "pack_one": _pack,
-                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes, "array": array.array}
+                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes, "array": array.array,
+                     "count": sys.getrefcount, "alone": _ALONE}
         self.source = replay_source(self.ins, self.outs, self.numbers, self.result, namespace,
                                     self.be.device.plan_buffers)
         exec(compile(self.source, "<webgrad held plan>", "exec"), namespace)
@@ -286,8 +286,10 @@ class Resident:
             flags, got = be.index_flags(label, size)
             if got != slot or flags.storage is not storage:
                 return None
-        self.replays += 1
-        return self.run(tensors, extra, numbers)
+        out = self.run(tensors, extra, numbers)
+        if out is not None:
+            self.replays += 1
+        return out
 
 
 def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
@@ -304,6 +306,9 @@ def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
     """
     lines = ["def replay(T, X, D):"]
     lines += [f"    a{k} = {'T' if kind == 'place' else 'X'}[{i}]._data" for k, (kind, i) in enumerate(ins)]
+    alone = [f"count(a{r[1]}) != alone" for r in result if r[0] == "input"]
+    if alone:                 # an in-place target something else holds: the Python replay gives it new data
+        lines.append(f"    if {' or '.join(alone)}: return None")
     stores = "".join(f"a{k}.storage, " for k in range(len(ins)))
     lines.append(f"    S = [{stores}]" + (" + leases(sizes)" if outs else ""))
     if all(code in "fiI" for _, _, code in numbers):   # (a 64-bit seed's halves are packed one by one)
@@ -383,7 +388,7 @@ def _in_place(replaced, values, made, where, ins, needed) -> dict:
     end of each replay), of the input's shape, dtype and size, the input handed over, shared by no other
     input, replaced by no other output, and the output's buffer by no other result."""
     out, taken = {}, set()
-    for s, i in replaced.items():
+    for s, i in replaced.items() if _ALONE is not None else ():
         a, b = values[s], values[i]
         ka, kb = id(a.storage), id(b.storage)
         if (ka in made and not made[ka][1] and ka not in where and kb in where and kb not in taken
@@ -393,6 +398,25 @@ def _in_place(replaced, values, made, where, ins, needed) -> dict:
             out[s] = i
             taken.add(kb)
     return out
+
+
+def _refs_when_alone():
+    """What ``sys.getrefcount(a0)`` reads in a held plan's generated replay (``a0 = T[0]._data``) when only
+    the tensor holds its data; None where there are no refcounts or other threads run at once (a
+    free-threaded build): then nothing is written in place."""
+    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return None
+
+    class Holder:
+        __slots__ = ("_data",)
+    namespace = {"count": sys.getrefcount}
+    exec("def replay(T):\n    a0 = T[0]._data\n    return count(a0)", namespace)
+    t = Holder()
+    t._data = GpuArray(None, (1,), None)
+    return namespace["replay"]([t])
+
+
+_ALONE = _refs_when_alone()
 
 
 def _shared(log, where, pinned=()) -> dict:
