@@ -132,8 +132,9 @@ class Resident:
     def state(self) -> str:
         """How this plan replays, for ``explain()``."""
         if self.handle is not None:
+            written = f"; {len(self.into)} outputs written into their tensors' own buffers" if self.into else ""
             return (f"held by the device: {self.dispatches} dispatches submitted in one call per replay "
-                    f"({self.replays} so far)")
+                    f"({self.replays} so far){written}")
         return f"replayed from Python: {self.why}" if self.why else "held by the device after its first replay"
 
     def __call__(self, tensors, extra, numbers, read):
