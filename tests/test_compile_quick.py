@@ -221,30 +221,48 @@ def test_a_tensor_the_walk_does_not_reach_is_written_back_by_the_replay(backend)
     assert [w[0] for p in f.plans.values() for w in p.plan.writes] == ["fixed"]
 
 
-def test_plain_positional_calls_take_the_generated_check_and_others_the_general_one(backend, walks):
-    model, opt, step, x, y = _setup(backend)
-    fn = wg.compile(step)
-    for _ in range(3):
-        fn(x, y)
-    assert fn._quick.check is not None and "def check(args, kwargs):" in fn._quick.source
-    before = walks[0]
-    fn(x, y)
-    assert walks[0] == before                       # the generated check accepted it
-    assert fn(x, y=y) is not None and walks[0] == before + 1   # a keyword: another layout, the call walks
-    g = wg.compile(lambda xs: xs[0] * 2 + xs[1])
-    for _ in range(3):
-        out = g([x, x + 1])
-    assert g._quick is not None and g._quick.check is None   # a list argument: the general check
-    assert out.tolist() == (x * 2 + (x + 1)).tolist()
-    f = wg.compile(lambda a, s: a * s)
-    for _ in range(3):
-        f(x, 2.0)
-    before = walks[0]
-    assert f(x, 3.0).tolist() == (x * 3.0).tolist() and walks[0] == before + 1   # another plain value
-    default = wg.get_default_dtype()
-    wg.set_default_dtype(wg.float64 if backend == "cpu" else wg.float16)
+def _same_answer(q, args, kwargs=None):
+    """The generated guard and the general check give the same answer (None, or the same places, key and tensors)."""
+    kwargs = kwargs or {}
+    got = q(None, args, kwargs)
     try:
-        f(x, 3.0)
-    finally:
-        wg.set_default_dtype(default)
-    assert walks[0] == before + 2                  # the default dtype is one of the modes
+        want = quick_module.Quick._check(q, args, kwargs)
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+        want = None
+    assert (got is None) == (want is None)
+    if got is not None:
+        assert got.key == want.key and got.places is want.places and list(got.tensors) == list(want.tensors)
+    return got
+
+
+def test_the_generated_guard_answers_as_the_general_check(backend):
+    """A walk over plain positional arguments gets its quick guard as one generated function (its text in
+    ``_check.source``); over each change the walk would see, it answers as ``Quick._check`` does."""
+    model, opt, step, x, y = _setup(backend)
+    step(x, y)                                        # .grad and momentum state exist
+    found, q = quick_module.watch(step, (x, y), {})
+    assert "def check(args, kwargs):" in q._check.source and "return Found(PLACES" in q._check.source
+    assert _same_answer(q, (x.clone(), y.clone())) is not None
+    assert _same_answer(q, (x[:3].clone(), y[:3].clone())) is None                  # another shape
+    assert _same_answer(q, (x.half(), y)) is None                                    # another dtype
+    assert _same_answer(q, (x, y, 1)) is None and _same_answer(q, (x,), {"y": y}) is None
+    assert _same_answer(q, (x, y.tolist())) is None                                  # not a tensor
+    assert _same_answer(q, (x, x)) is None                                           # two places sharing data
+    with wg.no_grad():
+        assert _same_answer(q, (x, y)) is None                                       # grad mode
+    model[0].weight.requires_grad_(False)
+    assert _same_answer(q, (x, y)) is None
+    model[0].weight.requires_grad_(True)
+    model[0].weight.grad = None                                                      # a place emptied
+    assert _same_answer(q, (x, y)) is None
+    opt.param_groups[0]["momentum"] = 0.5                                            # a guarded option
+    assert _same_answer(q, (x, y)) is None
+
+
+def test_a_walk_over_keywords_or_containers_keeps_the_general_check(backend):
+    _, _, step, x, y = _setup(backend)
+    for args, kwargs in (((x,), {"y": y}), (([x, y],), {})):
+        fn = (lambda x, y: step(x, y)) if kwargs else (lambda xy: step(*xy))
+        _, q = quick_module.watch(fn, args, kwargs)
+        assert not hasattr(q._check, "source")
+        assert q(fn, args, kwargs) is not None
