@@ -101,3 +101,71 @@ def test_an_adam_step_is_held_by_the_device_with_its_numbers_as_they_are(backend
     assert "replayed from Python" not in text and "runs eagerly" not in text, text
     assert ("held by the device" in text) == (backend != "cpu"), text
     assert "AdamStep(" in text and "step_size=<per-step" in text, text
+
+
+def _state_values(opt):
+    return [v for s in opt.state.values() for t in s.values() if isinstance(t, wg.Tensor) for v in t.flatten().tolist()]
+
+
+def test_a_held_replay_updates_parameters_and_optimizer_state_in_their_own_buffers(backend):
+    # the device writes a parameter's update and Adam's moments into the tensors' own buffers (copied there
+    # after the dispatches), as PyTorch's in-place updates do: the tensors keep their data, their versions
+    # move; only the loss and the new .grad tensors are buffers handed out per replay
+    import weakref
+
+    def adam(p):
+        return wg.optim.Adam(p, lr=0.01)
+    _, eager_losses, eager_params, (_, eager_opt, _, _) = _train(backend, False, adam)
+    fn, losses, params, (model, opt, x, y) = _train(backend, True, adam)
+    assert (losses, params) == (eager_losses, eager_params)
+    assert _state_values(opt) == _state_values(eager_opt)
+    p = model[0].weight
+    data, version, moments, before = weakref.ref(p._data), p._version, dict(opt.state[p]), p.tolist()
+    fn(x, y)
+    assert p.tolist() != before and p._version > version
+    if backend == "cpu":
+        return
+    held = next(e for e in fn.plans.values() if getattr(e.run_steps, "handle", None) is not None).run_steps
+    assert p._data is data() and all(opt.state[p][k] is t for k, t in moments.items() if isinstance(t, wg.Tensor))
+    n_params = len(list(model.parameters()))
+    assert len(held.into) == 3 * n_params                # each parameter, its exp_avg and exp_avg_sq
+    assert len(held.outs) == 1 + n_params, held.outs     # the loss and the gradients
+
+
+def test_a_parameter_whose_data_something_else_holds_gets_new_data_as_eagerly(backend):
+    # (the held plan writes in place only what nothing but its tensor holds; else that call replays from
+    # Python, whose update gives the tensor new data, as eager's does: the array held keeps its values)
+    _, eager_losses, eager_params, _ = _train(backend, False, _sgd)
+    fn, losses, params, (model, opt, x, y) = _train(backend, True, _sgd)
+    p = model[0].weight
+    held_data, alias, before = p._data, p.detach(), p.tolist()
+    replays = getattr(fn.last.run_steps, "replays", None)
+    fn(x, y)
+    assert p._data is not held_data and alias.tolist() == p.tolist() != before
+    assert wg.Tensor._wrap(held_data, p._backend).tolist() == before
+    if backend != "cpu":
+        assert fn.last.run_steps.replays == replays      # not a held replay
+    del held_data, alias
+    fn(x, y)                                            # nothing else holds it now: held again
+    if backend != "cpu":
+        assert fn.last.run_steps.replays == replays + 1
+
+
+def test_an_update_the_outputs_backward_reads_gives_eager_gradients(backend):
+    # the updated parameter is saved for the output's backward: a held plan hands it out (not in place)
+    def run(compiled):
+        w = wg.ones(3, device=backend, requires_grad=True)
+
+        def step(x):
+            with wg.no_grad():
+                w.mul_(0.5)
+            return (x * w).sum()
+        fn = wg.compile(step) if compiled else step
+        got = []
+        for k in range(5):
+            x = wg.full((3,), float(k), device=backend, requires_grad=True)
+            out = fn(x)
+            out.backward()
+            got.append((out.item(), x.grad.tolist(), w.tolist()))
+        return got
+    assert run(True) == run(False)

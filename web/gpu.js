@@ -26,7 +26,9 @@
 //                                            buffer of its own) and its dispatches, each [pipeline, uniform offset,
 //                                            x, y, z, n, (kind, value, size) * n] (kind 0: buffer id, 1: index into
 //                                            a replay's ext, 2: the plan's uniforms), then its per-step writes, each
-//                                            [kind, value, offset, start, length] of stepBytes. Bind groups are made
+//                                            [kind, value, offset, start, length] of stepBytes, then the copies ending
+//                                            a replay (an in-place output into its tensor's buffer), each [(kind,
+//                                            value, size) of the source, of the target, length]. Bind groups are made
 //                                            once per set of ext buffers (PLAN_GROUP_SETS kept)
 //     drain()                             -> Promise<null | string>: the validation errors of every batch
 //                                            submitted since the last drain (and forgets them)
@@ -178,7 +180,7 @@
       const [wb, releaseWords] = bytes(words);
       const w = new Uint32Array(wb.buffer, wb.byteOffset, wb.byteLength >> 2).slice();
       releaseWords();
-      const p = {uniform, dispatches: [], writes: [], sets: new Map(), misses: 0};
+      const p = {uniform, dispatches: [], writes: [], copies: [], sets: new Map(), misses: 0};
       let i = 1;
       for (let d = 0; d < w[0]; d++) {
         const n = w[i + 5], refs = [];
@@ -193,6 +195,8 @@
       }
       const nWrites = w[i++];
       for (let k = 0; k < nWrites; k++, i += 5) p.writes.push(w.slice(i, i + 5));
+      const nCopies = w[i++];
+      for (let k = 0; k < nCopies; k++, i += 7) p.copies.push(w.slice(i, i + 7));
       for (const d of p.dispatches) if (!d.ext) d.group = planGroup(p, d, null);
       plans.push(p);
       return plans.length - 1;
@@ -234,6 +238,13 @@
       }
     }
 
+    function copyPlan(p, encoder, ext) {   // a replay's closing copies, after its compute pass
+      for (const c of p.copies) {
+        encoder.copyBufferToBuffer(planBuffer(p, c[0], [c[1], c[2]], ext)[0], 0,
+                                   planBuffer(p, c[3], [c[4], c[5]], ext)[0], 0, c[6]);
+      }
+    }
+
     function run(ops, uniformId, uniformData, data, planId, ext, stepBytes) {
       count++;
       const [opBytes, releaseOps] = ops === null || ops === undefined ? [new Uint8Array(0), () => {}] : bytes(ops);
@@ -270,19 +281,21 @@
             default: throw new Error(`webgrad gpu.js: unknown op ${w[i]} at word ${i}`);
           }
         }
+        let planExt = null;
         if (planId !== undefined && planId !== null) {
           if (pass === null) pass = encoder.beginComputePass();
           const [extBytes, releaseExt] = bytes(ext);
           const [stepView, releaseStep] = stepBytes === null || stepBytes === undefined ? [null, () => {}] : bytes(stepBytes);
           try {
-            encodePlan(plans[planId], pass, new Uint32Array(extBytes.buffer, extBytes.byteOffset, extBytes.byteLength >> 2),
-                       stepView);
+            planExt = new Uint32Array(extBytes.buffer, extBytes.byteOffset, extBytes.byteLength >> 2).slice();
+            encodePlan(plans[planId], pass, planExt, stepView);
           } finally {
             releaseExt();
             releaseStep();
           }
         }
         if (pass !== null) pass.end();
+        if (planExt !== null) copyPlan(plans[planId], encoder, planExt);
         if (uniformData !== null && uniformData !== undefined) writeBytes(uniformId, 0, uniformData);
         queue.submit([encoder.finish()]);
         for (const id of doomed) { buffers.get(id).destroy(); buffers.delete(id); }

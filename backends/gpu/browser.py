@@ -199,8 +199,9 @@ class BrowserDevice:
         self._ops.extend((_DISPATCH, pipeline, bind_group.id, uniform_offset, x, y, z))
 
     # ------------------------------------------------------------ compiled plans (resident.py)
-    def create_plan(self, uniforms: bytes, dispatches, writes) -> int:
-        """A compiled plan held by gpu.js (its id): uniform blocks, dispatches and per-step writes as words."""
+    def create_plan(self, uniforms: bytes, dispatches, writes, copies=()) -> int:
+        """A compiled plan held by gpu.js (its id): uniform blocks, dispatches, per-step writes and the copies
+        ending a replay (an in-place output into its tensor's buffer) as words."""
         words = array("I", [len(dispatches)])
         for pipe, offset, x, y, z, refs in dispatches:
             words.extend((pipe, offset, x, y, z, len(refs)))
@@ -209,13 +210,26 @@ class BrowserDevice:
         words.append(len(writes))
         for ref, offset, start, n in writes:
             words.extend((*_plan_ref(ref)[:2], offset, start, n))
+        words.append(len(copies))
+        for src, dst, n in copies:
+            words.extend((*_plan_ref(src), *_plan_ref(dst), n))
         return self._plan(uniforms, words)
+
+    @staticmethod
+    def plan_buffers(storages: str) -> str:
+        """The expression a held plan's generated replay hands its buffers over with (``resident``), from
+        the expressions of their ``storages``: gpu.js's words, [id, size] per buffer.
+
+        >>> BrowserDevice.plan_buffers(["S[0]"])
+        "array('I', (S[0].buffer.id, S[0].size, ))"
+        """
+        return "array('I', (" + "".join(f"{s}.buffer.id, {s}.size, " for s in storages) + "))"
 
     # ------------------------------------------------------------ recording and submission
     def submit(self, copies=(), plan=None) -> None:
         """Hand the batch (bind groups, dispatches, ``copies``, uniforms) to gpu.js: one call; ``plan``
-        (handle, [(buffer, size)] of its inputs and outputs, per-step bytes): a compiled plan's replay
-        encoded after the batch, in the same call."""
+        (handle, the buffer id and size words of its inputs and outputs as ``plan_buffers`` writes them,
+        per-step bytes): a compiled plan's replay encoded after the batch, in the same call."""
         ops = self._ops
         for src, so, dst, do, n in copies:
             ops.extend((_COPY, src.id, so, dst.id, do, n))
@@ -227,11 +241,7 @@ class BrowserDevice:
         if plan is None:
             self._run(ops, buf.id, data, written)
             return
-        ext = array("I")
-        for b, size in plan[1]:
-            ext.append(b.id)
-            ext.append(size)
-        self._run(ops or None, buf.id, data, written, plan[0], ext, plan[2] or None)
+        self._run(ops or None, buf.id, data, written, plan[0], plan[1], plan[2] or None)
 
     def discard(self) -> None:
         """Drop the open batch after an error, keeping its bind groups (the runtime caches them)."""

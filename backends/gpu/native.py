@@ -185,17 +185,29 @@ class NativeDevice:
         p.end()
         self._n_timed = i + 1
 
-    def create_plan(self, uniforms: bytes, dispatches, writes):
+    @staticmethod
+    def plan_buffers(storages) -> str:
+        """The expression a held plan's generated replay hands its buffers over with (``resident``), from
+        the expressions of their ``storages``: a list of (buffer, size), as ``HostPlan.encode`` takes it.
+
+        >>> NativeDevice.plan_buffers(["S[0]"])
+        '[(S[0].buffer, S[0].size), ]'
+        """
+        return "[" + "".join(f"({s}.buffer, {s}.size), " for s in storages) + "]"
+
+    def create_plan(self, uniforms: bytes, dispatches, writes, copies=()):
         """A compiled plan this device replays (``resident.HostPlan``)."""
         from .resident import HostPlan
-        return HostPlan(self, uniforms, dispatches, writes)
+        return HostPlan(self, uniforms, dispatches, writes, copies)
 
     def submit(self, copies=(), plan=None) -> None:
         """End the open pass, append buffer copies (src, src_offset, dst, dst_offset, size), submit;
         ``plan`` (handle, buffers, per-step bytes): a compiled plan's dispatches recorded after the open
-        batch's."""
+        batch's, its own copies after the pass."""
         if plan is not None:
             plan[0].encode(self, plan[1], plan[2])
+            if plan[0].copies:                     # its in-place outputs, after its dispatches
+                copies = [*copies, *plan[0].copied(plan[1])]
         enc = self._encoder
         if self._pass is not None:
             self._pass.end()

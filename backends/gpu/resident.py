@@ -5,9 +5,14 @@ Python at each replay. ``resident_plan`` goes further on the GPU backends: the f
 plan runs as before while a ``_Log`` notes every allocation, dispatch, upload and index check it
 makes; from those, every buffer the dispatches touch is one of
 
-* an **input** (the data of a place or of a tensor the step read): handed over at each replay;
+* an **input** (the data of a place or of a tensor the step read, where a dispatch reads it): handed
+  over at each replay;
 * an **output** (what the write-backs and the function's result take): a new pooled buffer per
-  replay, handed over with the inputs (they escape into tensors, so they cannot be reused);
+  replay, handed over with the inputs (they escape into tensors, so they cannot be reused) -- except
+  where the output replaces the data of a tensor the step read (a parameter's update, an optimizer's
+  state: ``replay.replaced_data``): the plan writes it into a buffer of its own and copies that into
+  the tensor's buffer after its dispatches, so the tensor keeps its buffer, updated in place as
+  PyTorch's are (a dispatch cannot read and write one buffer);
 * **fixed**: the plan's own intermediates and constants, leased for the plan's life.
 
 The device then holds the plan (``device.create_plan``: in the browser gpu.js keeps it, with its
@@ -15,7 +20,7 @@ uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is
 outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
 step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
 hold as they are) packed into a few bytes, submitted with the open batch in one
-call (``GpuBackend.flush(plan=...)``). Bind groups are made once per set of buffers (the pool hands a
+call (``GpuBackend.flush(plan=...)``) by one generated function (``replay_source``). Bind groups are made once per set of buffers (the pool hands a
 step's outputs back in a short cycle, so a few sets recur).
 
 A replay that cannot run so (device timing on, an index check with another flags slot since the
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import array
 import struct
-from operator import attrgetter, itemgetter
+import sys
 
 from .program import UNIFORM_SLOT
 from .runtime import GpuArray
@@ -117,17 +122,19 @@ class Resident:
     'held by the device: 29 dispatches submitted in one call per replay (1 so far)'
     """
 
-    def __init__(self, be, plan, needed, fallback, steps):
+    def __init__(self, be, plan, needed, fallback, steps, replaced=None):
         self.be, self.plan, self.needed, self.fallback, self.steps = be, plan, needed, fallback, steps
-        self.handle, self.why = None, None
+        self.replaced = replaced or {}    # {slot: input slot}: may be written into the input's buffer
+        self.handle, self.why, self.into = None, None, {}
         self.replays = 0
 
     @property
     def state(self) -> str:
         """How this plan replays, for ``explain()``."""
         if self.handle is not None:
+            written = f"; {len(self.into)} outputs written into their tensors' own buffers" if self.into else ""
             return (f"held by the device: {self.dispatches} dispatches submitted in one call per replay "
-                    f"({self.replays} so far)")
+                    f"({self.replays} so far){written}")
         return f"replayed from Python: {self.why}" if self.why else "held by the device after its first replay"
 
     def __call__(self, tensors, extra, numbers, read):
@@ -150,25 +157,38 @@ class Resident:
     def _describe(self, log, values, numbers):
         """Make the device's plan from ``log``; None, or why it cannot be made."""
         plan = self.plan
-        self.ins = [("place", i) for i in plan.inputs.values()] + [("extra", k) for k in range(len(plan.extra))]
-        ins = [values[s] for s in plan.inputs] + [values[s] for s in plan.extra]
-        where = {}
-        for k, a in enumerate(ins):
-            where.setdefault(id(a.storage), (EXT, k))
+        slots = list(plan.inputs) + list(plan.extra)
+        kinds = [("place", i) for i in plan.inputs.values()] + [("extra", k) for k in range(len(plan.extra))]
+        handed = {id(a.storage) for _, arrays, _ in log.records for a in arrays}   # (an input no dispatch reads
+        handed |= {id(values[s].storage) for s in self.needed} | {id(a.storage) for _, a, _ in log.writes}   # stays)
+        where, self.ins = {}, []
+        for s, kind in zip(slots, kinds):
+            key = id(values[s].storage)
+            if key in handed and key not in where:
+                where[key] = (EXT, len(self.ins))
+                self.ins.append(kind)
+        ins = [values[s] for s in slots]
         made = {id(a.storage): (a, upload) for a, upload in log.allocs}
+        self.into = _in_place(self.replaced, values, made, where, ins, self.needed)
+        self.into_ref = {s: where[id(values[i].storage)][1] for s, i in self.into.items()}
         self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
         for s in self.needed:
             a = values[s]
-            if id(a.storage) in made and id(a.storage) not in where:
-                where[id(a.storage)] = (EXT, len(ins) + len(self.outs))
+            if id(a.storage) in made and id(a.storage) not in where and s not in self.into:
+                where[id(a.storage)] = (EXT, len(self.ins) + len(self.outs))
                 first, upload = made[id(a.storage)]
                 self.outs.append((first.shape, first.dtype, upload))
                 self.sizes.append((a.storage.size, upload))
-        share = _shared(log, where)
+        share = _shared(log, where, {id(values[s].storage) for s in self.into})   # (copied after the dispatches)
+        own = {s: self.be.alloc(values[s].shape, values[s].dtype) for s in self.into}   # (this replay's become
+        share.update({id(values[s].storage): a.storage for s, a in own.items()})     # the tensors' data)
+        copies = [(_fixed(own[s].storage), where[id(values[i].storage)], _span(values[i])) for s, i in self.into.items()]
         self.keep = [a for a in [a for a, _ in log.allocs] + [a for _, arrays, _ in log.records for a in arrays]
                      if id(a.storage) not in where and share.get(id(a.storage), a.storage) is a.storage]
+        self.keep += own.values()
         # the fixed buffers, leased for the plan's life (intermediates whose uses do not overlap share one)
-        self.result = [self._ref(values[s], where) for s in self.needed]
+        self.result = [("input", self.into_ref[s]) if s in self.into else self._ref(values[s], where)
+                       for s in self.needed]
         writes, self.numbers = [], []
         for k, a, data in log.writes:
             why = self._write(self.steps[k] if k is not None else None, a, data, numbers, where, writes)
@@ -190,7 +210,7 @@ class Resident:
                 self._number(i, 1, code, (UNIFORMS,), offset + 4 * word, writes)
             refs = [where.get(id(a.storage)) or _fixed(share.get(id(a.storage), a.storage)) for a in arrays]
             dispatches.append((call.pipe, offset, call.x, call.y, call.z, refs))
-        self.handle = self.be.device.create_plan(b"".join(blocks) or bytes(UNIFORM_SLOT), dispatches, writes)
+        self.handle = self.be.device.create_plan(b"".join(blocks) or bytes(UNIFORM_SLOT), dispatches, writes, copies)
         self.dispatches = len(dispatches)
         self._prepare()
         return None
@@ -250,19 +270,14 @@ class Resident:
 
     # ------------------------------------------------------------ replaying
     def _prepare(self) -> None:
-        """What a replay does, prepared once: the inputs' positions, the per-step bytes' ``struct`` format,
-        the results' arrays (fixed ones as they are)."""
-        self.places = itemgetter(*[i for kind, i in self.ins if kind == "place"]) \
-            if any(kind == "place" for kind, _ in self.ins) else None
-        self.n_places = sum(kind == "place" for kind, _ in self.ins)
-        codes = [code for _, _, code in self.numbers]
-        if all(code in "fiI" for code in codes):   # (a 64-bit seed's halves are packed one by one)
-            self.format = "=" + "".join(f"{n}{code}" for _, n, code in self.numbers)
-            self.repeats = [i for i, n, _ in self.numbers for _ in range(n)]
-        else:
-            self.format = None
-        self.made = [(k, r[0], r[1], r[2]) for k, r in enumerate(self.result) if r[0] != "fixed"]
-        self.template = [r[1] if r[0] == "fixed" else None for r in self.result]
+        """What a replay does, prepared once as one generated function (``replay_source``)."""
+        namespace = {"leases": self.be.leases, "flush": self.be.flush, "pack": struct.pack, "pack_one": _pack,
+                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes, "array": array.array,
+                     "count": sys.getrefcount, "alone": _ALONE}
+        self.source = replay_source(self.ins, self.outs, self.numbers, self.result, namespace,
+                                    self.be.device.plan_buffers)
+        exec(compile(self.source, "<webgrad held plan>", "exec"), namespace)
+        self.run = namespace["replay"]
 
     def replay(self, tensors, extra, numbers):
         be = self.be
@@ -272,24 +287,49 @@ class Resident:
             flags, got = be.index_flags(label, size)
             if got != slot or flags.storage is not storage:
                 return None
-        ins = self.places(tensors) if self.n_places else ()
-        stores = list(map(_STORAGE, ins if self.n_places != 1 else (ins,)))
-        if extra:
-            stores += map(_STORAGE, extra)
-        stores += be.leases(self.sizes)
-        if self.format is not None:
-            blob = struct.pack(self.format, *[numbers[i] for i in self.repeats]) if self.repeats else b""
+        out = self.run(tensors, extra, numbers)
+        if out is not None:
+            self.replays += 1
+        return out
+
+
+def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
+    """The held plan's replay as one function ``replay(T, X, D)`` (``T`` the places' tensors, ``X`` the extra
+    inputs, ``D`` the per-step numbers): the inputs' arrays read by position, the outputs' buffers leased in
+    one call, the per-step bytes packed in one ``struct.pack``, one submit (the buffers as ``buffers``, the
+    device's ``plan_buffers``, writes them), the results built, e.g.::
+
+        def replay(T, X, D):
+            a0 = T[0]._data; a1 = T[2]._data
+            S = [a0.storage, a1.storage] + leases(sizes)
+            flush(plan=(handle, [(S[0].buffer, S[0].size), ...], pack('=1f', D[0])))
+            return (GpuArray(S[2], (), c0), a1)
+    """
+    lines = ["def replay(T, X, D):"]
+    lines += [f"    a{k} = {'T' if kind == 'place' else 'X'}[{i}]._data" for k, (kind, i) in enumerate(ins)]
+    alone = [f"count(a{r[1]}) != alone" for r in result if r[0] == "input"]
+    if alone:                 # an in-place target something else holds: the Python replay gives it new data
+        lines.append(f"    if {' or '.join(alone)}: return None")
+    stores = "".join(f"a{k}.storage, " for k in range(len(ins)))
+    lines.append(f"    S = [{stores}]" + (" + leases(sizes)" if outs else ""))
+    if all(code in "fiI" for _, _, code in numbers):   # (a 64-bit seed's halves are packed one by one)
+        fmt = "=" + "".join(f"{n}{code}" for _, n, code in numbers)
+        blob = f"pack({fmt!r}, " + "".join(f"D[{i}], " * n for i, n, _ in numbers) + ")" if numbers else "b''"
+    else:
+        blob = "b''.join([" + "".join(f"pack_one({code!r}, D[{i}], {n}), " for i, n, code in numbers) + "])"
+    lines.append(f"    flush(plan=(handle, {buffers([f'S[{k}]' for k in range(len(ins) + len(outs))])}, {blob}))")
+    values = []
+    for k, r in enumerate(result):
+        if r[0] == "fixed":
+            namespace[f"f{k}"] = r[1]
+            values.append(f"f{k}")
+        elif r[0] == "input":
+            values.append(f"a{r[1]}")
         else:
-            blob = b"".join([_pack(code, numbers[i], n) for i, n, code in self.numbers])
-        be.flush(plan=(self.handle, list(map(_BUFFER, stores)), blob))
-        self.replays += 1
-        out = self.template[:]
-        for k, at, shape, dtype in self.made:
-            out[k] = GpuArray(stores[at], shape, dtype)
-        return tuple(out)
-
-
-_STORAGE, _BUFFER = attrgetter("_data.storage"), attrgetter("buffer", "size")
+            namespace[f"d{k}"] = r[2]
+            values.append(f"GpuArray(S[{r[0]}], {r[1]!r}, d{k})")
+    lines.append(f"    return ({', '.join(values)}{',' if len(values) == 1 else ''})")
+    return "\n".join(lines) + "\n"
 
 
 class HostPlan:
@@ -304,10 +344,14 @@ class HostPlan:
 
     GROUP_SETS = 16      # buffer sets whose bind groups are kept (a few recur; more means churn)
 
-    def __init__(self, device, uniforms: bytes, dispatches, writes):
+    def __init__(self, device, uniforms: bytes, dispatches, writes, copies=()):
         self.uniform = device.create_uniform_buffer(len(uniforms))
         device.write_buffer(self.uniform, 0, uniforms)
-        self.dispatches, self.writes, self.groups = dispatches, writes, {}
+        self.dispatches, self.writes, self.copies, self.groups = dispatches, writes, copies, {}
+
+    def copied(self, ext) -> list:
+        """The buffer copies ending a replay (an in-place output into its tensor's buffer), as ``submit`` takes them."""
+        return [(src[1], 0, ext[dst[1]][0], 0, n) for src, dst, n in self.copies]
 
     def bind_groups(self, device, ext):
         key = tuple([b for b, _ in ext])
@@ -334,13 +378,56 @@ def _fixed(storage) -> tuple:
     return FIXED, storage.buffer, storage.size
 
 
-def _shared(log, where) -> dict:
+def _span(a) -> int:
+    """The bytes an in-place output's copy moves: ``a``'s data, to a whole word (within any buffer holding it)."""
+    return (a.nbytes + 3) & ~3
+
+
+def _in_place(replaced, values, made, where, ins, needed) -> dict:
+    """{output slot: input slot} of the outputs ``replaced`` allows that the held plan writes into their
+    input's buffer: a buffer a dispatch made (the plan's own from now on, copied into the input's at the
+    end of each replay), of the input's shape, dtype and size, the input handed over, shared by no other
+    input, replaced by no other output, and the output's buffer by no other result."""
+    out, taken = {}, set()
+    for s, i in replaced.items() if _ALONE is not None else ():
+        a, b = values[s], values[i]
+        ka, kb = id(a.storage), id(b.storage)
+        if (ka in made and not made[ka][1] and ka not in where and kb in where and kb not in taken
+                and a.shape == b.shape and a.dtype is b.dtype and a.storage.size == b.storage.size
+                and sum(id(x.storage) == kb for x in ins) == 1
+                and sum(id(values[n].storage) == ka for n in needed) == 1):
+            out[s] = i
+            taken.add(kb)
+    return out
+
+
+def _refs_when_alone():
+    """What ``sys.getrefcount(a0)`` reads in a held plan's generated replay (``a0 = T[0]._data``) when only
+    the tensor holds its data; None where there are no refcounts or other threads run at once (a
+    free-threaded build): then nothing is written in place."""
+    if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return None
+
+    class Holder:
+        __slots__ = ("_data",)
+    namespace = {"count": sys.getrefcount}
+    exec("def replay(T):\n    a0 = T[0]._data\n    return count(a0)", namespace)
+    t = Holder()
+    t._data = GpuArray(None, (1,), None)
+    return namespace["replay"]([t])
+
+
+_ALONE = _refs_when_alone()
+
+
+def _shared(log, where, pinned=()) -> dict:
     """{id(storage): the storage whose buffer it uses} for the step's own intermediates (made by a dispatch,
     not handed out): one whose first dispatch comes after another's last takes that one's buffer (as the
-    eager batch reuses the buffers it released), so a plan holds about what a step keeps alive at once."""
+    eager batch reuses the buffers it released), so a plan holds about what a step keeps alive at once;
+    ``pinned`` ones (read after the dispatches) keep their own."""
     first, last, store = {}, {}, {}
     uploaded = {id(a.storage) for a, upload in log.allocs if upload}
-    made = {id(a.storage) for a, _ in log.allocs} - uploaded
+    made = {id(a.storage) for a, _ in log.allocs} - uploaded - set(pinned)
     for j, (_, arrays, _) in enumerate(log.records):
         for a in arrays:
             key = id(a.storage)
@@ -402,12 +489,12 @@ def _packs(code, v, word) -> bool:
         return False
 
 
-def resident_plan(be, plan, needed, fallback, steps):
+def resident_plan(be, plan, needed, fallback, steps, replaced=None):
     """The replay of ``plan``'s ``steps`` on ``be`` held by the device (see the module's doc), or
     ``fallback`` (the generated steps function) where the device cannot hold plans or a graph break
-    between pieces of the plan reads a value back."""
+    between pieces of the plan reads a value back; ``replaced`` as ``Resident`` takes it."""
     if getattr(be.device, "create_plan", None) is None or any(step.check is not None for step in steps):
         return fallback
-    return Resident(be, plan, needed, fallback, steps)
+    return Resident(be, plan, needed, fallback, steps, replaced)
 
 __all__ = ["Resident", "HostPlan", "resident_plan", "walk"]

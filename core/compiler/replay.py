@@ -163,12 +163,13 @@ class Replay:
         resident = getattr(plan.backend, "resident_plan", None)   # the GPU backends: the device holds the plan
         self.kept = place_buffers(plan, forward, self.needed) if resident is None else None
         self.steps, self.source = _built(steps_source(plan, self.needed, forward, self.kept), "steps")
-        self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward)
+        replaced = {} if resident is None else replaced_data(plan, self.saved)
+        self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward, replaced)
         self.backward_steps = None
         if self.backward is not None:
             self.backward_steps, source = _built(backward_source(plan, self.backward, self.saved), "backward")
             self.source += "\n\n" + source
-        self.write_back, source = _built(writes_source(plan, self.index), "write_back")
+        self.write_back, source = _built(writes_source(plan, self.index, replaced), "write_back")
         self.source += "\n\n" + source
         self.extra = [(r, r()._data.shape, r()._dtype) for r in plan.extra.values()]
         self.tokens = tuple([step.check.token for step in plan.steps if step.check is not None])
@@ -255,7 +256,7 @@ def _refresh_views(t) -> None:
         refresh(v, False)
 
 
-def writes_source(plan: Plan, index: dict) -> Source:
+def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
     """The generated function ``write_back(T, P, V)`` doing ``plan``'s write-backs with ``T`` the places'
     tensors, ``P`` the places, ``V`` the returned values (slot ``s`` at ``index[s]``): a tensor that kept
     its identity gets its new data (its version moves as eagerly, its views follow), a place that gets a
@@ -266,7 +267,10 @@ def writes_source(plan: Plan, index: dict) -> Source:
             if t._views: refresh_views(t)
             P[3].owner.grad = wrap(V[1], b0)
             engine._last_change[0] = engine._next_order()
-    """
+
+    A ``replaced`` state or buffer entry whose value came back as the data of the tensor it held (the
+    device wrote it into that tensor's buffer: ``replaced_data``) keeps that tensor, updated in place as
+    PyTorch's optimizers and running statistics are (its version moves)."""
     src, lines, changed = Source(plan), ["def write_back(T, P, V):"], False
     src.namespace.update(wrap=_wrap, refresh_views=_refresh_views, engine=engine)
     backend = src.name(plan.backend, "b")
@@ -282,21 +286,44 @@ def writes_source(plan: Plan, index: dict) -> Source:
             lines.append(f"{indent}if t._views: refresh_views(t)")
             changed = True
             continue
+        indent = "    "
+        if kind == "new" and slot in replaced:
+            lines += [f"    t = T[{target}]", f"    if t is not None and t._data is V[{index[slot]}]:",
+                      "        t._version += 1", "        if t._views: refresh_views(t)", "    else:"]
+            indent, changed = "        ", True
         if kind == "new":
-            lines.append(f"    n = wrap(V[{index[slot]}], {backend})" + ("; n.requires_grad = True" if detail else ""))
+            lines.append(f"{indent}n = wrap(V[{index[slot]}], {backend})" + ("; n.requires_grad = True" if detail else ""))
         value = "n" if kind == "new" else "None"
         place, key = plan.place_kinds[target]
         if place == "grad":
-            lines.append(f"    P[{target}].owner.grad = {value}")
+            lines.append(f"{indent}P[{target}].owner.grad = {value}")
         else:   # a buffer's or a state's dict entry
             name = repr(key) if _literal(key) else src.name(key, "k")
-            lines.append(f"    P[{target}].owner[{name}] = {value}")
+            lines.append(f"{indent}P[{target}].owner[{name}] = {value}")
     if changed:
         lines.append("    engine._last_change[0] = engine._next_order()")
     if len(lines) == 1:
         lines.append("    pass")
     src.lines = lines
     return src
+
+
+def replaced_data(plan: Plan, saved) -> dict:
+    """{slot: input slot}: the slots whose one use past the steps is to replace the data of a tensor the
+    step read (a parameter's update: a ``"data"`` write-back; an optimizer's state or a module's buffer:
+    a ``"new"`` tensor in its dict entry), neither returned nor saved for a backward, with the slot that
+    read that tensor's data: a device holding the plan may write them into that tensor's own buffer, as
+    PyTorch's in-place updates do.
+
+    >>> replaced_data(step.last.plan, step.last.saved)   # doctest: +SKIP
+    {45: 6, 48: 2, 51: 8, 54: 4}
+    """
+    uses = [s for _, _, s, _ in plan.writes] + sorted(_output_slots(plan.outputs)) + list(saved)
+    read = {i: slot for slot, i in plan.inputs.items()}
+    kept = set(plan.saved_places)
+    return {slot: read[place] for kind, place, slot, grad in plan.writes
+            if place in read and place not in kept and uses.count(slot) == 1
+            and (kind == "data" or kind == "new" and not grad and plan.place_kinds[place][0] != "grad")}
 
 
 def _output_slots(node) -> set:
@@ -310,4 +337,4 @@ def _output_slots(node) -> set:
     return set()
 
 
-__all__ = ["Replay", "Miss", "steps_source", "Source"]
+__all__ = ["Replay", "Miss", "steps_source", "Source", "replaced_data"]
