@@ -186,6 +186,6 @@ class Distribution:
 
     def __repr__(self) -> str:
         shown = [k for k in self.arg_constraints if k in self.__dict__]
-        args = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
+        args = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else Size(self.__dict__[p].shape)}"
                          for p in shown)
         return f"{self.__class__.__name__}({args})"
