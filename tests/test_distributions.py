@@ -6,6 +6,7 @@ their distribution is what must agree); PyTorch's validation errors; the module 
 import from."""
 import doctest
 import importlib
+import inspect
 import math
 
 import numpy as np
@@ -413,6 +414,20 @@ def test_module_layout_matches_torch():
         ours, theirs = importlib.import_module(f"webgrad.distributions.{sub}"), getattr(td, sub)
         assert set(getattr(ours, "__all__", [])) <= set(dir(theirs)), sub
     assert wd.constraints.positive.check(wg.tensor([1.0])).tolist() == [True]
+
+
+METHODS = ("__init__", "sample", "rsample", "log_prob", "cdf", "icdf", "entropy", "expand", "enumerate_support",
+           "perplexity", "set_default_validate_args")
+
+
+@pytest.mark.parametrize("name", [n for n in wd.__all__ if n != "constraints"])
+def test_takes_pytorchs_parameters(name):
+    ours, theirs = getattr(wd, name), getattr(td, name)
+    pairs = [(getattr(ours, m), getattr(theirs, m)) for m in METHODS if hasattr(theirs, m)] \
+        if isinstance(ours, type) else [(ours, theirs)]
+    for o, t in pairs:
+        params = [[(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()] for f in (o, t)]
+        assert params[0] == params[1], (name, o.__name__)
 
 
 def test_has_rsample_and_supports():

@@ -25,3 +25,6 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "Normal", "OneHotCategorical", "Uniform", "constraints",
            "kl_divergence", "register_kl"]
+
+from ..porting_table import module_getattr as _module_getattr  # noqa: E402  (PyTorch's names not here: say so)
+__getattr__ = _module_getattr("webgrad.distributions")
