@@ -4,8 +4,9 @@ The value: Giles' single-precision approximation ("Approximating the erfinv func
 Computing Gems, 2011), which is float32's precision as it stands; in float64, two Newton steps on
 ``erf(x) = y``. Their error is about ``1e-16 / erf'(x)`` (the residual ``erf(x) - y`` cancels near
 ±1): float64's precision for ``1 - |y|`` above ~1e-8, 1e-9 relative at 1e-9, 1e-5 at 1e-12.
-(Newton would spoil float32, whose ``erf`` values near ±1 are a float32 ulp apart.) The gradient is exact, ``sqrt(pi)/2 * exp(x**2)``, attached as ``x + (y - y') * k``
-with ``y'`` the detached ``y`` (adds exactly zero to the value).
+(Newton would spoil float32, whose ``erf`` values near ±1 are a float32 ulp apart.)
+The gradient is exact, ``sqrt(pi)/2 * exp(x**2)``, attached as ``x + (y - y') * k`` with ``y'``
+the detached ``y`` (adds exactly zero to the value).
 
 >>> import webgrad as wg
 >>> round(erfinv(wg.tensor([0.5], dtype=wg.float64)).item(), 12)
