@@ -3,9 +3,11 @@ turned into (flat values, shape, dtype) that any backend can upload."""
 from __future__ import annotations
 
 import array
+from collections import deque
 
 from .dtypes import DType, bool_, default_int, float64, get_default_dtype, to_dtype
 
+SEQUENCES = (list, tuple, deque)    # nested data torch.tensor reads (a deque: the RL examples' returns)
 _TYPECODE_DTYPES = {"e": "float16", "f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
                     "b": "int64", "B": "int64", "h": "int64", "H": "int64", "I": "int64", "?": "bool"}
 
@@ -22,7 +24,7 @@ def flatten(data):
     ([1, 2, 3, 4], (2, 2), webgrad.int64)
     """
     shape, level = [], data
-    while isinstance(level, (list, tuple)):
+    while isinstance(level, SEQUENCES):
         shape.append(len(level))
         if not level:
             break
@@ -34,7 +36,7 @@ def flatten(data):
 
 def _flatten_into(data, shape, depth, out):
     if depth == len(shape):
-        if isinstance(data, (list, tuple)):
+        if isinstance(data, SEQUENCES):
             raise ValueError(f"tensor: ragged nested sequence (expected a scalar at depth {depth})")
         if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
             data = data.item()
@@ -42,9 +44,9 @@ def _flatten_into(data, shape, depth, out):
             raise TypeError(f"tensor: expected numbers, got {type(data).__name__}")
         out.append(data)
         return
-    if not isinstance(data, (list, tuple)) or len(data) != shape[depth]:
+    if not isinstance(data, SEQUENCES) or len(data) != shape[depth]:
         raise ValueError(f"tensor: ragged nested sequence: expected length {shape[depth]} at depth {depth}, "
-                         f"got {len(data) if isinstance(data, (list, tuple)) else type(data).__name__}")
+                         f"got {len(data) if isinstance(data, SEQUENCES) else type(data).__name__}")
     for item in data:
         _flatten_into(item, shape, depth + 1, out)
 

@@ -35,6 +35,8 @@ GROUPS = [
     ("torch.backends.cudnn", "webgrad.backends.cudnn"), ("torch.backends.mps", "webgrad.backends.mps"),
     ("torch.distributed", "webgrad.distributed"), ("torch.utils.checkpoint", "webgrad.utils.checkpoint"),
     ("torch.serialization", "webgrad.serialization"), ("torch.jit", "webgrad.jit"), ("torch.onnx", "webgrad.onnx"), ("torch.hub", "webgrad.hub"),
+    ("torch.distributions", "webgrad.distributions"),
+    ("torch.distributions.constraints", "webgrad.distributions.constraints"),
 ]
 # the submodules listed as names of a group (fixed here: which ones ``dir`` shows depends on what
 # the process has imported so far)

@@ -1,7 +1,7 @@
 """PyTorch programs run on webgrad by rewriting their import lines only, with PyTorch's numbers.
 
 Each program in this folder is written as public PyTorch programs are (nanoGPT-style GPT, the
-PyTorch examples' MNIST, word language model, VAE and regression, the tutorials' polynomial
+PyTorch examples' MNIST, word language model, VAE, regression and policy gradients, the tutorials' polynomial
 fits) and imports torch as they do. Each case runs the program under PyTorch, then ported by
 ``harness.load(program, "webgrad")`` (its torch import statements rewritten and nothing else,
 checked line by line) on every backend, from PyTorch's initial weights and with the same numpy
@@ -48,6 +48,8 @@ CASES = {
     "poly_function": ("poly_function", {}, [], False),
     "poly_module": ("poly_module", {}, [], False),
     "poly_module_dynamic_net": ("poly_module", {"net": "DynamicNet"}, [], False),
+    "reinforce": ("reinforce", {"dropout": 0.0}, ["probe"], False),
+    "actor_critic": ("reinforce", {"model": "actor_critic"}, ["probe"], False),
 }
 _reference = {}
 
