@@ -91,4 +91,64 @@ def _update_running(stat, batch_value, momentum):
             stat._assign(new, "batch_norm")
 
 
-__all__ = ["layer_norm", "batch_norm"]
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalise [N, C, ...] over its spatial dims, per sample and channel (``use_input_stats``), or with
+    the running per-channel statistics; given running statistics are updated in place with the
+    batch-averaged instance mean and unbiased variance, as PyTorch.
+
+    >>> import webgrad as wg
+    >>> instance_norm(wg.tensor([[[1.0, 3.0]]])).round(decimals=3).tolist()
+    [[[-1.0, 1.0]]]
+    """
+    check_tensor("instance_norm", input)
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected an input of shape [N, C, ...] with a spatial dim, got "
+                         f"{tuple(input.shape)}")
+    c = input.shape[1]
+    for name, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if p is not None and tuple(p.shape) != (c,):
+            raise RuntimeError(f"instance_norm: {name} must have shape ({c},) for input {tuple(input.shape)}, got "
+                               f"{tuple(p.shape)}")
+    bshape = (1, c) + (1,) * (input.ndim - 2)
+    dims = tuple(range(2, input.ndim))
+    if use_input_stats:
+        count = input.numel() // (input.shape[0] * c) if input.shape[0] * c else 0
+        if count <= 1:
+            raise ValueError(f"instance_norm: expected more than 1 spatial element when training, got input of "
+                             f"shape {tuple(input.shape)}")
+        y, mean, var = _normalize(input, dims, eps)
+        _update_running(running_mean, mean.mean(0), momentum)
+        _update_running(running_var, var.mean(0) * (count / (count - 1)), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("instance_norm: running_mean and running_var are needed when use_input_stats is False")
+        y = (input - running_mean.reshape(bshape)) * (running_var.reshape(bshape) + eps).rsqrt()
+    y = y if weight is None else y * weight.reshape(bshape)
+    return y if bias is None else y + bias.reshape(bshape)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divide each channel by (k + alpha * mean of the squares over ``size`` neighbouring channels)^beta
+    (the window zero-padded at the ends, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> local_response_norm(wg.ones(1, 2, 1), 2, alpha=1.0, k=0.0, beta=1.0).tolist()
+    [[[2.0], [1.0]]]
+    """
+    import webgrad as wg
+    from .pooling import avg_pool2d
+    check_tensor("local_response_norm", input)
+    if input.ndim < 3:
+        raise ValueError(f"local_response_norm: expected a 3-D or higher input, got shape {tuple(input.shape)}")
+    if input.numel() == 0:
+        return input
+    n, c = input.shape[:2]
+    squares = (input * input).reshape(n, 1, c, -1)
+    squares = wg.pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(squares, (size, 1), stride=1).reshape(input.shape)
+    return input / (div * alpha + k) ** beta
+
+
+__all__ = ["layer_norm", "batch_norm", "instance_norm", "local_response_norm"]

@@ -1,4 +1,4 @@
-"""Normalisation layers: BatchNorm1d/2d, LayerNorm, GroupNorm."""
+"""Normalisation layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm, RMSNorm."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -73,6 +73,17 @@ class BatchNorm2d(_BatchNorm):
     """
 
     ranks = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of [N, C, D, H, W].
+
+    >>> import webgrad as wg
+    >>> BatchNorm3d(2)(wg.randn(4, 2, 3, 3, 3)).shape
+    (4, 2, 3, 3, 3)
+    """
+
+    ranks = (5,)
 
 
 class LayerNorm(Module):
@@ -158,4 +169,4 @@ class RMSNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]
