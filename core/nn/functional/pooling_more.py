@@ -59,7 +59,7 @@ def _output_sizes(op, output_size, spatial):
     n = len(spatial)
     size = (output_size,) * n if output_size is None or isinstance(output_size, int) else tuple(output_size)
     if len(size) != n:
-        raise ValueError(f"{op}: output_size must be an int or a sequence of {n}, got {output_size!r}")
+        raise RuntimeError(f"{op}: output_size must be an int or a sequence of {n}, got {output_size!r}")
     out = tuple(s if o is None else o for o, s in zip(size, spatial))
     if not all(isinstance(o, int) and o >= 0 for o in out):
         raise RuntimeError(f"{op}: output_size must hold non-negative ints, got {output_size!r}")
