@@ -194,7 +194,7 @@ def test_functional_pools_match_torch(backend):
         t_out, w_out = getattr(TF, name)(t, *args, **kwargs), getattr(F, name)(w, *args, **kwargs)
         t_out, w_out = (t_out, w_out) if isinstance(t_out, tuple) else ((t_out,), (w_out,))
         for a, b in zip(t_out, w_out):
-            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6, err_msg=name)
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
             assert b.dtype == (wg.long if a.dtype == torch.int64 else wg.float32)
     x2 = rand(2, 3, 6, 7)
     t_out = TF.max_pool2d_with_indices(torch.tensor(x2), 3, 2, 1)
@@ -336,7 +336,7 @@ CASES = [
     OpCase("F.conv_transpose1d", lambda x, w: F.conv_transpose1d(x, w, stride=2, padding=1),
            torch_ref(lambda x, w: TF.conv_transpose1d(x, w, stride=2, padding=1)),
            [rng.standard_normal((2, 3, 4)), rng.standard_normal((3, 2, 3))]),
-    OpCase("F.cosine_embedding_loss", lambda a, b: F.cosine_embedding_loss(a, b, wg.tensor([1.0, -1.0, 1.0])),
+    OpCase("F.cosine_embedding_loss", lambda a, b: F.cosine_embedding_loss(a, b, wg.tensor([1.0, -1.0, 1.0], device=a.device)),
            torch_ref(lambda a, b: TF.cosine_embedding_loss(a, b, torch.tensor([1.0, -1.0, 1.0], dtype=a.dtype))),
            [rng.standard_normal((3, 4)), rng.standard_normal((3, 4))]),
     OpCase("F.triplet_margin_loss", lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=3.0),
