@@ -92,8 +92,10 @@ def _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 @_batched
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
     """``max_pool2d`` and the flat H*W position of each maximum (the first, where several tie).
+    ``return_indices`` has no effect: the indices always come back, as PyTorch's.
 
     >>> import webgrad as wg
     >>> max_pool2d_with_indices(wg.arange(16.0).reshape(1, 1, 4, 4), 2)[1].tolist()

@@ -39,6 +39,17 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return max_pool2d(input.unsqueeze(-2), *args).squeeze(-2)
 
 
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    """``max_pool1d`` and each maximum's position in L (``return_indices`` has no effect, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> max_pool1d_with_indices(wg.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)[1].tolist()
+    [[[1, 2]]]
+    """
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """1-D average pooling over [N, C, L] or [C, L], with PyTorch's divisors.
 
@@ -148,4 +159,4 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max("adaptive_max_pool2d", input, output_size, return_indices, 2)
 
 
-__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+__all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
