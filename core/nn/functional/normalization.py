@@ -14,6 +14,14 @@ def _normalize(x, dims, eps):
     return centred * (var + eps).rsqrt(), mean, var
 
 
+def _check_channel_params(op, input, error, **params):
+    """Each given per-channel tensor has shape (C,) for ``input`` [N, C, ...], else ``error`` naming it."""
+    c = input.shape[1]
+    for name, p in params.items():
+        if p is not None and tuple(p.shape) != (c,):
+            raise error(f"{op}: {name} must have shape ({c},) for input {tuple(input.shape)}, got {tuple(p.shape)}")
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing dims ``normalized_shape`` (biased variance, ``eps`` added to it
     under the square root, as PyTorch), then scale by ``weight`` and shift by ``bias``.
@@ -61,11 +69,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected an input of shape [N, C, ...], got {tuple(input.shape)}")
     c = input.shape[1]
-    for name, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                    ("bias", bias)):
-        if p is not None and tuple(p.shape) != (c,):
-            raise ValueError(f"batch_norm: {name} must have shape ({c},) for input {tuple(input.shape)}, got "
-                             f"{tuple(p.shape)}")
+    _check_channel_params("batch_norm", input, ValueError, running_mean=running_mean, running_var=running_var,
+                          weight=weight, bias=bias)
     bshape = (1, c) + (1,) * (input.ndim - 2)
     dims = (0,) + tuple(range(2, input.ndim))
     if training:
@@ -106,11 +111,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         raise ValueError(f"instance_norm: expected an input of shape [N, C, ...] with a spatial dim, got "
                          f"{tuple(input.shape)}")
     c = input.shape[1]
-    for name, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                    ("bias", bias)):
-        if p is not None and tuple(p.shape) != (c,):
-            raise RuntimeError(f"instance_norm: {name} must have shape ({c},) for input {tuple(input.shape)}, got "
-                               f"{tuple(p.shape)}")
+    _check_channel_params("instance_norm", input, RuntimeError, running_mean=running_mean, running_var=running_var,
+                          weight=weight, bias=bias)
     bshape = (1, c) + (1,) * (input.ndim - 2)
     dims = tuple(range(2, input.ndim))
     if use_input_stats:

@@ -10,6 +10,20 @@ from ..module import Module
 from ..parameter import Parameter
 
 
+def _table_options(owner, num_embeddings, padding_idx, sparse):
+    """``padding_idx`` made non-negative (an AssertionError outside the table, as PyTorch); ``sparse``
+    refused (sparse gradients are not supported: sparse=False gives the same values densely)."""
+    if sparse:
+        raise NotImplementedError(f"{owner}: sparse=True (a sparse gradient for weight) is not supported; "
+                                  f"sparse=False gives the same values as a dense gradient")
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"{owner}: Padding_idx must be within num_embeddings ({num_embeddings}), got "
+                             f"{padding_idx}")
+    return padding_idx % num_embeddings
+
+
 class Embedding(Module):
     """Rows of a learned [num_embeddings, embedding_dim] table, N(0, 1) init; row ``padding_idx``
     starts at zero and gets no gradient. ``max_norm``/``norm_type`` renormalise the looked-up rows
@@ -25,14 +39,7 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError(f"Embedding: Padding_idx must be within num_embeddings ({num_embeddings}), got "
-                                     f"{padding_idx}")
-            padding_idx %= num_embeddings
-        if sparse:
-            raise NotImplementedError("Embedding: sparse=True (a sparse gradient for weight) is not supported; "
-                                      "sparse=False gives the same values as a dense gradient")
+        padding_idx = _table_options("Embedding", num_embeddings, padding_idx, sparse)
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
         self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, \
             scale_grad_by_freq, sparse
@@ -99,13 +106,7 @@ class EmbeddingBag(Module):
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None, include_last_offset=False,
                  padding_idx=None, device=None, dtype=None):
         super().__init__()
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError(f"EmbeddingBag: padding_idx must be within num_embeddings ({num_embeddings}), "
-                                     f"got {padding_idx}")
-            padding_idx %= num_embeddings
-        if sparse:
-            raise NotImplementedError("EmbeddingBag: sparse=True (a sparse gradient for weight) is not supported")
+        padding_idx = _table_options("EmbeddingBag", num_embeddings, padding_idx, sparse)
         self.num_embeddings, self.embedding_dim, self.max_norm = num_embeddings, embedding_dim, max_norm
         self.norm_type, self.scale_grad_by_freq, self.mode, self.sparse = norm_type, scale_grad_by_freq, mode, sparse
         self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
