@@ -31,8 +31,22 @@ def both(name, *args, **kwargs):
     return tm, wm
 
 
+def _pooled(x, fn, *args):
+    """torch's maxima and indices of ``x`` (the inputs of an unpooling)."""
+    values, indices = fn(torch.tensor(x), *args, return_indices=True)
+    return [values.numpy(), indices.numpy()]
+
+
 # (id, module name, constructor args, constructor kwargs, inputs (numpy), forward kwargs)
 MODULES = [
+    ("lppool1d", "LPPool1d", (2, 3), {}, [rand(2, 3, 9)], {}),
+    ("lppool1d_fractional_ceil", "LPPool1d", (1.5, 3, 2), dict(ceil_mode=True), [np.abs(rand(3, 10)) + 0.1], {}),
+    ("lppool2d", "LPPool2d", (2, (2, 3)), {}, [rand(2, 3, 6, 7)], {}),
+    ("lppool2d_strided", "LPPool2d", (3, 2, 1), {}, [rand(2, 3, 5, 5)], {}),
+    ("maxunpool2d", "MaxUnpool2d", (2,), {}, _pooled(rand(2, 3, 8, 8), TF.max_pool2d, 2), {}),
+    ("maxunpool2d_output_size", "MaxUnpool2d", (2,), {}, _pooled(rand(2, 3, 9, 9), TF.max_pool2d, 2),
+     dict(output_size=[9, 9])),
+    ("maxunpool1d_overlapping", "MaxUnpool1d", (3, 2), {}, _pooled(rand(3, 9), TF.max_pool1d, 3, 2), {}),
     ("maxpool1d", "MaxPool1d", (3,), {}, [rand(2, 3, 10)], {}),
     ("maxpool1d_strided_ceil", "MaxPool1d", (3, 2, 1, 2), dict(ceil_mode=True), [rand(3, 11)], {}),
     ("maxpool1d_indices", "MaxPool1d", (4, 3, 2), dict(return_indices=True), [rand(2, 2, 10)], {}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 
+from ...autograd import custom_grad
 from ...ops.common import check_tensor
 from ._utils import ntuple
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices
@@ -159,4 +160,84 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max("adaptive_max_pool2d", input, output_size, return_indices, 2)
 
 
-__all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+def _lp(pooled, norm_type, cells):
+    """PyTorch's power-average finish: (sign(m) relu(|m|) * cells) ** (1 / p) of the window means m."""
+    import webgrad as wg
+    return (pooled.sign() * wg.relu(pooled.abs()) * cells) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over [N, C, L]: (sum of x^p over each window)^(1/p).
+
+    >>> import webgrad as wg
+    >>> lp_pool1d(wg.tensor([[[3.0, 4.0]]]), 2, 2).tolist()
+    [[[5.0]]]
+    """
+    k = _one("lp_pool1d", kernel_size, "kernel_size")
+    return _lp(avg_pool1d(input ** norm_type, k, stride, 0, ceil_mode), norm_type, k)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over [N, C, H, W]: (sum of x^p over each window)^(1/p).
+
+    >>> import webgrad as wg
+    >>> lp_pool2d(wg.tensor([[[[3.0, 4.0]]]]), 2, (1, 2)).tolist()
+    [[[[5.0]]]]
+    """
+    kh, kw = ntuple(kernel_size, 2, "lp_pool2d", "kernel_size")
+    return _lp(avg_pool2d(input ** norm_type, (kh, kw), stride, 0, ceil_mode), norm_type, kh * kw)
+
+
+def _unpool_size(op, input, kernel_size, stride, padding, output_size, n):
+    """PyTorch's default unpooled size (in - 1) * stride - 2 * padding + kernel, or ``output_size`` checked."""
+    k = ntuple(kernel_size, n, op, "kernel_size")
+    s = k if stride is None else ntuple(stride, n, op, "stride")
+    p = ntuple(padding, n, op, "padding")
+    default = tuple((i - 1) * si - 2 * pi + ki for i, si, pi, ki in zip(input.shape[-n:], s, p, k))
+    if output_size is None:
+        return default
+    size = tuple(output_size)[-n:] if len(tuple(output_size)) in (n, n + 1, n + 2) else None
+    if size is None or any(not d - si < o < d + si for o, d, si in zip(size, default, s)):
+        raise ValueError(f"{op}: output_size {output_size!r} is not within one stride {s} of the default "
+                         f"size {default}")
+    return size
+
+
+def _max_unpool(op, input, indices, kernel_size, stride, padding, output_size, n):
+    import webgrad as wg
+    check_tensor(op, input)
+    check_tensor(op, indices, "indices")
+    if input.ndim not in (n + 1, n + 2) or tuple(indices.shape) != tuple(input.shape) or indices.dtype.kind != "i":
+        raise RuntimeError(f"{op}: expected a {n + 1}-D or {n + 2}-D input and int64 indices of its shape, got "
+                           f"input {tuple(input.shape)} and indices {indices.dtype.name} {tuple(indices.shape)}")
+    size = _unpool_size(op, input, kernel_size, stride, padding, output_size, n)
+    lead = tuple(input.shape[:-n])
+    flat_in, flat_idx = input.reshape(*lead, -1), indices.reshape(*lead, -1)
+    canvas = wg.zeros(*lead, math.prod(size), dtype=input.dtype, device=input.device)
+
+    def put_back(values, index):   # gradient: each value's at its index, shared indices each getting it
+        return canvas.scatter(-1, index, values), lambda dy: (dy.gather(-1, index), None)
+    return custom_grad(put_back)(flat_in, flat_idx).reshape(*lead, *size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool1d``: each value put back at its index, zeros elsewhere.
+
+    >>> import webgrad as wg
+    >>> max_unpool1d(wg.tensor([[[3.0, 2.0]]]), wg.tensor([[[1, 2]]]), 2).tolist()
+    [[[0.0, 3.0, 2.0, 0.0]]]
+    """
+    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool2d``: each value put back at its flat H*W index, zeros elsewhere.
+
+    >>> import webgrad as wg
+    >>> max_unpool2d(wg.tensor([[[[5.0]]]]), wg.tensor([[[[3]]]]), 2).tolist()
+    [[[[0.0, 0.0], [0.0, 5.0]]]]
+    """
+    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+__all__ = ["lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d"]

@@ -163,5 +163,80 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     fn = "adaptive_max_pool2d"
 
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+class _LPPoolNd(Module):
+    fn = ""
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input):
+        return getattr(F, self.fn)(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling of [N, C, L]: (sum of x^p over each window)^(1/p).
+
+    >>> import webgrad as wg
+    >>> LPPool1d(2, 2)(wg.ones(1, 1, 4)).shape
+    (1, 1, 2)
+    """
+
+    fn = "lp_pool1d"
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling of [N, C, H, W].
+
+    >>> import webgrad as wg
+    >>> LPPool2d(2, 2)(wg.ones(1, 1, 4, 4)).shape
+    (1, 1, 2, 2)
+    """
+
+    fn = "lp_pool2d"
+
+
+class _MaxUnpoolNd(Module):
+    fn = ""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, kernel_size if stride is None else stride, padding
+
+    def forward(self, input, indices, output_size=None):
+        return getattr(F, self.fn)(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Put ``MaxPool1d(return_indices=True)``'s maxima back at their indices (zeros elsewhere).
+
+    >>> import webgrad as wg
+    >>> y, i = MaxPool1d(2, return_indices=True)(wg.tensor([[[1.0, 3.0, 2.0, 0.0]]]))
+    >>> MaxUnpool1d(2)(y, i).tolist()
+    [[[0.0, 3.0, 2.0, 0.0]]]
+    """
+
+    fn = "max_unpool1d"
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Put ``MaxPool2d(return_indices=True)``'s maxima back at their indices (zeros elsewhere).
+
+    >>> import webgrad as wg
+    >>> y, i = MaxPool2d(2, return_indices=True)(wg.arange(16.0).reshape(1, 1, 4, 4))
+    >>> MaxUnpool2d(2)(y, i).shape
+    (1, 1, 4, 4)
+    """
+
+    fn = "max_unpool2d"
+
+
+__all__ = ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
