@@ -39,6 +39,14 @@ def _pooled(x, fn, *args):
 
 # (id, module name, constructor args, constructor kwargs, inputs (numpy), forward kwargs)
 MODULES = [
+    ("maxpool3d", "MaxPool3d", (3, (2, 1, 2), 1), dict(dilation=(1, 2, 1), ceil_mode=True), [rand(2, 2, 5, 6, 7)], {}),
+    ("avgpool3d", "AvgPool3d", (3, 2, 1), dict(ceil_mode=True, count_include_pad=False), [rand(2, 5, 6, 7)], {}),
+    ("avgpool3d_divisor", "AvgPool3d", (3, 2, 1), dict(divisor_override=5), [rand(1, 2, 5, 6, 7)], {}),
+    ("adaptiveavg3d", "AdaptiveAvgPool3d", ((2, None, 4),), {}, [rand(2, 2, 5, 6, 7)], {}),
+    ("adaptivemax3d", "AdaptiveMaxPool3d", ((2, 3, 4),), dict(return_indices=True), [rand(2, 5, 6, 7)], {}),
+    ("conv3d", "Conv3d", (4, 6, (3, 2, 3)), dict(stride=(2, 1, 2), padding=1, dilation=(1, 2, 1), groups=2),
+     [rand(2, 4, 5, 6, 7)], {}),
+    ("conv3d_same_unbatched", "Conv3d", (2, 3, 2), dict(padding="same", bias=False), [rand(2, 4, 5, 3)], {}),
     ("lppool1d", "LPPool1d", (2, 3), {}, [rand(2, 3, 9)], {}),
     ("lppool1d_fractional_ceil", "LPPool1d", (1.5, 3, 2), dict(ceil_mode=True), [np.abs(rand(3, 10)) + 0.1], {}),
     ("lppool2d", "LPPool2d", (2, (2, 3)), {}, [rand(2, 3, 6, 7)], {}),
@@ -282,7 +290,7 @@ def test_lazy_linear_infers_and_becomes_linear(backend):
 
 
 def test_alpha_dropouts_keep_selu_statistics_structure(backend):
-    x = wg.randn(64, 8, 16)
+    x = wg.randn(64, 8, 16).abs()     # kept values a * x + alpha * a * p > 0 > the dropped value
     for fn in (F.alpha_dropout, F.feature_alpha_dropout):
         assert fn(x, 0.3) is x                      # training=False by default, as torch
     p, alpha = 0.3, 1.7580993408473766
@@ -338,6 +346,11 @@ def test_errors_as_torch(call):
 CASES = [
     OpCase("F.max_pool1d", lambda x: F.max_pool1d(x, 3, 2, 1), torch_ref(lambda x: TF.max_pool1d(x, 3, 2, 1)),
            [rng.permutation(30).reshape(2, 3, 5) / 7.0]),
+    OpCase("F.conv3d", lambda x, w: F.conv3d(x, w, stride=(1, 2, 1), padding=1),
+           torch_ref(lambda x, w: TF.conv3d(x, w, stride=(1, 2, 1), padding=1)),
+           [rng.standard_normal((1, 2, 3, 4, 3)), rng.standard_normal((2, 2, 2, 2, 2))]),
+    OpCase("F.avg_pool3d", lambda x: F.avg_pool3d(x, 2, 1, 1, count_include_pad=False),
+           torch_ref(lambda x: TF.avg_pool3d(x, 2, 1, 1, count_include_pad=False)), [rng.standard_normal((1, 2, 3, 3, 2))]),
     OpCase("F.avg_pool1d", lambda x: F.avg_pool1d(x, 3, 2, 1), torch_ref(lambda x: TF.avg_pool1d(x, 3, 2, 1)),
            [rng.standard_normal((2, 3, 6))]),
     OpCase("F.adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (2, 3)),

@@ -1,4 +1,4 @@
-"""Convolutions: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (weights laid out as in PyTorch)."""
+"""Convolutions: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d (weights laid out as in PyTorch)."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -87,6 +87,20 @@ class Conv2d(_Conv):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
+class Conv3d(_Conv):
+    """3-d convolution over [N, C, D, H, W] (or [C, D, H, W]).
+
+    >>> import webgrad as wg
+    >>> Conv3d(1, 2, 3)(wg.ones(1, 1, 4, 5, 5)).shape
+    (1, 2, 2, 3, 3)
+    """
+
+    dims = 3
+
+    def forward(self, input):
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
 class _ConvTransposeNd(_ConvNd):
     """A transposed convolution's constructor and ``output_size`` (PyTorch's: it picks the output_padding)."""
 
@@ -144,4 +158,4 @@ class ConvTranspose2d(_ConvTransposeNd):
     fn = "conv_transpose2d"
 
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]

@@ -1,5 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d (thin wrappers
-over the functional forms)."""
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
+LPPool1d/2d, MaxUnpool1d/2d (thin wrappers over the functional forms)."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -163,6 +163,52 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     fn = "adaptive_max_pool2d"
 
 
+class MaxPool3d(_MaxPoolNd):
+    """Max over windows of [N, C, D, H, W] (or [C, D, H, W]); ``return_indices`` is not supported.
+
+    >>> import webgrad as wg
+    >>> MaxPool3d(2)(wg.ones(1, 1, 4, 4, 4)).shape
+    (1, 1, 2, 2, 2)
+    """
+
+    fn = "max_pool3d"
+
+
+class AvgPool3d(AvgPool2d):
+    """Mean over windows of [N, C, D, H, W] (or [C, D, H, W]), with PyTorch's divisors.
+
+    >>> import webgrad as wg
+    >>> AvgPool3d(2)(wg.ones(1, 1, 4, 4, 4)).shape
+    (1, 1, 2, 2, 2)
+    """
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average-pool [N, C, D, H, W] (or [C, D, H, W]) down to ``output_size``.
+
+    >>> import webgrad as wg
+    >>> AdaptiveAvgPool3d(1)(wg.ones(2, 3, 4, 5, 5)).shape
+    (2, 3, 1, 1, 1)
+    """
+
+    fn = "adaptive_avg_pool3d"
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max-pool [N, C, D, H, W] (or [C, D, H, W]) down to ``output_size``.
+
+    >>> import webgrad as wg
+    >>> AdaptiveMaxPool3d((1, 2, 2))(wg.ones(2, 3, 4, 5, 5)).shape
+    (2, 3, 1, 2, 2)
+    """
+
+    fn = "adaptive_max_pool3d"
+
+
 class _LPPoolNd(Module):
     fn = ""
 
@@ -238,5 +284,6 @@ class MaxUnpool2d(_MaxUnpoolNd):
     fn = "max_unpool2d"
 
 
-__all__ = ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+__all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
