@@ -1,6 +1,6 @@
 """Issue 17's missing torch.nn pieces against torch on every backend (outputs and gradients, on the
-same weights): 1-d and adaptive pools (with indices), InstanceNorm, LocalResponseNorm, BatchNorm3d,
-ConvTranspose1d, Fold/Unfold, ChannelShuffle, EmbeddingBag, LazyLinear, the margin/embedding/NLL
+same weights): 1-d, 3-d, adaptive and LP pools (with indices), max unpooling, InstanceNorm,
+LocalResponseNorm, BatchNorm3d, Conv3d, ConvTranspose1d/3d, Fold/Unfold, ChannelShuffle, EmbeddingBag, LazyLinear, the margin/embedding/NLL
 losses in every reduction; the random ones (AlphaDropout, FeatureAlphaDropout, RReLU) by their
 structure; finite differences on cpu; PyTorch's error types."""
 import math
@@ -46,7 +46,12 @@ MODULES = [
     ("adaptivemax3d", "AdaptiveMaxPool3d", ((2, 3, 4),), dict(return_indices=True), [rand(2, 5, 6, 7)], {}),
     ("conv3d", "Conv3d", (4, 6, (3, 2, 3)), dict(stride=(2, 1, 2), padding=1, dilation=(1, 2, 1), groups=2),
      [rand(2, 4, 5, 6, 7)], {}),
-    ("conv3d_same_unbatched", "Conv3d", (2, 3, 2), dict(padding="same", bias=False), [rand(2, 4, 5, 3)], {}),
+    ("conv3d_same_unbatched", "Conv3d", (2, 3, 3), dict(padding="same", bias=False), [rand(2, 4, 5, 3)], {}),
+    ("convtranspose3d", "ConvTranspose3d", (4, 6, (3, 2, 3)),
+     dict(stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 1), dilation=(1, 2, 1), groups=2),
+     [rand(2, 4, 3, 4, 3)], {}),
+    ("convtranspose3d_unbatched_output_size", "ConvTranspose3d", (2, 3, 2), dict(stride=2), [rand(2, 2, 3, 2)],
+     dict(output_size=(5, 7, 4))),
     ("lppool1d", "LPPool1d", (2, 3), {}, [rand(2, 3, 9)], {}),
     ("lppool1d_fractional_ceil", "LPPool1d", (1.5, 3, 2), dict(ceil_mode=True), [np.abs(rand(3, 10)) + 0.1], {}),
     ("lppool2d", "LPPool2d", (2, (2, 3)), {}, [rand(2, 3, 6, 7)], {}),
@@ -349,6 +354,9 @@ CASES = [
     OpCase("F.conv3d", lambda x, w: F.conv3d(x, w, stride=(1, 2, 1), padding=1),
            torch_ref(lambda x, w: TF.conv3d(x, w, stride=(1, 2, 1), padding=1)),
            [rng.standard_normal((1, 2, 3, 4, 3)), rng.standard_normal((2, 2, 2, 2, 2))]),
+    OpCase("F.conv_transpose3d", lambda x, w: F.conv_transpose3d(x, w, stride=2, padding=1, output_padding=1),
+           torch_ref(lambda x, w: TF.conv_transpose3d(x, w, stride=2, padding=1, output_padding=1)),
+           [rng.standard_normal((1, 2, 2, 3, 2)), rng.standard_normal((2, 2, 2, 2, 3))]),
     OpCase("F.avg_pool3d", lambda x: F.avg_pool3d(x, 2, 1, 1, count_include_pad=False),
            torch_ref(lambda x: TF.avg_pool3d(x, 2, 1, 1, count_include_pad=False)), [rng.standard_normal((1, 2, 3, 3, 2))]),
     OpCase("F.avg_pool1d", lambda x: F.avg_pool1d(x, 3, 2, 1), torch_ref(lambda x: TF.avg_pool1d(x, 3, 2, 1)),

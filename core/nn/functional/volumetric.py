@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...ops.common import check_tensor
 from ._utils import ntuple
-from .conv import conv2d
+from .conv import conv2d, conv_transpose2d
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from .pooling_more import _adaptive_max, _output_sizes, adaptive_avg_pool1d
 
@@ -149,4 +149,54 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return unbatch(out)
 
 
-__all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "conv3d"]
+def _spread_depth(y, step, before, length):
+    """y [N, D, ...] placed at depths before + d * step of a zero canvas [N, length, ...]."""
+    import webgrad as wg
+    n, d = y.shape[:2]
+    rest = tuple(y.shape[2:])
+    if step > 1:
+        gaps = wg.zeros(n, d, step - 1, *rest, dtype=y.dtype, device=y.device)
+        y = wg.cat([y.unsqueeze(2), gaps], 2).reshape(n, d * step, *rest)[:, :(d - 1) * step + 1]
+    after = length - before - y.shape[1]
+    return wg.pad(y, (0, 0) * len(rest) + (before, after))
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 3-D convolution of [N, C_in, D, H, W] (or unbatched) with weight
+    [C_in, C_out/groups, kd, kh, kw]: for each kernel depth one conv_transpose2d of every input depth
+    slice, spread to its output depths and summed.
+
+    >>> import webgrad as wg
+    >>> conv_transpose3d(wg.ones(1, 1, 1, 1, 1), wg.ones(1, 1, 2, 1, 1)).flatten().tolist()
+    [1.0, 1.0]
+    """
+    import webgrad as wg
+    op = "conv_transpose3d"
+    x, unbatch = _volume(op, input)
+    check_tensor(op, weight, "weight")
+    if weight.ndim != 5:
+        raise RuntimeError(f"{op}: expected a 5-D weight, got shape {tuple(weight.shape)}")
+    s, p = ntuple(stride, 3, op, "stride"), ntuple(padding, 3, op, "padding")
+    o, d = ntuple(output_padding, 3, op, "output_padding"), ntuple(dilation, 3, op, "dilation")
+    if any(oi >= max(si, di) or oi < 0 for oi, si, di in zip(o, s, d)):
+        raise RuntimeError(f"{op}: output_padding {o} must be smaller than either stride {s} or dilation {d}")
+    n, c, depth = x.shape[:3]
+    kd = weight.shape[2]
+    full = (depth - 1) * s[0] + d[0] * (kd - 1) + 1
+    planes = x.transpose(1, 2).reshape(n * depth, c, *x.shape[3:])
+    total = None
+    for i in range(kd):
+        y = conv_transpose2d(planes, weight[:, :, i], None, s[1:], p[1:], o[1:], groups, d[1:])
+        y = _spread_depth(y.reshape(n, depth, *y.shape[1:]), s[0], i * d[0], full)
+        total = y if total is None else total + y
+    out_depth = full - 2 * p[0] + o[0]
+    if out_depth < 1:
+        raise RuntimeError(f"{op}: padding {p} leaves an empty output for input {tuple(input.shape)}")
+    rest = total.ndim - 2
+    out = wg.pad(total, (0, 0) * rest + (-p[0], out_depth + p[0] - full)).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1, 1)
+    return unbatch(out)
+
+
+__all__ = ["conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "conv3d"]

@@ -1,4 +1,4 @@
-"""Convolutions: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d (weights laid out as in PyTorch)."""
+"""Convolutions: Conv1d, Conv2d, Conv3d, ConvTranspose1d/2d/3d (weights laid out as in PyTorch)."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -158,4 +158,16 @@ class ConvTranspose2d(_ConvTransposeNd):
     fn = "conv_transpose2d"
 
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-d convolution over [N, C, D, H, W] (or unbatched); weight [in, out/groups, kd, kh, kw].
+
+    >>> import webgrad as wg
+    >>> ConvTranspose3d(2, 1, 3, stride=2)(wg.ones(1, 2, 2, 2, 2)).shape
+    (1, 1, 5, 5, 5)
+    """
+
+    dims = 3
+    fn = "conv_transpose3d"
+
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
