@@ -385,3 +385,23 @@ CASES = [
            [rng.standard_normal((3, 4)), np.sign(rng.standard_normal((3, 4)))], grad=False),
 ]
 globals().update(op_tests(CASES))
+
+
+def test_adaptive_log_softmax_matches_torch(backend):
+    tm = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 9, 15], div_value=2.0, head_bias=True)
+    wm = wg.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 9, 15], div_value=2.0, head_bias=True)
+    load_torch_weights(tm, wm)
+    as_tuple = (lambda m, *a: tuple(m(*a)), lambda m, *a: tuple(m(*a)))
+    compare_modules(tm, wm, [rand(6, 8), np.array([0, 5, 19, 3, 10, 16])], calls=as_tuple)
+    compare_modules(tm, wm, [rand(8), np.array(12)], calls=as_tuple)
+    log_prob = (lambda m, x: m.log_prob(x), lambda m, x: m.log_prob(x))
+    compare_modules(tm, wm, [rand(5, 8)], calls=log_prob)
+    x = rand(40, 8, seed=3)
+    np.testing.assert_array_equal(wm.predict(wg.tensor(x)).numpy(), tm.predict(torch.tensor(x)).numpy())
+    with pytest.warns(UserWarning, match="zero-element"):   # its smallest cluster projects to 0 dims, as torch's
+        wm = wg.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 9, 15])
+    out = wm(wg.tensor(rand(2, 8)), wg.tensor([1, 2]))
+    assert out._fields == ("output", "loss")
+    same_error(lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 9, 15])(lib.tensor(rand(2, 8)),
+                                                                                lib.tensor([1, 20])))
+    same_error(lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [9, 4]))
