@@ -52,6 +52,8 @@ MODULES = [
      [rand(2, 4, 3, 4, 3)], {}),
     ("convtranspose3d_unbatched_output_size", "ConvTranspose3d", (2, 3, 2), dict(stride=2), [rand(2, 2, 3, 2)],
      dict(output_size=(5, 7, 4))),
+    ("lppool3d", "LPPool3d", (2, (2, 1, 2), 1), {}, [rand(2, 2, 3, 3, 4)], {}),
+    ("maxunpool3d", "MaxUnpool3d", (2,), {}, _pooled(rand(2, 2, 4, 4, 6), TF.adaptive_max_pool3d, (2, 2, 3)), {}),
     ("lppool1d", "LPPool1d", (2, 3), {}, [rand(2, 3, 9)], {}),
     ("lppool1d_fractional_ceil", "LPPool1d", (1.5, 3, 2), dict(ceil_mode=True), [np.abs(rand(3, 10)) + 0.1], {}),
     ("lppool2d", "LPPool2d", (2, (2, 3)), {}, [rand(2, 3, 6, 7)], {}),
@@ -227,6 +229,12 @@ def test_functional_pools_match_torch(backend):
     t_out = TF.max_pool2d_with_indices(torch.tensor(x2), 3, 2, 1)
     w_out = F.max_pool2d_with_indices(wg.tensor(x2), 3, 2, 1)
     np.testing.assert_array_equal(w_out[1].numpy(), t_out[1].numpy())
+    for name, shape in (("adaptive_max_pool1d_with_indices", (2, 9)), ("adaptive_max_pool2d_with_indices", (2, 5, 7)),
+                        ("adaptive_max_pool3d_with_indices", (2, 5, 4, 3))):
+        x = rand(*shape)
+        t_out, w_out = getattr(TF, name)(torch.tensor(x), 2), getattr(F, name)(wg.tensor(x), 2)
+        np.testing.assert_array_equal(w_out[1].numpy(), t_out[1].numpy(), err_msg=name)
+        np.testing.assert_allclose(w_out[0].numpy(), t_out[0].numpy(), rtol=1e-6, err_msg=name)
 
 
 def test_instance_norm_functional_with_running_stats(backend):

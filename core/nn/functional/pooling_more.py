@@ -240,4 +240,36 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)
 
 
-__all__ = ["lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of a 3-d max pool: each value put back at its flat D*H*W index (as
+    ``adaptive_max_pool3d(..., return_indices=True)`` gives them), zeros elsewhere.
+
+    >>> import webgrad as wg
+    >>> max_unpool3d(wg.tensor([[[[[5.0]]]]]), wg.tensor([[[[[7]]]]]), 2).flatten().tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0]
+    """
+    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool1d`` and its indices (``return_indices`` has no effect, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> adaptive_max_pool1d_with_indices(wg.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)[1].tolist()
+    [[[1, 2]]]
+    """
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` and its flat H*W indices (``return_indices`` has no effect, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> adaptive_max_pool2d_with_indices(wg.arange(4.0).reshape(1, 1, 2, 2), 1)[1].tolist()
+    [[[[3]]]]
+    """
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+__all__ = ["adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "max_unpool3d", "lp_pool1d",
+           "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d"]

@@ -8,7 +8,7 @@ from ...ops.common import check_tensor
 from ._utils import ntuple
 from .conv import conv2d, conv_transpose2d
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
-from .pooling_more import _adaptive_max, _output_sizes, adaptive_avg_pool1d
+from .pooling_more import _adaptive_max, _lp, _output_sizes, adaptive_avg_pool1d
 
 
 def _volume(op, input):
@@ -95,6 +95,27 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     [7.0]
     """
     return _adaptive_max("adaptive_max_pool3d", input, output_size, return_indices, 3)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool3d`` and its flat D*H*W indices (``return_indices`` has no effect, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> adaptive_max_pool3d_with_indices(wg.arange(8.0).reshape(1, 1, 2, 2, 2), 1)[1].flatten().tolist()
+    [7]
+    """
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over [N, C, D, H, W]: (sum of x^p over each window)^(1/p).
+
+    >>> import webgrad as wg
+    >>> lp_pool3d(wg.full((1, 1, 1, 1, 2), 2.0), 1, (1, 1, 2)).flatten().tolist()
+    [4.0]
+    """
+    k = ntuple(kernel_size, 3, "lp_pool3d", "kernel_size")
+    return _lp(avg_pool3d(input ** norm_type, k, stride, 0, ceil_mode), norm_type, k[0] * k[1] * k[2])
 
 
 def _conv3d_padding(op, x, padding, kernel, stride, dilation):
@@ -199,4 +220,4 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return unbatch(out)
 
 
-__all__ = ["conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "conv3d"]
+__all__ = ["adaptive_max_pool3d_with_indices", "lp_pool3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "conv3d"]

@@ -246,6 +246,17 @@ class LPPool2d(_LPPoolNd):
     fn = "lp_pool2d"
 
 
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling of [N, C, D, H, W].
+
+    >>> import webgrad as wg
+    >>> LPPool3d(2, 2)(wg.ones(1, 1, 4, 4, 4)).shape
+    (1, 1, 2, 2, 2)
+    """
+
+    fn = "lp_pool3d"
+
+
 class _MaxUnpoolNd(Module):
     fn = ""
 
@@ -284,6 +295,17 @@ class MaxUnpool2d(_MaxUnpoolNd):
     fn = "max_unpool2d"
 
 
-__all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Put 3-d max-pool maxima back at their flat D*H*W indices (zeros elsewhere).
+
+    >>> import webgrad as wg
+    >>> MaxUnpool3d(2)(wg.ones(1, 1, 1, 1, 1), wg.zeros(1, 1, 1, 1, 1, dtype=wg.long)).shape
+    (1, 1, 2, 2, 2)
+    """
+
+    fn = "max_unpool3d"
+
+
+__all__ = ["LPPool3d", "MaxUnpool3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
            "MaxUnpool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
