@@ -2,6 +2,8 @@
 normalisation (composed from reductions and arithmetic)."""
 from __future__ import annotations
 
+import math
+
 from ... import kernel_names as K
 from ...engine import no_grad, run_kernel
 from ...ops.common import check_tensor
@@ -68,22 +70,32 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     check_tensor("batch_norm", input)
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected an input of shape [N, C, ...], got {tuple(input.shape)}")
-    c = input.shape[1]
     _check_channel_params("batch_norm", input, ValueError, running_mean=running_mean, running_var=running_var,
                           weight=weight, bias=bias)
+    return _by_channel_stats("batch_norm", input, (0,) + tuple(range(2, input.ndim)), training, running_mean,
+                             running_var, weight, bias, momentum, eps, "value per channel")
+
+
+def _by_channel_stats(op, input, dims, use_input_stats, running_mean, running_var, weight, bias, momentum, eps,
+                      unit):
+    """Normalise ``input`` [N, C, ...] over ``dims`` with its own statistics (updating the given running
+    ones with their mean over what ``dims`` leaves besides C, the variance unbiased) or with the running
+    ones; then scale and shift per channel. Batch norm's dims hold N, instance norm's do not."""
+    c = input.shape[1]
     bshape = (1, c) + (1,) * (input.ndim - 2)
-    dims = (0,) + tuple(range(2, input.ndim))
-    if training:
-        count = input.numel() // c
+    if use_input_stats:
+        count = math.prod(input.shape[d] for d in dims)
         if count <= 1:
-            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, got input of "
-                             f"shape {tuple(input.shape)}")
+            raise ValueError(f"{op}: expected more than 1 {unit} when training, got input of shape "
+                             f"{tuple(input.shape)}")
         y, mean, var = _normalize(input, dims, eps)
+        if 0 not in dims:                     # per-instance statistics: their mean over the batch
+            mean, var = mean.mean(0), var.mean(0)
         _update_running(running_mean, mean, momentum)
         _update_running(running_var, var * (count / (count - 1)), momentum)
     else:
         if running_mean is None or running_var is None:
-            raise ValueError("batch_norm: running_mean and running_var are needed when not training")
+            raise ValueError(f"{op}: running_mean and running_var are needed without the input's statistics")
         y = (input - running_mean.reshape(bshape)) * (running_var.reshape(bshape) + eps).rsqrt()
     y = y if weight is None else y * weight.reshape(bshape)
     return y if bias is None else y + bias.reshape(bshape)
@@ -110,25 +122,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if input.ndim < 3:
         raise ValueError(f"instance_norm: expected an input of shape [N, C, ...] with a spatial dim, got "
                          f"{tuple(input.shape)}")
-    c = input.shape[1]
     _check_channel_params("instance_norm", input, RuntimeError, running_mean=running_mean, running_var=running_var,
                           weight=weight, bias=bias)
-    bshape = (1, c) + (1,) * (input.ndim - 2)
-    dims = tuple(range(2, input.ndim))
-    if use_input_stats:
-        count = input.numel() // (input.shape[0] * c) if input.shape[0] * c else 0
-        if count <= 1:
-            raise ValueError(f"instance_norm: expected more than 1 spatial element when training, got input of "
-                             f"shape {tuple(input.shape)}")
-        y, mean, var = _normalize(input, dims, eps)
-        _update_running(running_mean, mean.mean(0), momentum)
-        _update_running(running_var, var.mean(0) * (count / (count - 1)), momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise ValueError("instance_norm: running_mean and running_var are needed when use_input_stats is False")
-        y = (input - running_mean.reshape(bshape)) * (running_var.reshape(bshape) + eps).rsqrt()
-    y = y if weight is None else y * weight.reshape(bshape)
-    return y if bias is None else y + bias.reshape(bshape)
+    return _by_channel_stats("instance_norm", input, tuple(range(2, input.ndim)), use_input_stats, running_mean,
+                             running_var, weight, bias, momentum, eps, "spatial element")
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
