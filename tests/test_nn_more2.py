@@ -130,6 +130,7 @@ LOSSES = [
     ("margin_ranking", "margin_ranking_loss", [X[:, 0], Y[:, 0], SIGNS], (0, 1), dict(margin=0.3)),
     ("hinge_embedding", "hinge_embedding_loss", [X, SIGNS2], (0,), dict(margin=0.5)),
     ("soft_margin", "soft_margin_loss", [X, SIGNS2], (0,), {}),
+    ("soft_margin_broadcast", "soft_margin_loss", [X, SIGNS2[0]], (0,), {}),
     ("multilabel_soft_margin", "multilabel_soft_margin_loss", [X, (SIGNS2 > 0).astype(np.float32)], (0,), {}),
     ("multilabel_soft_margin_weight", "multilabel_soft_margin_loss",
      [X, (SIGNS2 > 0).astype(np.float32), rng.random(5).astype(np.float32)], (0,), {}),

@@ -60,10 +60,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """
     op = "soft_margin_loss"
     _checked(op, ("input", input), ("target", target))
-    if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"{op}: target of shape {tuple(target.shape)} must have the input's shape "
-                         f"{tuple(input.shape)}")
-    loss = (-target * input).exp().log1p()
+    loss = (-target * input).exp().log1p()     # input and target broadcast, as PyTorch's
     return _reduced(op, loss, size_average, reduce, reduction)
 
 
