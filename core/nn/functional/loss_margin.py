@@ -213,7 +213,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if input.ndim not in (0, 1, 2) or tuple(target.shape) != tuple(input.shape) or target.dtype.kind != "i":
         raise RuntimeError(f"{op}: expected a 0-D, 1-D or 2-D input and an integer target of its shape, got input "
                            f"{tuple(input.shape)} and target {target.dtype.name} {tuple(target.shape)}")
-    x, t = input.reshape(-1, input.shape[-1] if input.ndim else 1), target.reshape(-1, input.shape[-1] if input.ndim else 1)
+    classes = input.shape[-1] if input.ndim else 1
+    x, t = input.reshape(-1, classes), target.reshape(-1, classes)
     c = x.shape[1]
     listed = (t == -1).to(wg.long).cumsum(1) == 0                       # [N, C]: before the first -1
     safe = wg.where(listed, t, 0)
