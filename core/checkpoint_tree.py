@@ -6,7 +6,13 @@ list, and an object whose first key names what it holds for everything else::
 
     {"__tensor__": name, "device": "cpu", "requires_grad": true, "parameter": true}
     {"__tuple__": [node, ...]}    {"__dict__": [[key, node], ...]}    {"__odict__": [[key, node], ...]}
-    {"__dtype__": "float32"}
+    {"__dtype__": "float32"}    {"__device__": "cpu"}    {"__set__": [node, ...]}
+    {"__object__": "pkg.mod.Class", "state": node}    {"__ref__": k}    {"__global__": "pkg.mod.function"}
+
+An object (a whole ``nn.Module``, as ``torch.save(model)`` stores one) is its class's name and its
+``__dict__``; ``{"__ref__": k}`` is the k-th object made, met again. Names are data: ``load`` makes
+only the classes and functions allowed (``webgrad.serialization.safe_globals``), as PyTorch's
+``weights_only`` loading does.
 
 A key is a str, int, float, bool or None, or a ``{"__tuple__": [key, ...]}``. A tensor met twice
 (tied weights) is stored once and comes back as one tensor.
@@ -14,15 +20,18 @@ A key is a str, int, float, bool or None, or a ``{"__tuple__": [key, ...]}``. A 
 from __future__ import annotations
 
 import json
+import sys
 from collections import OrderedDict
 
+from .devices import device
 from .dtypes import DType, to_dtype
 from .nn.parameter import Parameter
 from .safetensors_format import METADATA, CheckpointError, JsonObject, brief
 from .tensor import Tensor
 
 _PLAIN = (type(None), bool, int, float, str)
-STORABLE = ("tensors, dtypes, int, float, str, bool, None, and dicts, lists and tuples of them "
+STORABLE = ("tensors, dtypes, devices, int, float, str, bool, None, dicts, lists, tuples and sets of them, top-level "
+            "classes and functions, and objects of top-level classes (a whole nn.Module) holding them "
             "(dict keys: str, int, float, bool, None or tuples of them)")
 
 
@@ -37,17 +46,14 @@ class Encoder:
     """
 
     def __init__(self):
-        self.tensors, self._names, self._open = {}, {}, set()
+        self.tensors, self._names, self._open, self._objects = {}, {}, set(), {}
 
     def node(self, obj, path: str):
         if type(obj) in _PLAIN:
             return obj
         if isinstance(obj, Tensor):
             return self._tensor(obj, path)
-        encode = _ENCODERS.get(type(obj))
-        if encode is None:
-            raise TypeError(f"save: cannot store a {type(obj).__name__} (at {path or 'the top level'}); "
-                            f"checkpoints hold {STORABLE}")
+        encode = _ENCODERS.get(type(obj)) or _object_encoder(obj, path)
         if id(obj) in self._open:
             raise ValueError(f"save: the object contains itself (at {path}); checkpoints hold trees")
         self._open.add(id(obj))
@@ -67,6 +73,15 @@ class Encoder:
         if isinstance(t, Parameter):
             node["parameter"] = True
         return node
+
+    def _object(self, obj, path: str) -> dict:
+        """An instance: its class by name and its state; met again, a reference to the first."""
+        index = self._objects.get(id(obj))
+        if index is not None:
+            return {"__ref__": index[0]}
+        self._objects[id(obj)] = (len(self._objects), obj)   # (obj kept alive: its id stays unique)
+        state = obj.__getstate__() if hasattr(obj, "__getstate__") else obj.__dict__
+        return {"__object__": global_name(type(obj)), "state": self.node(state, path)}
 
     def _free_name(self, name: str) -> str:
         taken, k, free = self.tensors.keys() | {METADATA}, 2, name
@@ -91,12 +106,42 @@ def _key(k, path: str):
                     f"keys are str, int, float, bool, None or tuples of them")
 
 
+def global_name(obj) -> str:
+    """``module.qualname`` of a class or function defined at a module's top level (what pickle stores)."""
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+def _is_global(obj) -> bool:
+    """Whether ``obj`` is found again under its own ``module.qualname`` (as pickle stores a global)."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
+        return False
+    found = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found is obj
+
+
+def _object_encoder(obj, path: str):
+    """How an object ``_ENCODERS`` does not name is stored: a top-level class or function by its name, an
+    instance of a top-level class (a whole ``nn.Module``) as its class's name and its ``__dict__``
+    (``__getstate__``'s, as pickle takes it); anything else raises."""
+    if _is_global(obj):
+        return lambda enc, obj, path: {"__global__": global_name(obj)}
+    cls = type(obj)
+    if _is_global(cls) and hasattr(obj, "__dict__") and cls.__module__ != "builtins":
+        return Encoder._object
+    raise TypeError(f"save: cannot store a {cls.__name__} (at {path or 'the top level'}); checkpoints hold {STORABLE}")
+
+
 _ENCODERS = {
     list: lambda enc, obj, path: [enc.node(v, _join(path, i)) for i, v in enumerate(obj)],
     tuple: lambda enc, obj, path: {"__tuple__": [enc.node(v, _join(path, i)) for i, v in enumerate(obj)]},
     dict: lambda enc, obj, path: {"__dict__": enc._items(obj.items(), path)},
     OrderedDict: lambda enc, obj, path: {"__odict__": enc._items(obj.items(), path)},
     DType: lambda enc, obj, path: {"__dtype__": obj.name},
+    set: lambda enc, obj, path: {"__set__": [enc.node(v, _join(path, i)) for i, v in enumerate(obj)]},
+    device: lambda enc, obj, path: {"__device__": str(obj)},
 }
 
 
@@ -108,15 +153,16 @@ def malformed(detail: str) -> CheckpointError:
     return CheckpointError(f"load: the checkpoint's structure ({METADATA}[{STRUCTURE!r}]) is malformed: {detail}")
 
 
-def decode(text: str, tensor_of):
+def decode(text: str, tensor_of, resolve=None):
     """The object the structure ``text`` describes, its tensors made by
-    ``tensor_of(name, device, requires_grad, parameter)`` (once per name)."""
+    ``tensor_of(name, device, requires_grad, parameter)`` (once per name), the classes and functions
+    it names by ``resolve(name)`` (which refuses those not allowed)."""
     try:
         tree = json.loads(text, object_pairs_hook=JsonObject.of_pairs)
     except (ValueError, RecursionError) as e:
         raise malformed(f"not JSON ({e})") from None
     try:
-        return Decoder(tensor_of).node(tree)
+        return Decoder(tensor_of, resolve).node(tree)
     except RecursionError:
         raise malformed("nested too deeply") from None
 
@@ -124,8 +170,8 @@ def decode(text: str, tensor_of):
 class Decoder:
     """Builds the object a tree describes, checking each node."""
 
-    def __init__(self, tensor_of):
-        self.tensor_of, self.made = tensor_of, {}
+    def __init__(self, tensor_of, resolve=None):
+        self.tensor_of, self.made, self.resolve, self.objects = tensor_of, {}, resolve, []
 
     def node(self, x):
         if type(x) in _PLAIN:
@@ -147,6 +193,34 @@ class Decoder:
                                              x.get("parameter", False))
         return self.made[name]
 
+    def named(self, name):
+        if type(name) is not str or self.resolve is None:
+            raise malformed(f"a class or function name is {brief(name)}")
+        return self.resolve(name)
+
+    def instance(self, x):
+        """An object of a named class, made as pickle makes one: ``cls.__new__`` and its state."""
+        _fields(x, {"__object__": str, "state": object})
+        if "state" not in x:
+            raise malformed(f"object {brief(x)} has no state")
+        cls = self.named(x["__object__"])
+        if not isinstance(cls, type):
+            raise malformed(f"{x['__object__']!r} is not a class")
+        obj = cls.__new__(cls)
+        self.objects.append(obj)
+        state = self.node(x["state"])
+        if hasattr(obj, "__setstate__"):
+            obj.__setstate__(state)
+        elif state is not None:
+            obj.__dict__.update(state)
+        return obj
+
+    def reference(self, x):
+        _fields(x, {"__ref__": int})
+        if not 0 <= x["__ref__"] < len(self.objects):
+            raise malformed(f"a reference to object {x['__ref__']}, of {len(self.objects)} made so far")
+        return self.objects[x["__ref__"]]
+
     def pairs(self, x, field: str) -> list:
         _fields(x, {field: list})
         if not all(type(p) is list and len(p) == 2 for p in x[field]):
@@ -159,7 +233,7 @@ class Decoder:
 
 def _fields(x, types: dict) -> None:
     for field, value in x.items():
-        if field not in types or type(value) is not types[field]:
+        if field not in types or (types[field] is not object and type(value) is not types[field]):
             raise malformed(f"node {brief(x)} has a bad field {field!r}")
 
 
@@ -192,4 +266,9 @@ _DECODERS = {
     "__dict__": lambda dec, x: dict(dec.pairs(x, "__dict__")),
     "__odict__": lambda dec, x: OrderedDict(dec.pairs(x, "__odict__")),
     "__dtype__": _dtype,
+    "__device__": lambda dec, x: _fields(x, {"__device__": str}) or device(x["__device__"]),
+    "__set__": lambda dec, x: _fields(x, {"__set__": list}) or {dec.node(v) for v in x["__set__"]},
+    "__global__": lambda dec, x: _fields(x, {"__global__": str}) or dec.named(x["__global__"]),
+    "__object__": Decoder.instance,
+    "__ref__": Decoder.reference,
 }

@@ -33,7 +33,8 @@ GROUPS = [
     ("torch.cuda.amp", "webgrad.cuda.amp"), ("torch.accelerator", "webgrad.accelerator"),
     ("torch.backends", "webgrad.backends"), ("torch.backends.cuda", "webgrad.backends.cuda"),
     ("torch.backends.cudnn", "webgrad.backends.cudnn"), ("torch.backends.mps", "webgrad.backends.mps"),
-    ("torch.distributed", "webgrad.distributed"),
+    ("torch.distributed", "webgrad.distributed"), ("torch.utils.checkpoint", "webgrad.utils.checkpoint"),
+    ("torch.serialization", "webgrad.serialization"), ("torch.jit", "webgrad.jit"), ("torch.onnx", "webgrad.onnx"), ("torch.hub", "webgrad.hub"),
 ]
 # the submodules listed as names of a group (fixed here: which ones ``dir`` shows depends on what
 # the process has imported so far)

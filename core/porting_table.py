@@ -17,6 +17,12 @@ _NO_CUDA = "webgrad has no CUDA backend; its GPU is the 'wgpu' backend (webgrad.
 
 # torch name -> why webgrad accepts it and does nothing
 NO_EFFECT = {
+    **{f"torch.jit.{n}": "returns what it is given: TorchScript compiles the Python it marks, which computes "
+                         "the same numbers; webgrad runs the Python" for n in
+       ("script", "script_if_tracing", "ignore", "unused", "export", "interface", "annotate", "Final")},
+    "torch.jit.is_scripting": "False: nothing runs under TorchScript here",
+    "torch.jit.is_tracing": "False: nothing runs under torch.jit.trace here",
+    "torch.onnx.is_in_onnx_export": "False: no ONNX export runs here",
     **{f"torch.backends.cudnn.{n}": _FLAG.format("cuDNN") for n in
        ("benchmark", "benchmark_limit", "deterministic", "allow_tf32", "enabled", "flags", "version")},
     "torch.backends.cudnn.is_available": "False: webgrad has no cuDNN",
@@ -44,8 +50,17 @@ _F16 = ("on cpu, and on the GPU backends (wgpu, webgpu) where the device has Web
         "compute in float32 and round to half, as PyTorch's CPU kernels); without it a GPU backend raises TypeError "
         "saying so: use float32 there, or cpu")
 _BF16 = "cpu only: the GPU backends raise TypeError (WGSL has no bfloat16 type); use float16 or float32 there"
+_CHECKPOINT = ("runs the segment once, directly: PyTorch's values and gradients, with its use_reentrant rules; "
+               "the activations are kept (no memory saved)")
 SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half": _F16,
-                   "torch.bfloat16": _BF16, "torch.Tensor.bfloat16": _BF16}
+                   "torch.bfloat16": _BF16, "torch.Tensor.bfloat16": _BF16,
+                   "torch.jit": "TorchScript's decorators and queries with Python's meaning (script returns its "
+                                "argument, is_scripting() is False); trace, save and load raise",
+                   "torch.jit.fork": "runs the call at once (as eager PyTorch does); wait returns its value",
+                   "torch.onnx": "importable; export raises (webgrad has no ONNX exporter)",
+                   "torch.hub": "importable; its functions raise (webgrad downloads nothing at run time)",
+                   "torch.utils.checkpoint.checkpoint": _CHECKPOINT,
+                   "torch.utils.checkpoint.checkpoint_sequential": _CHECKPOINT}
 
 # torch name -> why webgrad refuses it, and what to do instead
 REFUSED = {
@@ -56,6 +71,10 @@ REFUSED = {
                  "holds webgrad's own op modules, and webgrad.register_kernel adds kernels",
     "torch.compiler": "torch.compiler's controls (disable, is_compiling ...) do not exist; webgrad.compiler holds "
                       "webgrad.compile's tracer, plans and replay",
+    **{f"torch.jit.{n}": "TorchScript only: call the module or function directly, or capture it with "
+                         "webgrad.compile" for n in ("trace", "trace_module", "freeze", "optimize_for_inference")},
+    "torch.jit.save": "TorchScript only: save the state_dict with webgrad.save",
+    "torch.jit.load": "TorchScript only: load a state_dict saved with webgrad.save into the model's Python class",
     "torch.backends.cpu": "torch.backends.cpu.get_cpu_capability() does not exist; webgrad.backends.cpu is webgrad's "
                           "numpy backend",
     "torch.backends.flags": "PyTorch's global backend-flags context does not exist (set the flag modules' attributes "
@@ -68,6 +87,12 @@ _NARROW = ("webgrad's dtypes are bool, int32, int64, float16, bfloat16, float32 
            "(webgrad.long) or int32 for integers, bool for masks")
 # (pattern over the qualified name, why and what to do); the first that matches answers
 FAMILIES = [
+    (r"torch\.jit\.(?!(fork|wait|Future)$)\w+$", "TorchScript machinery: webgrad runs Python eagerly; call the module "
+     "or function directly, or webgrad.compile it"),
+    (r"torch\.onnx\.(?!(is_in_onnx_export|OnnxExporterError)$)\w+$", "webgrad has no ONNX exporter: save the weights "
+     "with webgrad.save (safetensors), load them into the PyTorch model and export from PyTorch"),
+    (r"torch\.hub\.\w+$", "webgrad downloads nothing at run time: download the file yourself and load it with "
+     "webgrad.load (webgrad checkpoints and safetensors files)"),
     (r"torch(\.Tensor)?\.(complex\w*|cfloat|cdouble|chalf|(is_)?conj\w*|resolve_conj|view_as_complex\w*|"
      r"view_as_real\w*|polar|angle|imag|real)$", "webgrad has no complex dtypes: keep real and imaginary parts in "
      "two real tensors"),
@@ -89,7 +114,7 @@ FAMILIES = [
      "PyTorch's machinery for its flag modules, not a flag: nothing to port"),
     (r"torch\.(cudnn|miopen|mkldnn|native|batch_norm_(stats|elemt|gather\w*|update\w*|backward\w*))\w*$",
      "a PyTorch backend's kernel entry point: call the generic op instead (e.g. nn.functional.batch_norm, conv2d)"),
-    (r"torch\.(jit|fx|export|library|classes|package|overrides|futures|fork|wait|func|vmap|cond|while_loop|"
+    (r"torch\.(fx|export|library|classes|package|overrides|futures|fork|wait|func|vmap|cond|while_loop|"
      r"cpp|monitor|mtia|xpu|mps|nested|masked|jagged|Script\w*|\w*Type|Graph\w*|Node|Value|Block|Code|"
      r"Argument\w*|FunctionSchema|AliasDb|CompilationUnit|ConcreteModuleType\w*|parse_\w+|import_ir_module\w*|"
      r"merge_type_from_type_comment|unify_type_list|FileCheck|ErrorReport|ExecutionPlan|Gradient|"
@@ -133,14 +158,17 @@ KEYWORDS = {
                     "webgrad.gather(webgrad.ones(2), 0, webgrad.tensor([0]), sparse_grad=True)"),
     "size_average": ("no effect", "PyTorch's deprecated form of reduction=: converted, with PyTorch's warning",
                      "webgrad.nn.MSELoss(size_average=True)"),
-    "weights_only": ("no effect", "webgrad.load reads data, never code: loading is always safe",
+    "weights_only": ("supported", "None or True (PyTorch's default): a whole saved model loads only with its classes "
+                     "allowed (webgrad.serialization.safe_globals); False imports the classes a checkpoint names "
+                     "(files you trust); nothing else in a file runs either way",
                      "webgrad.load(io.BytesIO(saved), weights_only=False)"),
 }
 
 
 # webgrad's objects whose missing attributes say why (``__getattr__`` hooks), and PyTorch's counterparts
 _TORCH_OF = {"webgrad": "torch", "webgrad.nn": "torch.nn", "webgrad.nn.functional": "torch.nn.functional",
-             "webgrad.Tensor": "torch.Tensor"}
+             "webgrad.Tensor": "torch.Tensor", "webgrad.jit": "torch.jit", "webgrad.onnx": "torch.onnx",
+             "webgrad.hub": "torch.hub"}
 
 
 def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError:

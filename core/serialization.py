@@ -10,13 +10,15 @@ over it, so a crash mid-write leaves the previous checkpoint whole (and, at wors
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
+import pickle
 import stat
 
 from . import registry
 from .dtypes import float32
-from .checkpoint_tree import STRUCTURE, Encoder, decode as decode_tree
+from .checkpoint_tree import STRUCTURE, Encoder, decode as decode_tree, global_name
 from .nn.parameter import Parameter
 from .safetensors_format import CheckpointError, decode, header_bytes, layout, parse, tensor_bytes
 from .tensor import Tensor
@@ -104,6 +106,95 @@ def _sync_folder(folder: str) -> None:
             os.close(fd)
 
 
+# ------------------------------------------------------------------ allowed globals
+_SAFE: list = []              # add_safe_globals's, for every load
+_SAFE_SCOPES: list = []       # safe_globals's, while their blocks run
+
+
+def _named(entry) -> tuple:
+    """(name, object) of a safe-globals entry: an object, or (object, the name files store it under)."""
+    if isinstance(entry, tuple):
+        obj, name = entry
+        return name, obj
+    return global_name(entry), entry
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Allow ``load`` to make the classes and functions listed (objects, or ``(object, "module.name")``
+    pairs) when a checkpoint names them: a whole model saved with ``save(model, f)`` loads once its
+    classes are allowed, as with PyTorch's ``weights_only`` loading.
+
+    >>> import webgrad as wg, io
+    >>> buf = io.BytesIO(); wg.save(wg.nn.Linear(2, 1), buf)
+    >>> add_safe_globals([wg.nn.Linear]); type(wg.load(io.BytesIO(buf.getvalue()))).__name__
+    'Linear'
+    >>> clear_safe_globals()
+    """
+    _SAFE.extend(safe_globals)
+
+
+def get_safe_globals() -> list:
+    """The entries ``add_safe_globals`` allowed."""
+    return list(_SAFE)
+
+
+def clear_safe_globals() -> None:
+    """Forget the entries ``add_safe_globals`` allowed."""
+    _SAFE.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals: list):
+    """Allow the classes and functions listed, for the loads inside the block only.
+
+    >>> import webgrad as wg, io
+    >>> buf = io.BytesIO(); wg.save(wg.nn.Linear(2, 1), buf)
+    >>> with safe_globals([wg.nn.Linear]):
+    ...     model = wg.load(io.BytesIO(buf.getvalue()))
+    >>> model.weight.shape
+    (1, 2)
+    """
+    _SAFE_SCOPES.append(list(safe_globals))
+    try:
+        yield
+    finally:
+        _SAFE_SCOPES.pop()
+
+
+def _allowed(name: str):
+    """The allowed class or function stored as ``name``; refused as PyTorch's weights-only unpickler does."""
+    for entry in [*_SAFE, *(e for scope in _SAFE_SCOPES for e in scope)]:
+        stored, obj = _named(entry)
+        if stored == name:
+            return obj
+    short = name.rsplit(".", 1)[-1]
+    raise pickle.UnpicklingError(
+        f"Weights only load failed: the checkpoint names {name}, which is not an allowed global. Please use "
+        f"`webgrad.serialization.add_safe_globals([{short}])` or the `webgrad.serialization.safe_globals("
+        f"[{short}])` context manager to allowlist it if you trust this class/function, or load with "
+        f"weights_only=False (which imports what the checkpoint names: only for files you trust)")
+
+
+def _imported(name: str):
+    """``weights_only=False``: the class or function ``name`` names, imported (as pickle would)."""
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            break
+        if isinstance(obj, type) or callable(obj):
+            return obj
+        break
+    raise CheckpointError(f"load: the checkpoint names {name!r}, which is not a class or function that can "
+                          f"be imported here")
+
+
 # ------------------------------------------------------------------ load
 _PICKLE_ARGS = {True: {"encoding"}, False: {"encoding", "errors", "fix_imports", "buffers"}}
 
@@ -120,7 +211,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     ``fn(tensor, location)`` gets each tensor (on ``cpu`` where it starts) and its saved backend
     name and returns the tensor to use, or None for the default placement.
 
-    ``weights_only`` is accepted, as in PyTorch, with no effect: loading is always safe here.
+    ``weights_only`` (None means True, as in PyTorch): a checkpoint that names classes or functions (a
+    whole model saved with ``save(model, f)``) loads only those allowed by ``add_safe_globals`` or
+    ``safe_globals``, and raises ``pickle.UnpicklingError`` naming the first one that is not, as
+    PyTorch's weights-only loading does. ``weights_only=False`` imports what the checkpoint names
+    (only for files you trust, as in PyTorch); either way the only calls a load makes are the classes'
+    ``__new__`` and ``__setstate__``: nothing else in a file is run.
     ``mmap=True`` maps a path's file instead of reading it whole (tensors are still copied onto
     their backend). ``pickle_module`` and pickle's ``encoding`` (also ``errors``, ``fix_imports``,
     ``buffers`` when ``weights_only=False``) are accepted with no effect.
@@ -144,7 +240,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         with memoryview(data)[start:] as raw:     # released before a mapped file closes
             made = _Maker(specs, raw, place)
             if STRUCTURE in metadata:
-                return decode_tree(metadata[STRUCTURE], made.tensor)
+                return decode_tree(metadata[STRUCTURE], made.tensor, _imported if weights_only is False else _allowed)
             return {name: made.tensor(name, None, False, False) for name in specs}
 
 
@@ -265,4 +361,5 @@ def upload(values, shape, dtype, backend, name=None) -> Tensor:
         raise OverflowError(f"load: tensor {name!r}: {e}") from None
 
 
-__all__ = ["save", "load", "CheckpointError"]
+__all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals"]

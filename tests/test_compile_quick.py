@@ -217,3 +217,50 @@ def test_a_tensor_the_walk_does_not_reach_is_written_back_by_the_replay(backend)
     t = box.inner.deep.t
     assert (t.tolist(), t._version, f.traces, f.replays) == ([4.0, 4.0], 4, 1, 3)
     assert [w[0] for p in f.plans.values() for w in p.plan.writes] == ["fixed"]
+
+
+def _same_answer(q, args, kwargs=None):
+    """The generated guard and the general check give the same answer (None, or the same places, key and tensors)."""
+    kwargs = kwargs or {}
+    got = q(None, args, kwargs)
+    try:
+        want = quick_module.Quick._check(q, args, kwargs)
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+        want = None
+    assert (got is None) == (want is None)
+    if got is not None:
+        assert got.key == want.key and got.places is want.places and list(got.tensors) == list(want.tensors)
+    return got
+
+
+def test_the_generated_guard_answers_as_the_general_check(backend):
+    """A walk over plain positional arguments gets its quick guard as one generated function (its text in
+    ``_check.source``); over each change the walk would see, it answers as ``Quick._check`` does."""
+    model, opt, step, x, y = _setup(backend)
+    step(x, y)                                        # .grad and momentum state exist
+    found, q = quick_module.watch(step, (x, y), {})
+    assert "def check(args, kwargs):" in q._check.source and "return Found(PLACES" in q._check.source
+    assert _same_answer(q, (x.clone(), y.clone())) is not None
+    assert _same_answer(q, (x[:3].clone(), y[:3].clone())) is None                  # another shape
+    assert _same_answer(q, (x.half(), y)) is None                                    # another dtype
+    assert _same_answer(q, (x, y, 1)) is None and _same_answer(q, (x,), {"y": y}) is None
+    assert _same_answer(q, (x, y.tolist())) is None                                  # not a tensor
+    assert _same_answer(q, (x, x)) is None                                           # two places sharing data
+    with wg.no_grad():
+        assert _same_answer(q, (x, y)) is None                                       # grad mode
+    model[0].weight.requires_grad_(False)
+    assert _same_answer(q, (x, y)) is None
+    model[0].weight.requires_grad_(True)
+    model[0].weight.grad = None                                                      # a place emptied
+    assert _same_answer(q, (x, y)) is None
+    opt.param_groups[0]["momentum"] = 0.5                                            # a guarded option
+    assert _same_answer(q, (x, y)) is None
+
+
+def test_a_walk_over_keywords_or_containers_keeps_the_general_check(backend):
+    _, _, step, x, y = _setup(backend)
+    for args, kwargs in (((x,), {"y": y}), (([x, y],), {})):
+        fn = (lambda x, y: step(x, y)) if kwargs else (lambda xy: step(*xy))
+        _, q = quick_module.watch(fn, args, kwargs)
+        assert not hasattr(q._check, "source")
+        assert q(fn, args, kwargs) is not None

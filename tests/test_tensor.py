@@ -88,6 +88,17 @@ def test_from_numpy(np_dtype, dtype, backend):
     np.testing.assert_array_equal(t.numpy(), a)
 
 
+def test_from_numpy_takes_arrays_of_numpy_subclasses(tmp_path):
+    """A memory-mapped file (nanoGPT's data loader) is an ndarray, as torch.from_numpy takes it."""
+    data = np.memmap(tmp_path / "tokens.bin", dtype=np.uint16, mode="w+", shape=(8,))
+    data[:] = np.arange(8)
+    t = wg.from_numpy(data[2:5].astype(np.int64))
+    assert t.tolist() == [2, 3, 4] and t.dtype is wg.int64
+    assert wg.from_numpy(np.memmap(tmp_path / "tokens.bin", dtype=np.uint16, mode="r")).tolist() == list(range(8))
+    with pytest.raises(TypeError, match="expected np.ndarray .got list"):
+        wg.from_numpy([1, 2])
+
+
 def test_from_numpy_copies():
     a = np.array([1.0, 2.0], dtype=np.float32)
     t = wg.tensor(a)

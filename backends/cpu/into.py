@@ -128,10 +128,12 @@ def _matmul_into(name, attrs, metas, out_meta):
 
 def _fused_into(ops, metas, out_meta):
     """A fused chain (``fused.fused_source(into=True)``): its last op writes into ``out``, which may be
-    any input of the result's shape; its other ops into scratch arrays."""
+    any input of the result's shape; its other ops into scratch arrays (of one block's rows where the
+    chain runs in row blocks: ``fused.block_rows``)."""
     shape, dtype = out_meta
-    fn = fused_kernel(ops, shape, dtype, into=True)
-    return Form(fn, tuple(k for k, m in enumerate(metas) if m == out_meta), (out_meta,) * scratch_count(ops))
+    fn = fused_kernel(ops, shape, dtype, into=True, in_shapes=[m[0] for m in metas])
+    scratch = out_meta if fn.rows is None else ((fn.rows, *shape[1:]), dtype)
+    return Form(fn, tuple(k for k, m in enumerate(metas) if m == out_meta), (scratch,) * scratch_count(ops))
 
 
 _INTO = {K.RELU: _relu_into, K.RELU + _GRAD: _relu_grad_into, K.MATMUL: _matmul_into}

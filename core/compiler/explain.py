@@ -18,6 +18,8 @@ def _step_line(step) -> str:
     into = "" if step.into is None else {"kept": f" -> into kept array #{step.into.where}",
                                          "slot": f" -> into s{step.into.where}",
                                          "donate": f" -> into s{step.into.where} if nothing else holds it"}[step.into.kind]
+    rows = None if step.into is None else getattr(step.into.fn, "rows", None)   # (a long chain: backends/cpu/fused.py)
+    into += "" if rows is None else f", in blocks of {rows} rows"
     return f"    {outs} = {step.name}({ins}{dyn}){into}"
 
 

@@ -115,6 +115,7 @@ class _Watch(_Walk):
         super().optimizer(opt)
 
     def arguments(self, args, kwargs) -> None:
+        self.plain = not kwargs and all(type(a) not in (list, tuple, dict) for a in args)   # (as _check's simple)
         flat = _flatten((args, kwargs))
         self.arg_kinds = tuple(map(type, flat))
         self.arg_values = [a for a in flat if not isinstance(a, Tensor)]
@@ -197,6 +198,7 @@ class Quick:
         self.held = _positions([i for i, t in enumerate(found.tensors) if t is not None])
         self.signatures = list(map(_SIGNATURE, self.held(found.tensors)))
         self.modes = _modes()
+        self._check = _generated(self, walk, found.tensors) or self._check
 
     def _layout(self, places) -> None:
         """Where each place's tensor comes from: owners (parameters, fixed tensors), ``.grad`` of owners,
@@ -241,6 +243,107 @@ class Quick:
         return Found(self.places, tensors, self.key, *self.reached)
 
 
+def _generated(q: Quick, walk: _Watch, tensors: list):
+    """``q._check`` as one generated function of straight-line comparisons (``guard_source``), for a walk
+    over plain positional arguments (no keywords, no containers); None otherwise (the general check)."""
+    if not walk.plain:
+        return None
+    text, namespace = guard_source(q, tensors)
+    exec(compile(text, "<webgrad.compile quick guard>", "exec"), namespace)
+    fn = namespace["check"]
+    fn.source = text
+    return fn
+
+
+def _tensor_expression(place, k: int, tensor_args: list) -> str:
+    """Where place ``k``'s tensor is read at a call (its owner ``O<k>``, a ``.grad``, a dict entry, an argument)."""
+    kind = place[0]
+    if kind in ("param", "fixed"):
+        return f"O{k}"
+    if kind == "grad":
+        return f"O{k}.grad"
+    if kind in ("buffer", "state"):
+        return f"O{k}.get(K{k})"
+    return f"a{tensor_args[place[2]]}"
+
+
+def guard_source(q: Quick, tensors: list) -> tuple:
+    """(the text of ``check(args, kwargs)``, its namespace): the quick guard's comparisons for a walk over
+    plain positional arguments that found ``tensors`` (their signatures are written in, not the tensors,
+    which the guard does not keep), one per line in the order ``Quick._check`` makes them: the arguments'
+    count and types (non-tensor ones by identity), each read of the walk, the modes, each place's tensor
+    (its type; where it holds one, its signature) and that no two places share data; it returns the
+    ``Found`` or None. Identities stand where ``_check`` compares values (``is`` for dtypes, backends,
+    flags): at least as strict, never looser.
+
+    >>> import webgrad as wg
+    >>> found, quick = watch(wg.nn.Linear(2, 1), (wg.ones(2),), {})
+    >>> print(quick._check.source.splitlines()[1])
+        if kwargs or len(args) != 1:
+    """
+    ns = {"Found": Found, "_mode": _mode, "dtypes": dtypes, "_autocast": _autocast, "_modes": _modes,
+          "PLACES": q.places, "KEY": q.key, "REACHED": q.reached}
+    tests = _argument_tests(q, ns) + _read_tests(q, ns) + _mode_tests(q, ns)
+    loads, place_tests = _place_tests(q, tensors, ns)
+    n = len(q.arg_kinds)
+    lines = ["def check(args, kwargs):", f"    if kwargs or len(args) != {n}:", "        return None"]
+    if n:
+        lines.append(f"    {', '.join(f'a{i}' for i in range(n))}{',' if n == 1 else ''} = args")
+    for load, test in [(None, t) for t in tests] + place_tests:
+        if load is not None:
+            lines.append(f"    {load}")
+        lines += [f"    if {test}:", "        return None"]
+    lines.append(f"    return Found(PLACES, [{', '.join(loads)}], KEY, *REACHED)")
+    return "\n".join(lines), ns
+
+
+def _argument_tests(q: Quick, ns: dict) -> list:
+    """The arguments' types, and the non-tensor ones' identities (``a<i>``: argument i)."""
+    tests = []
+    for i, kind in enumerate(q.arg_kinds):
+        ns[f"A{i}"] = kind
+        tests.append(f"type(a{i}) is not A{i}")
+    plain = [i for i, kind in enumerate(q.arg_kinds) if not issubclass(kind, Tensor)]
+    for i, v in zip(plain, q.arg_values):
+        ns[f"V{i}"] = v
+        tests.append(f"a{i} is not V{i}")
+    return tests
+
+
+def _read_tests(q: Quick, ns: dict) -> list:
+    """Each read of the walk made again and compared with what it gave."""
+    for j, (fn, obj, got) in enumerate(zip(q.fns, q.objs, q.got)):
+        ns[f"R{j}"], ns[f"B{j}"], ns[f"G{j}"] = fn, obj, got
+    return [f"R{j}(B{j}) != G{j}" for j in range(len(q.fns))]
+
+
+def _mode_tests(q: Quick, ns: dict) -> list:
+    """Grad mode, inference mode, the default dtype and autocast (``_modes``), as they were."""
+    enabled, inference, default_float, autocast = q.modes
+    ns.update(ME=enabled, MI=inference, MF=default_float, MODES=q.modes)
+    return ["_mode.enabled is not ME or _mode.inference is not MI or dtypes.default_float is not MF",
+            "_modes() != MODES" if autocast else "_autocast.dtypes and _modes() != MODES"]
+
+
+def _place_tests(q: Quick, tensors: list, ns: dict) -> tuple:
+    """(the names the places' tensors are loaded into, [(a load or None, a test)]): per place its tensor's
+    type; where it holds one, its signature; then that no two of them share data."""
+    tensor_args = [i for i, kind in enumerate(q.arg_kinds) if issubclass(kind, Tensor)]
+    out, datas = [], []
+    for k, place in enumerate(q.places):
+        ns[f"O{k}"], ns[f"K{k}"], ns[f"T{k}"] = place.owner, place.key, q.types[k]
+        out.append((f"t{k} = {_tensor_expression(place, k, tensor_args)}", f"type(t{k}) is not T{k}"))
+        t = tensors[k]
+        if t is not None:
+            ns[f"S{k}"], ns[f"D{k}"], ns[f"E{k}"], ns[f"F{k}"] = t._data.shape, t._dtype, t._backend, t.requires_grad
+            out.append((f"d{k} = t{k}._data", f"d{k}.shape != S{k} or t{k}._dtype is not D{k} or t{k}._backend is not "
+                        f"E{k} or t{k}.requires_grad is not F{k} or t{k}.grad_fn is not None or t{k}._view is not None"))
+            datas.append(f"id(d{k})")
+    if len(datas) > 1:
+        out.append((None, f"len({{{', '.join(datas)}}}) != {len(datas)}"))
+    return [f"t{k}" for k in range(len(q.places))], out
+
+
 def _positions(indices):
     """A function giving the tuple of a sequence's items at ``indices``."""
     if not indices:
@@ -263,4 +366,4 @@ def watch(fn, args, kwargs) -> tuple:
     return found, Quick(walk, found)
 
 
-__all__ = ["Quick", "watch"]
+__all__ = ["Quick", "watch", "guard_source"]

@@ -252,7 +252,7 @@ def from_numpy(ndarray) -> Tensor:
     >>> wg.from_numpy(np.array([1.5, 2.0])).dtype
     webgrad.float64
     """
-    if type(ndarray).__name__ != "ndarray" or not is_array_like(ndarray):
+    if not any(c.__name__ == "ndarray" for c in type(ndarray).__mro__) or not is_array_like(ndarray):   # (memmap too)
         raise TypeError(f"from_numpy: expected np.ndarray (got {type(ndarray).__name__})")
     return tensor(ndarray, device="cpu")
 

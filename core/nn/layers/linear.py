@@ -50,6 +50,11 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """PyTorch's ``Linear`` subclass for ``MultiheadAttention.out_proj`` (a marker for its quantization
+    tools): the same layer, under the name scripts allowlist and printouts show."""
+
+
 class Bilinear(Module):
     """``y[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]`` with weight [out, in1, in2].
 
@@ -87,4 +92,4 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear"]

@@ -16,7 +16,7 @@ class _Loss(Module):
     (the deprecated ``size_average``/``reduce`` become ``reduction`` here, with PyTorch's warning)."""
 
     fn = ""
-    options: tuple = ()
+    options: tuple = (("size_average", None), ("reduce", None), ("reduction", "mean"))   # PyTorch's _Loss's
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -39,6 +39,12 @@ class _Loss(Module):
     def extra_repr(self):
         shown = [n for n in self._options() if not isinstance(getattr(self, n), Tensor)]
         return ", ".join(f"{n}={getattr(self, n)!r}" for n in shown)
+
+
+class _WeightedLoss(_Loss):
+    """PyTorch's base of the losses with a class ``weight`` (kept as a buffer), for subclasses scripts write."""
+
+    options = (("weight", None), ("size_average", None), ("reduce", None), ("reduction", "mean"))
 
 
 def _loss(name, fn, options, doc):

@@ -24,7 +24,7 @@ from ..parameter import Parameter
 from .activation import GELU, ReLU
 from .container import ModuleList
 from .dropout import Dropout
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .normalization import LayerNorm
 
 
@@ -125,7 +125,7 @@ class MultiheadAttention(Module):
         self.register_parameter("in_proj_weight", None if separate else Parameter(empty(3 * embed_dim, embed_dim,
                                                                                         **kw)))
         self.register_parameter("in_proj_bias", Parameter(empty(3 * embed_dim, **kw)) if bias else None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **kw)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
         for name in ("bias_k", "bias_v"):
             self.register_parameter(name, Parameter(empty(1, 1, embed_dim, **kw)) if add_bias_kv else None)
         self.add_zero_attn = add_zero_attn
