@@ -414,3 +414,14 @@ def test_adaptive_log_softmax_matches_torch(backend):
     same_error(lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 9, 15])(lib.tensor(rand(2, 8)),
                                                                                 lib.tensor([1, 20])))
     same_error(lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [9, 4]))
+
+
+def test_norm_classes_in_pytorchs_hierarchy():
+    """isinstance checks scripts make (e.g. to keep norms out of weight decay) answer as PyTorch's."""
+    for name in ("InstanceNorm1d", "InstanceNorm2d", "BatchNorm1d", "BatchNorm3d"):
+        w, t = getattr(wg.nn, name)(3), getattr(torch.nn, name)(3)
+        for base in ("_NormBase", "_BatchNorm"):
+            assert isinstance(w, getattr(wg.nn.modules.batchnorm, base)) == \
+                isinstance(t, getattr(torch.nn.modules.batchnorm, base)), (name, base)
+        assert isinstance(w, wg.nn.modules.instancenorm._InstanceNorm) == \
+            isinstance(t, torch.nn.modules.instancenorm._InstanceNorm), name

@@ -6,13 +6,13 @@ import warnings
 
 from .. import functional as F
 from ..module import Module
-from .normalization import _BatchNorm
+from .normalization import _NormBase
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """PyTorch's _InstanceNorm: no affine parameters and no running statistics unless asked; the
     parameters and buffers (weight, bias, running_mean, running_var, num_batches_tracked) named as
-    BatchNorm's."""
+    BatchNorm's (both on _NormBase, as PyTorch's)."""
 
     spatial = 1
 

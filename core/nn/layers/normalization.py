@@ -9,10 +9,9 @@ from ..module import Module
 from ..parameter import Parameter
 
 
-class _BatchNorm(Module):
-    """Per-channel normalisation of [N, C, ...] with learned scale/shift and running statistics."""
-
-    ranks = ()
+class _NormBase(Module):
+    """PyTorch's base of the batch and instance norms: per-channel weight/bias and the running
+    statistics buffers (running_mean, running_var, num_batches_tracked)."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
@@ -34,6 +33,16 @@ class _BatchNorm(Module):
             init.ones_(self.running_var)
             self.num_batches_tracked = zeros((), dtype=int64, device=self.running_mean.device)
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """Per-channel normalisation of [N, C, ...] over the batch, with learned scale/shift and running statistics."""
+
+    ranks = ()
+
     def forward(self, input):
         if input.ndim not in self.ranks:
             raise ValueError(f"{type(self).__name__}: expected a {' or '.join(f'{r}D' for r in self.ranks)} input, "
@@ -47,10 +56,6 @@ class _BatchNorm(Module):
         return F.batch_norm(input, self.running_mean if not self.training or self.track_running_stats else None,
                             self.running_var if not self.training or self.track_running_stats else None,
                             self.weight, self.bias, use_batch, momentum, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
