@@ -43,6 +43,7 @@ ARGS = {
     "webgrad.nn.RNN": (2, 3), "webgrad.nn.GRU": (2, 3), "webgrad.load": (b"",),
     "webgrad.nn.functional.max_pool2d": (_IMAGE,), "webgrad.nn.functional.avg_pool2d": (_IMAGE,),
     "webgrad.nn.functional.adaptive_avg_pool2d": (_IMAGE,),
+    "webgrad.nn.functional.max_pool2d_with_indices": (_IMAGE,),
 }
 
 

@@ -3,6 +3,7 @@ from ``generator`` (a ``webgrad.Generator``; None: the default generator)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..engine import no_grad
 from ..ops import creation
@@ -116,12 +117,18 @@ def kaiming_uniform_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity:
     >>> kaiming_uniform_(wg.empty(4, 16), a=5 ** 0.5).abs().max().item() <= 0.25
     True
     """
+    if tensor.numel() == 0:   # e.g. Linear(0, n) or Linear(n, 0): PyTorch warns and leaves it
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
     return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator=None):
     """He normal: N(0, std²) with std = gain / sqrt(fan)."""
+    if tensor.numel() == 0:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)), generator)
 
 

@@ -351,6 +351,9 @@ class Module:
         >>> b.weight.tolist() == a.weight.tolist()
         True
         """
+        for name, mod in self.named_modules():
+            if hasattr(mod, "_materialize_from_state"):   # lazy layers take their shapes from the state
+                mod._materialize_from_state(state_dict, f"{name}." if name else "")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]

@@ -10,6 +10,7 @@ from ...tensor import Tensor
 from . import activation as _activation, conv as _conv, dropout as _dropout, interpolate as _interpolate, \
     linear as _linear, loss as _loss, normalization as _normalization, pooling as _pooling, sparse as _sparse
 from . import activation_more as _activation_more, distance as _distance, pixel_shuffle as _pixel_shuffle
+from . import loss_margin as _loss_margin, pooling_more as _pooling_more, volumetric as _volumetric
 from .activation import *  # noqa: F401,F403
 from .activation_more import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
@@ -22,6 +23,9 @@ from .loss import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .loss_margin import *  # noqa: F401,F403
+from .pooling_more import *  # noqa: F401,F403
+from .volumetric import *  # noqa: F401,F403
 
 
 
@@ -41,7 +45,7 @@ for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
 __all__ = [name for m in (_activation, _conv, _dropout, _interpolate, _linear, _loss, _normalization, _pooling,
-                          _sparse, _activation_more, _distance, _pixel_shuffle) for name in m.__all__]
+                          _sparse, _activation_more, _distance, _pixel_shuffle, _loss_margin, _pooling_more, _volumetric) for name in m.__all__]
 from ..attention import scaled_dot_product_attention  # noqa: E402,F401  (nn/attention.py)
 from ...porting_table import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("webgrad.nn.functional")

@@ -237,5 +237,38 @@ def prelu(input, weight):
     return binary.where(binary.gt(input, 0), input, binary.mul(weight, input))
 
 
-__all__ = ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "threshold", "threshold_", "softshrink",
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: while ``training`` each negative element is scaled by a slope drawn
+    uniformly from [lower, upper]; otherwise by the mean slope (lower + upper) / 2.
+
+    >>> import webgrad as wg
+    >>> rrelu(wg.tensor([-1.0, 2.0]), 0.2, 0.4).tolist()
+    [-0.30000001192092896, 2.0]
+    """
+    return _rrelu(input, lower, upper, training, inplace, None)
+
+
+def _rrelu(input, lower, upper, training, inplace, generator):
+    import webgrad as wg
+    check_tensor("rrelu", input)
+    if training:
+        slope = wg.rand(*input.shape, dtype=input.dtype, device=input.device, generator=generator)
+        slope = slope * (upper - lower) + lower
+    else:
+        slope = (lower + upper) / 2
+    out = wg.where(input >= 0, input, input * slope)
+    return input._assign(out, "rrelu") if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In-place ``rrelu`` (its random slopes drawn from ``generator`` when given).
+
+    >>> import webgrad as wg
+    >>> rrelu_(wg.tensor([-1.0, 2.0]), 0.2, 0.4).tolist()
+    [-0.30000001192092896, 2.0]
+    """
+    return _rrelu(input, lower, upper, training, True, generator)
+
+
+__all__ = ["rrelu", "rrelu_", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "threshold", "threshold_", "softshrink",
            "hardshrink", "tanhshrink", "celu", "selu", "mish", "softsign", "logsigmoid", "softmin", "glu", "prelu"]

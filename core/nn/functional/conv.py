@@ -201,6 +201,27 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return y if bias is None else y + reshape_to(bias, (1, y.shape[1], 1, 1))
 
 
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-D convolution of [N, C_in, L] (or [C_in, L]) with weight [C_in, C_out/groups, k]
+    (a conv_transpose2d of height 1).
+
+    >>> import webgrad as wg
+    >>> conv_transpose1d(wg.ones(1, 1, 2), wg.ones(1, 1, 2)).tolist()
+    [[[1.0, 2.0, 1.0]]]
+    """
+    op = "conv_transpose1d"
+    check_tensor(op, input)
+    check_tensor(op, weight, "weight")
+    if input.ndim not in (2, 3) or weight.ndim != 3:
+        raise RuntimeError(f"{op}: expected a 2-D or 3-D input and 3-D weight, got input {tuple(input.shape)} and "
+                           f"weight {tuple(weight.shape)}")
+    one = lambda value, name: (0 if name in ("padding", "output_padding") else 1, ntuple(value, 1, op, name)[0])  # noqa: E731
+    y = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, one(stride, "stride"),
+                         one(padding, "padding"), one(output_padding, "output_padding"), groups,
+                         one(dilation, "dilation"))
+    return y.squeeze(-2)
+
+
 def _crop(canvas, padding, out):
     """Cut ``out`` rows/cols starting at ``padding`` from the full transposed-conv canvas, zero-filling
     any output_padding that runs past its end (negative pad amounts crop)."""
@@ -209,4 +230,4 @@ def _crop(canvas, padding, out):
     return wg.pad(canvas, (-pw, ow + pw - fw, -ph, oh + ph - fh))
 
 
-__all__ = ["unfold", "fold", "conv1d", "conv2d", "conv_transpose2d"]
+__all__ = ["unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]

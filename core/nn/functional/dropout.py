@@ -67,4 +67,49 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout("dropout3d", input, p, training, inplace, 3)
 
 
-__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
+_SELU_ALPHA = 1.7580993408473766   # -scale * alpha of SELU: the value a dropped SELU unit is set to, negated
+
+
+def _alpha_dropout(op, input, p, training, inplace, feature):
+    """SELU-preserving dropout (PyTorch's): dropped units (whole channels when ``feature``) set to
+    SELU's negative saturation, then an affine map a * x + b keeping mean 0 and variance 1."""
+    import webgrad as wg
+    check_tensor(op, input)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if feature and input.ndim < 2:
+        raise RuntimeError(f"{op}: feature dropout requires at least 2 dimensions in the input, got shape "
+                           f"{tuple(input.shape)}")
+    if p == 1.0:
+        out = input * 0.0
+    else:
+        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
+        keep = (wg.rand(*shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
+        a = 1.0 / ((_SELU_ALPHA ** 2 * p + 1) * (1 - p)) ** 0.5
+        out = input * (keep * a) + ((keep - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p)
+    return input._assign(out, op) if inplace else out
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: keeps the inputs' mean and variance (PyTorch's; not ``training`` by default).
+
+    >>> import webgrad as wg
+    >>> alpha_dropout(wg.ones(3), 0.5).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    return _alpha_dropout("alpha_dropout", input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """``alpha_dropout`` of whole channels (dim 1) of [N, C, ...].
+
+    >>> import webgrad as wg
+    >>> feature_alpha_dropout(wg.ones(1, 2, 3), 0.5).shape
+    (1, 2, 3)
+    """
+    return _alpha_dropout("feature_alpha_dropout", input, p, training, inplace, True)
+
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]

@@ -2,6 +2,8 @@
 normalisation (composed from reductions and arithmetic)."""
 from __future__ import annotations
 
+import math
+
 from ... import kernel_names as K
 from ...engine import no_grad, run_kernel
 from ...ops.common import check_tensor
@@ -12,6 +14,14 @@ def _normalize(x, dims, eps):
     centred = x - mean
     var = (centred * centred).mean(dims, keepdim=True)
     return centred * (var + eps).rsqrt(), mean, var
+
+
+def _check_channel_params(op, input, error, **params):
+    """Each given per-channel tensor has shape (C,) for ``input`` [N, C, ...], else ``error`` naming it."""
+    c = input.shape[1]
+    for name, p in params.items():
+        if p is not None and tuple(p.shape) != (c,):
+            raise error(f"{op}: {name} must have shape ({c},) for input {tuple(input.shape)}, got {tuple(p.shape)}")
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -60,25 +70,32 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     check_tensor("batch_norm", input)
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected an input of shape [N, C, ...], got {tuple(input.shape)}")
+    _check_channel_params("batch_norm", input, ValueError, running_mean=running_mean, running_var=running_var,
+                          weight=weight, bias=bias)
+    return _by_channel_stats("batch_norm", input, (0,) + tuple(range(2, input.ndim)), training, running_mean,
+                             running_var, weight, bias, momentum, eps, "value per channel")
+
+
+def _by_channel_stats(op, input, dims, use_input_stats, running_mean, running_var, weight, bias, momentum, eps,
+                      unit):
+    """Normalise ``input`` [N, C, ...] over ``dims`` with its own statistics (updating the given running
+    ones with their mean over what ``dims`` leaves besides C, the variance unbiased) or with the running
+    ones; then scale and shift per channel. Batch norm's dims hold N, instance norm's do not."""
     c = input.shape[1]
-    for name, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                    ("bias", bias)):
-        if p is not None and tuple(p.shape) != (c,):
-            raise ValueError(f"batch_norm: {name} must have shape ({c},) for input {tuple(input.shape)}, got "
-                             f"{tuple(p.shape)}")
     bshape = (1, c) + (1,) * (input.ndim - 2)
-    dims = (0,) + tuple(range(2, input.ndim))
-    if training:
-        count = input.numel() // c
+    if use_input_stats:
+        count = math.prod(input.shape[d] for d in dims)
         if count <= 1:
-            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, got input of "
-                             f"shape {tuple(input.shape)}")
+            raise ValueError(f"{op}: expected more than 1 {unit} when training, got input of shape "
+                             f"{tuple(input.shape)}")
         y, mean, var = _normalize(input, dims, eps)
+        if 0 not in dims:                     # per-instance statistics: their mean over the batch
+            mean, var = mean.mean(0), var.mean(0)
         _update_running(running_mean, mean, momentum)
         _update_running(running_var, var * (count / (count - 1)), momentum)
     else:
         if running_mean is None or running_var is None:
-            raise ValueError("batch_norm: running_mean and running_var are needed when not training")
+            raise ValueError(f"{op}: running_mean and running_var are needed without the input's statistics")
         y = (input - running_mean.reshape(bshape)) * (running_var.reshape(bshape) + eps).rsqrt()
     y = y if weight is None else y * weight.reshape(bshape)
     return y if bias is None else y + bias.reshape(bshape)
@@ -91,4 +108,46 @@ def _update_running(stat, batch_value, momentum):
             stat._assign(new, "batch_norm")
 
 
-__all__ = ["layer_norm", "batch_norm"]
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalise [N, C, ...] over its spatial dims, per sample and channel (``use_input_stats``), or with
+    the running per-channel statistics; given running statistics are updated in place with the
+    batch-averaged instance mean and unbiased variance, as PyTorch.
+
+    >>> import webgrad as wg
+    >>> instance_norm(wg.tensor([[[1.0, 3.0]]])).round(decimals=3).tolist()
+    [[[-1.0, 1.0]]]
+    """
+    check_tensor("instance_norm", input)
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected an input of shape [N, C, ...] with a spatial dim, got "
+                         f"{tuple(input.shape)}")
+    _check_channel_params("instance_norm", input, RuntimeError, running_mean=running_mean, running_var=running_var,
+                          weight=weight, bias=bias)
+    return _by_channel_stats("instance_norm", input, tuple(range(2, input.ndim)), use_input_stats, running_mean,
+                             running_var, weight, bias, momentum, eps, "spatial element")
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divide each channel by (k + alpha * mean of the squares over ``size`` neighbouring channels)^beta
+    (the window zero-padded at the ends, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> local_response_norm(wg.ones(1, 2, 1), 2, alpha=1.0, k=0.0, beta=1.0).tolist()
+    [[[2.0], [1.0]]]
+    """
+    import webgrad as wg
+    from .pooling import avg_pool2d
+    check_tensor("local_response_norm", input)
+    if input.ndim < 3:
+        raise ValueError(f"local_response_norm: expected a 3-D or higher input, got shape {tuple(input.shape)}")
+    if input.numel() == 0:
+        return input
+    n, c = input.shape[:2]
+    squares = (input * input).reshape(n, 1, c, -1)
+    squares = wg.pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(squares, (size, 1), stride=1).reshape(input.shape)
+    return input / (div * alpha + k) ** beta
+
+
+__all__ = ["layer_norm", "batch_norm", "instance_norm", "local_response_norm"]

@@ -43,4 +43,22 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*lead, c * r * r, h // r, w // r)
 
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle"]
+def channel_shuffle(input, groups):
+    """Split the C channels of [N, C, *] into ``groups`` groups and interleave them (ShuffleNet's shuffle).
+
+    >>> import webgrad as wg
+    >>> channel_shuffle(wg.arange(4.0).reshape(1, 4, 1), 2).flatten().tolist()
+    [0.0, 2.0, 1.0, 3.0]
+    """
+    check_tensor("channel_shuffle", input)
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle: expected an input of at least 3 dims, got shape {tuple(input.shape)}")
+    n, c = input.shape[:2]
+    if not isinstance(groups, int) or groups < 1 or c % groups:
+        raise RuntimeError(f"channel_shuffle: the {c} channels must be divisible by groups, a positive int; got "
+                           f"groups={groups!r}")
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]

@@ -53,29 +53,64 @@ def _windows(x, k, s, d, out):
 
 
 def _batched(fn):
-    """Let a 4-D pooling function take unbatched [C, H, W] input too."""
+    """Let a 4-D pooling function take unbatched [C, H, W] input too (each of its outputs unbatched)."""
     @functools.wraps(fn)
     def wrapped(input, *args, **kwargs):
         if getattr(input, "ndim", None) == 3:
-            return fn(input.unsqueeze(0), *args, **kwargs).squeeze(0)
+            out = fn(input.unsqueeze(0), *args, **kwargs)
+            return tuple(o.squeeze(0) for o in out) if isinstance(out, tuple) else out.squeeze(0)
         return fn(input, *args, **kwargs)
     return wrapped
 
 
-@_batched
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """2-D max pooling over [N, C, H, W] (padding counts as -inf). ``stride`` defaults to ``kernel_size``.
+    With ``return_indices`` also each maximum's flat position in H*W (as ``max_unpool2d`` takes them).
 
     >>> import webgrad as wg
     >>> max_pool2d(wg.arange(16.0).reshape(1, 1, 4, 4), 2).tolist()
     [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _padded_windows(op, input, kernel_size, stride, padding, dilation, ceil_mode):
     import webgrad as wg
-    k, s, p, d, out, extra = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    k, s, p, d, out, extra = _pool_geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode)
     pads = (p[1], p[1] + extra[1], p[0], p[0] + extra[0])
     x = wg.pad(input, pads, value=-math.inf) if any(pads) else input
+    return (k, s, p, d, out), x
+
+
+@_batched
+def _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    (k, s, _p, d, out), x = _padded_windows("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
     windows, axis = _windows(x, k, s, d, out)
     return run_kernel(K.MAX, windows, axes=(axis,), keepdim=False)   # amax(axis): windows are nonempty
+
+
+@_batched
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    """``max_pool2d`` and the flat H*W position of each maximum (the first, where several tie).
+    ``return_indices`` has no effect: the indices always come back, as PyTorch's.
+
+    >>> import webgrad as wg
+    >>> max_pool2d_with_indices(wg.arange(16.0).reshape(1, 1, 4, 4), 2)[1].tolist()
+    [[[[5, 7], [13, 15]]]]
+    """
+    import webgrad as wg
+    (k, s, p, d, out), x = _padded_windows("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    n, c = x.shape[:2]
+    windows = reshape_to(run_kernel(K.IM2COL, x, kernel_size=k, stride=s, padding=(0, 0), dilation=d),
+                         (n, c, k[0] * k[1], out[0], out[1]))
+    values, arg = windows.max(2)
+    rows = wg.arange(out[0], device=input.device).reshape(out[0], 1) * s[0] - p[0]
+    cols = wg.arange(out[1], device=input.device) * s[1] - p[1]
+    index = (rows + (arg // k[1]) * d[0]) * input.shape[-1] + cols + (arg % k[1]) * d[1]
+    return values, index
 
 
 @_batched
@@ -134,4 +169,4 @@ def adaptive_avg_pool2d(input, output_size):
     return rows @ input @ cols.transpose(0, 1)
 
 
-__all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
+__all__ = ["max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d"]

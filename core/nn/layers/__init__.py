@@ -14,9 +14,14 @@ from .transformer import *  # noqa: F401,F403
 from .activation_more import *  # noqa: F401,F403
 from .parameters import *  # noqa: F401,F403
 from .resampling import *  # noqa: F401,F403
+from .loss_margin import *  # noqa: F401,F403
+from .instance_norm import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
 from . import activation, container, conv, dropout, linear, loss, normalization, pooling, rnn, shape, sparse, \
     transformer
-from . import activation_more, parameters, resampling
+from . import activation_more, parameters, resampling, loss_margin, instance_norm, fold, lazy, adaptive
 
 __all__ = [n for m in (activation, container, conv, dropout, linear, loss, normalization, pooling, rnn, shape, sparse,
-                       transformer, activation_more, parameters, resampling) for n in m.__all__]
+                       transformer, activation_more, parameters, resampling, loss_margin, instance_norm, fold, lazy, adaptive) for n in m.__all__]

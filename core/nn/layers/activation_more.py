@@ -84,6 +84,25 @@ class Softmax2d(Module):
         return F.softmax(input, -3)
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU: random negative slopes in [lower, upper] while training, their mean in eval.
+
+    >>> import webgrad as wg
+    >>> RReLU(0.2, 0.4).eval()(wg.tensor([-1.0, 2.0])).tolist()
+    [-0.30000001192092896, 2.0]
+    """
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
 class PReLU(Module):
     """``max(0, x) + weight * min(0, x)`` with a learned ``weight`` (one, or one per channel).
 
@@ -109,4 +128,4 @@ class PReLU(Module):
 
 
 __all__ = ["ReLU6", "Hardswish", "Hardsigmoid", "Mish", "SELU", "CELU", "LogSigmoid", "Softsign", "Tanhshrink",
-           "Softshrink", "Hardshrink", "Threshold", "Softmin", "GLU", "Hardtanh", "Softmax2d", "PReLU"]
+           "Softshrink", "Hardshrink", "Threshold", "Softmin", "GLU", "Hardtanh", "Softmax2d", "PReLU", "RReLU"]

@@ -1,4 +1,4 @@
-"""Convolutions: Conv1d, Conv2d, ConvTranspose2d (weights laid out as in PyTorch)."""
+"""Convolutions: Conv1d, Conv2d, Conv3d, ConvTranspose1d/2d/3d (weights laid out as in PyTorch)."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -87,7 +87,67 @@ class Conv2d(_Conv):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
-class ConvTranspose2d(_ConvNd):
+class Conv3d(_Conv):
+    """3-d convolution over [N, C, D, H, W] (or [C, D, H, W]).
+
+    >>> import webgrad as wg
+    >>> Conv3d(1, 2, 3)(wg.ones(1, 1, 4, 5, 5)).shape
+    (1, 2, 2, 3, 3)
+    """
+
+    dims = 3
+
+    def forward(self, input):
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """A transposed convolution's constructor and ``output_size`` (PyTorch's: it picks the output_padding)."""
+
+    transposed = True
+    fn = ""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        self._build(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                    output_padding, device, dtype)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        n = self.dims
+        lead = 2 if input.ndim == n + 2 else 1
+        size = tuple(output_size)
+        size = size[lead:] if len(size) == lead + n else size
+        if len(size) != n:
+            raise ValueError(f"{type(self).__name__}: for {input.ndim}D input, output_size must have {n} or "
+                             f"{lead + n} elements (got {len(tuple(output_size))})")
+        low = [(i - 1) * s - 2 * p + d * (k - 1) + 1 for i, s, p, d, k in
+               zip(input.shape[lead:], self.stride, self.padding, self.dilation, self.kernel_size)]
+        high = [lo + s - 1 for lo, s in zip(low, self.stride)]
+        if any(not lo <= o <= hi for o, lo, hi in zip(size, low, high)):
+            raise ValueError(f"{type(self).__name__}: requested an output size of {size}, but valid sizes range "
+                             f"from {low} to {high} (for an input of {tuple(input.shape[lead:])})")
+        return tuple(o - lo for o, lo in zip(size, low))
+
+    def forward(self, input, output_size=None):
+        return getattr(F, self.fn)(input, self.weight, self.bias, self.stride, self.padding,
+                                   self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-d convolution over [N, C, L] (or [C, L]); weight [in, out/groups, k].
+
+    >>> import webgrad as wg
+    >>> ConvTranspose1d(4, 2, 3, stride=2)(wg.ones(1, 4, 3)).shape
+    (1, 2, 7)
+    """
+
+    dims = 1
+    fn = "conv_transpose1d"
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     """Transposed 2-d convolution (the gradient of Conv2d w.r.t. its input); weight [in, out/groups, kh, kw].
 
     >>> import webgrad as wg
@@ -95,16 +155,19 @@ class ConvTranspose2d(_ConvNd):
     (1, 1, 7, 7)
     """
 
-    transposed = True
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
-        self._build(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
-                    output_padding, device, dtype)
-
-    def forward(self, input):
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
-                                  self.groups, self.dilation)
+    fn = "conv_transpose2d"
 
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-d convolution over [N, C, D, H, W] (or unbatched); weight [in, out/groups, kd, kh, kw].
+
+    >>> import webgrad as wg
+    >>> ConvTranspose3d(2, 1, 3, stride=2)(wg.ones(1, 2, 2, 2, 2)).shape
+    (1, 1, 5, 5, 5)
+    """
+
+    dims = 3
+    fn = "conv_transpose3d"
+
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]

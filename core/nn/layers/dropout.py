@@ -26,4 +26,28 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-__all__ = ["Dropout"]
+class AlphaDropout(Dropout):
+    """Dropout for SELU networks (keeps mean 0 and variance 1) while training.
+
+    >>> import webgrad as wg
+    >>> AlphaDropout(0.2).eval()(wg.ones(3)).tolist()
+    [1.0, 1.0, 1.0]
+    """
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """``AlphaDropout`` of whole channels of [N, C, ...] while training.
+
+    >>> import webgrad as wg
+    >>> FeatureAlphaDropout(0.2).eval()(wg.ones(1, 2, 3)).shape
+    (1, 2, 3)
+    """
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)
+
+
+__all__ = ["Dropout", "AlphaDropout", "FeatureAlphaDropout"]

@@ -68,8 +68,10 @@ BCELoss = _loss("BCELoss", "binary_cross_entropy", (("weight", None), _SA, _RE, 
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
                           (("weight", None), _SA, _RE, _R, ("pos_weight", None)),
                           "Binary cross-entropy of logits (stable).")
+NLLLoss2d = _loss("NLLLoss2d", "nll_loss", (("weight", None), _SA, ("ignore_index", -100), _RE, _R),
+                  "PyTorch's deprecated name for NLLLoss (over [N, C, H, W]).")
 KLDivLoss = _loss("KLDivLoss", "kl_div", (_SA, _RE, _R, ("log_target", False)),
                   "Kullback-Leibler divergence; ``input`` holds log-probabilities.")
 
-__all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
+__all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss"]

@@ -1,4 +1,4 @@
-"""Normalisation layers: BatchNorm1d/2d, LayerNorm, GroupNorm."""
+"""Normalisation layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm, RMSNorm."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -9,10 +9,9 @@ from ..module import Module
 from ..parameter import Parameter
 
 
-class _BatchNorm(Module):
-    """Per-channel normalisation of [N, C, ...] with learned scale/shift and running statistics."""
-
-    ranks = ()
+class _NormBase(Module):
+    """PyTorch's base of the batch and instance norms: per-channel weight/bias and the running
+    statistics buffers (running_mean, running_var, num_batches_tracked)."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
@@ -34,6 +33,16 @@ class _BatchNorm(Module):
             init.ones_(self.running_var)
             self.num_batches_tracked = zeros((), dtype=int64, device=self.running_mean.device)
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """Per-channel normalisation of [N, C, ...] over the batch, with learned scale/shift and running statistics."""
+
+    ranks = ()
+
     def forward(self, input):
         if input.ndim not in self.ranks:
             raise ValueError(f"{type(self).__name__}: expected a {' or '.join(f'{r}D' for r in self.ranks)} input, "
@@ -47,10 +56,6 @@ class _BatchNorm(Module):
         return F.batch_norm(input, self.running_mean if not self.training or self.track_running_stats else None,
                             self.running_var if not self.training or self.track_running_stats else None,
                             self.weight, self.bias, use_batch, momentum, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -73,6 +78,17 @@ class BatchNorm2d(_BatchNorm):
     """
 
     ranks = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of [N, C, D, H, W].
+
+    >>> import webgrad as wg
+    >>> BatchNorm3d(2)(wg.randn(4, 2, 3, 3, 3)).shape
+    (4, 2, 3, 3, 3)
+    """
+
+    ranks = (5,)
 
 
 class LayerNorm(Module):
@@ -158,4 +174,4 @@ class RMSNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]

@@ -81,6 +81,20 @@ class PixelUnshuffle(_Shuffle):
         super().__init__(downscale_factor)
 
 
+class ChannelShuffle(_Shuffle):
+    """Interleave the channels of [N, C, *] in ``groups`` groups (ShuffleNet).
+
+    >>> import webgrad as wg
+    >>> ChannelShuffle(2)(wg.arange(4.0).reshape(1, 4, 1)).flatten().tolist()
+    [0.0, 2.0, 1.0, 3.0]
+    """
+
+    fn, arg = "channel_shuffle", "groups"
+
+    def __init__(self, groups: int):
+        super().__init__(groups)
+
+
 class _Pad(Module):
     """``F.pad(input, padding, mode, value)`` with ``padding`` an int (every side) or 2 * dims ints."""
 
@@ -166,5 +180,5 @@ class PairwiseDistance(Module):
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
-__all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+__all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
            "Dropout1d", "Dropout2d", "Dropout3d", "CosineSimilarity", "PairwiseDistance", *_PAD_CLASSES]
