@@ -38,7 +38,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cpu import chain, gpt_step, measure_rounds, mlp_data, mlp_numpy, pin_malloc  # noqa: E402
+from bench_cpu import (chain, cross_entropy_numpy, gpt_step, measure_rounds, mlp_data, mlp_numpy,  # noqa: E402
+                       pin_malloc)
 
 import webgrad as wg  # noqa: E402
 
@@ -121,14 +122,7 @@ def mlp_numpy_linear_layout(batch):
     def step():
         h = x @ w1.T + b1
         r = np.maximum(h, 0)
-        logits = r @ w2.T + b2
-        z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        s = e.sum(axis=1, keepdims=True)
-        loss = np.log(s[:, 0]).mean() - z[rows, y].mean()
-        dlogits = e / s
-        dlogits[rows, y] -= 1
-        dlogits /= batch
+        loss, dlogits = cross_entropy_numpy(r @ w2.T + b2, y, rows)
         dh = (dlogits @ w2) * (h > 0)
         for p, g in zip(params, (dh.T @ x, dh.sum(axis=0), dlogits.T @ r, dlogits.sum(axis=0))):
             p -= LR * g

@@ -254,6 +254,19 @@ def mlp_torch(batch):
     return step
 
 
+def cross_entropy_numpy(logits, y, rows):
+    """(mean softmax cross-entropy, its gradient w.r.t. ``logits``), written by hand in numpy;
+    ``rows`` is ``np.arange(len(y))``."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(axis=1, keepdims=True)
+    loss = np.log(s[:, 0]).mean() - z[rows, y].mean()
+    dlogits = e / s
+    dlogits[rows, y] -= 1
+    dlogits /= len(y)
+    return loss, dlogits
+
+
 def mlp_numpy(batch):
     x, y, params = mlp_data(batch)
     w1, b1, w2, b2 = params
@@ -262,14 +275,7 @@ def mlp_numpy(batch):
     def step():
         h = x @ w1 + b1
         r = np.maximum(h, 0)
-        logits = r @ w2 + b2
-        z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        s = e.sum(axis=1, keepdims=True)
-        loss = np.log(s[:, 0]).mean() - z[rows, y].mean()
-        dlogits = e / s
-        dlogits[rows, y] -= 1
-        dlogits /= batch
+        loss, dlogits = cross_entropy_numpy(r @ w2 + b2, y, rows)
         dr = dlogits @ w2.T
         dh = dr * (h > 0)
         for p, g in zip(params, (x.T @ dh, dh.sum(axis=0), r.T @ dlogits, dlogits.sum(axis=0))):

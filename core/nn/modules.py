@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 import types
 
+from ..porting_table import module_getattr
 from . import layers
 from .module import Module
 
@@ -45,8 +46,8 @@ LAYOUT = {
     "loss": ("_Loss", "_WeightedLoss", "L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss",
              "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss",
              "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss", "LinearCrossEntropyLoss",
-             "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss",
-             "TripletMarginWithDistanceLoss", "CTCLoss"),
+             "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "MultiMarginLoss",
+             "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss"),
     "module": ("Module",),
     "normalization": ("LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"),
     "padding": tuple(f"{kind}Pad{n}d" for kind in ("Circular", "Constant", "Reflection", "Replication", "Zero")
@@ -78,25 +79,20 @@ def _webgrad_class(name: str):
     return None
 
 
-def _missing(qualname: str):
-    def __getattr__(name):
-        raise AttributeError(f"module {qualname!r} has no attribute {name!r} (docs/porting.md lists the PyTorch "
-                             f"names webgrad has, and those it has not yet)")
-    return __getattr__
-
-
 def _file_module(file: str, names: tuple) -> types.ModuleType:
     qualname = f"{__name__}.{file}"
     module = types.ModuleType(qualname, f"PyTorch's ``torch.nn.modules.{file}``: the classes webgrad has of it.")
     found = {name: cls for name in names if (cls := _webgrad_class(name)) is not None}
-    module.__dict__.update(found, __all__=[n for n in found if not n.startswith("_")], __getattr__=_missing(qualname))
+    module.__dict__.update(found, __all__=[n for n in found if not n.startswith("_")],
+                           __getattr__=module_getattr(qualname))
     sys.modules[qualname] = module
     return module
 
 
+__all__ = []
 for _file, _names in LAYOUT.items():
-    globals()[_file] = _file_module(_file, _names)
-    globals().update({n: getattr(globals()[_file], n) for n in globals()[_file].__all__})
-
-__all__ = [n for file in LAYOUT for n in sys.modules[f"{__name__}.{file}"].__all__]
-__getattr__ = _missing(__name__)
+    _module = globals()[_file] = _file_module(_file, _names)
+    globals().update({n: getattr(_module, n) for n in _module.__all__})
+    __all__ += _module.__all__
+del _file, _names, _module
+__getattr__ = module_getattr(__name__)
