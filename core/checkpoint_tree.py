@@ -6,7 +6,7 @@ list, and an object whose first key names what it holds for everything else::
 
     {"__tensor__": name, "device": "cpu", "requires_grad": true, "parameter": true}
     {"__tuple__": [node, ...]}    {"__dict__": [[key, node], ...]}    {"__odict__": [[key, node], ...]}
-    {"__dtype__": "float32"}    {"__device__": "cpu"}    {"__set__": [node, ...]}
+    {"__dtype__": "float32"}    {"__device__": "cpu"}    {"__set__": [node, ...]}    {"__size__": [2, 3]}
     {"__object__": "pkg.mod.Class", "state": node}    {"__ref__": k}    {"__global__": "pkg.mod.function"}
 
 An object (a whole ``nn.Module``, as ``torch.save(model)`` stores one) is its class's name and its
@@ -14,8 +14,9 @@ An object (a whole ``nn.Module``, as ``torch.save(model)`` stores one) is its cl
 only the classes and functions allowed (``webgrad.serialization.safe_globals``), as PyTorch's
 ``weights_only`` loading does.
 
-A key is a str, int, float, bool or None, or a ``{"__tuple__": [key, ...]}``. A tensor met twice
-(tied weights) is stored once and comes back as one tensor.
+A key is a str, int, float, bool or None, or a ``{"__tuple__": [key, ...]}`` (a ``webgrad.Size`` key is
+stored as its tuple, equal to it). A tensor met twice (tied weights) is stored once and comes back as
+one tensor.
 """
 from __future__ import annotations
 
@@ -27,11 +28,12 @@ from .devices import device
 from .dtypes import DType, to_dtype
 from .nn.parameter import Parameter
 from .safetensors_format import METADATA, CheckpointError, JsonObject, brief
+from .size import Size
 from .tensor import Tensor
 
 _PLAIN = (type(None), bool, int, float, str)
-STORABLE = ("tensors, dtypes, devices, int, float, str, bool, None, dicts, lists, tuples and sets of them, top-level "
-            "classes and functions, and objects of top-level classes (a whole nn.Module) holding them "
+STORABLE = ("tensors, dtypes, devices, Sizes, int, float, str, bool, None, dicts, lists, tuples and sets of them, "
+            "top-level classes and functions, and objects of top-level classes (a whole nn.Module) holding them "
             "(dict keys: str, int, float, bool, None or tuples of them)")
 
 
@@ -100,7 +102,7 @@ def _join(path: str, key) -> str:
 def _key(k, path: str):
     if type(k) in _PLAIN:
         return k
-    if type(k) is tuple:
+    if type(k) is tuple or type(k) is Size:
         return {"__tuple__": [_key(v, path) for v in k]}
     raise TypeError(f"save: cannot store a dict key of type {type(k).__name__} (at {path or 'the top level'}); "
                     f"keys are str, int, float, bool, None or tuples of them")
@@ -142,6 +144,7 @@ _ENCODERS = {
     DType: lambda enc, obj, path: {"__dtype__": obj.name},
     set: lambda enc, obj, path: {"__set__": [enc.node(v, _join(path, i)) for i, v in enumerate(obj)]},
     device: lambda enc, obj, path: {"__device__": str(obj)},
+    Size: lambda enc, obj, path: {"__size__": list(obj)},
 }
 
 
@@ -260,6 +263,13 @@ def _tuple(dec, x) -> tuple:
     return tuple(dec.node(v) for v in x["__tuple__"])
 
 
+def _size(dec, x) -> Size:
+    _fields(x, {"__size__": list})
+    if not all(type(n) is int for n in x["__size__"]):
+        raise malformed(f"a Size holds {brief(x['__size__'])}, not ints")
+    return Size(x["__size__"])
+
+
 _DECODERS = {
     "__tensor__": Decoder.tensor,
     "__tuple__": _tuple,
@@ -271,4 +281,5 @@ _DECODERS = {
     "__global__": lambda dec, x: _fields(x, {"__global__": str}) or dec.named(x["__global__"]),
     "__object__": Decoder.instance,
     "__ref__": Decoder.reference,
+    "__size__": _size,
 }

@@ -3,7 +3,7 @@
 
 >>> import webgrad as wg
 >>> round(wg.pi, 5), wg.zeros(2)[:, wg.newaxis].shape, isinstance(wg.float32, wg.dtype)
-(3.14159, (2, 1), True)
+(3.14159, webgrad.Size([2, 1]), True)
 """
 import math
 

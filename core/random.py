@@ -62,7 +62,7 @@ class Generator:
     >>> g.initial_seed()
     42
     >>> wg.randn(2, generator=g).shape
-    (2,)
+    webgrad.Size([2])
     """
 
     def __init__(self, device="cpu"):

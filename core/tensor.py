@@ -15,6 +15,8 @@ from .engine import _mode, record_function, run_kernel
 from .host import as_host, is_array_like
 from .printing import tensor_repr
 from .shapes import numel
+from .size import Size
+from .size import _of as _size_of
 
 
 class Tensor:
@@ -50,9 +52,14 @@ class Tensor:
 
     # ------------------------------------------------------------ metadata
     @property
-    def shape(self) -> tuple:
-        """The shape, a tuple of ints."""
-        return self._data.shape
+    def shape(self) -> Size:
+        """The shape, a ``webgrad.Size`` (a tuple of ints), as PyTorch's ``torch.Size``.
+
+        >>> import webgrad as wg
+        >>> wg.zeros(2, 3).shape
+        webgrad.Size([2, 3])
+        """
+        return _size_of(self._data.shape)
 
     @property
     def dtype(self) -> DType:
@@ -105,13 +112,14 @@ class Tensor:
         """The shape, or the size of one dimension.
 
         >>> import webgrad as wg
-        >>> wg.zeros(2, 3).size(-1)
-        3
+        >>> wg.zeros(2, 3).size(), wg.zeros(2, 3).size(-1)
+        (webgrad.Size([2, 3]), 3)
         """
+        shape = self._data.shape
         if dim is None:
-            return tuple(self.shape)
+            return _size_of(shape)
         from .shapes import normalize_axis
-        return self.shape[normalize_axis(dim, self.ndim, "size")]
+        return shape[normalize_axis(dim, len(shape), "size")]
 
     def numel(self) -> int:
         """Number of elements."""
@@ -548,7 +556,7 @@ def _overwritten(old: Tensor, new: Tensor, op: str) -> Tensor:
 
 
 def _zero_gradient(dy, saved, attrs):
-    return (run_kernel("Fill", backend=dy._backend, shape=dy.shape, value=0, dtype=dy._dtype),)
+    return (run_kernel("Fill", backend=dy._backend, shape=dy._data.shape, value=0, dtype=dy._dtype),)
 
 
 def tensor(data, dtype=None, requires_grad=False, backend=None, device=None, pin_memory=False) -> Tensor:
@@ -558,7 +566,7 @@ def tensor(data, dtype=None, requires_grad=False, backend=None, device=None, pin
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 2], [3, 4]], dtype=wg.float32).shape
-    (2, 2)
+    webgrad.Size([2, 2])
     """
     if not isinstance(pin_memory, bool):
         raise TypeError(f"tensor: pin_memory must be a bool, got {type(pin_memory).__name__}")

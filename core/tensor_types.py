@@ -6,7 +6,7 @@ they make CPU tensors. The types whose dtype webgrad lacks (``ByteTensor``, ``Ch
 
 >>> import webgrad as wg
 >>> wg.FloatTensor([1, 2]), wg.LongTensor(2, 3).shape, isinstance(wg.ones(1), wg.FloatTensor)
-(tensor([1., 2.]), (2, 3), True)
+(tensor([1., 2.]), webgrad.Size([2, 3]), True)
 """
 from __future__ import annotations
 

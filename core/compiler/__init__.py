@@ -13,7 +13,7 @@ walk over it takes its places without walking), ``tracer.py``, ``plan.py`` and `
 >>> model = wg.nn.Linear(2, 2)
 >>> fast = wg.compile(model)
 >>> fast(wg.ones(1, 2)).shape
-(1, 2)
+webgrad.Size([1, 2])
 """
 from __future__ import annotations
 

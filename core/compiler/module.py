@@ -13,7 +13,7 @@ class OptimizedModule(Module):
     >>> import webgrad as wg
     >>> m = OptimizedModule(wg.nn.Linear(3, 1))
     >>> m.in_features, m(wg.ones(2, 3)).shape
-    (3, (2, 1))
+    (3, webgrad.Size([2, 1]))
     """
 
     def __init__(self, module: Module, *, fullgraph: bool = False, debug: bool = False):

@@ -28,6 +28,7 @@ keeps, taken at the start as ``P = h0.take()`` and given back at the end).
 from __future__ import annotations
 
 from .. import engine
+from ..size import Size
 from ..tensor import Tensor
 from ..views import live_views, refresh
 from .boundary import attach, saved_places, split
@@ -41,12 +42,27 @@ _wrap = Tensor._wrap
 
 
 def _literal(v) -> bool:
-    """Whether ``repr(v)`` evaluates back to ``v`` exactly (ints, strings, finite floats, tuples of them)."""
+    """Whether ``_literal_text(v)`` evaluates back to ``v`` exactly (ints, strings, finite floats, tuples and
+    ``Size``s of them)."""
     if type(v) in _LITERALS:
         return True
     if type(v) is float:
         return v == v and v not in (float("inf"), float("-inf"))
-    return type(v) is tuple and all(_literal(x) for x in v)
+    return (type(v) is tuple or type(v) is Size) and all(_literal(x) for x in v)
+
+
+def _literal_text(v) -> str:
+    """The text of a ``_literal`` value: its ``repr``, with a ``Size`` written as its tuple (equal to it),
+    so that generated code names no webgrad class.
+
+    >>> _literal_text((Size([2, 3]), "a"))
+    "((2, 3), 'a')"
+    """
+    return repr(_plain(v))
+
+
+def _plain(v):
+    return tuple([_plain(x) for x in v]) if isinstance(v, tuple) else v
 
 
 class Source:
@@ -86,7 +102,7 @@ class Source:
             if k in step.dynamic:
                 args.append(f"{k}=D[{step.dynamic[k]}]")
             else:
-                args.append(f"{k}={v!r}" if _literal(v) else f"{k}={self.name(v, 'a')}")
+                args.append(f"{k}={_literal_text(v)}" if _literal(v) else f"{k}={self.name(v, 'a')}")
         outs = ["_" if s is None else f"s{s}" for s in step.outs]
         target = ", ".join(outs) + ("," if step.multi and len(outs) == 1 else "")
         return f"{before}    {target} = {self.name(fn, 'k')}({', '.join(args)})   # {step.name}"
@@ -298,7 +314,7 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
         if place == "grad":
             lines.append(f"{indent}P[{target}].owner.grad = {value}")
         else:   # a buffer's or a state's dict entry
-            name = repr(key) if _literal(key) else src.name(key, "k")
+            name = _literal_text(key) if _literal(key) else src.name(key, "k")
             lines.append(f"{indent}P[{target}].owner[{name}] = {value}")
     if changed:
         lines.append("    engine._last_change[0] = engine._next_order()")

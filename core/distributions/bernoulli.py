@@ -32,7 +32,7 @@ class Bernoulli(Distribution):
     >>> from webgrad.distributions import Bernoulli
     >>> m = Bernoulli(wg.tensor([0.3]))
     >>> m.sample().shape, round(m.log_prob(wg.tensor([1.0])).exp().item(), 6)
-    ((1,), 0.3)
+    (webgrad.Size([1]), 0.3)
     """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean

@@ -32,7 +32,7 @@ class Categorical(Distribution):
     >>> from webgrad.distributions import Categorical
     >>> m = Categorical(wg.tensor([0.25, 0.25, 0.5]))
     >>> m.sample().shape, m.probs.tolist()
-    ((), [0.25, 0.25, 0.5])
+    (webgrad.Size([]), [0.25, 0.25, 0.5])
     >>> round(m.log_prob(wg.tensor(2)).exp().item(), 6)
     0.5
     """

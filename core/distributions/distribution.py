@@ -29,7 +29,7 @@ class Distribution:
     >>> from webgrad.distributions import Normal
     >>> d = Normal(wg.zeros(3), 1.0)
     >>> d.batch_shape, d.event_shape, d.sample((2,)).shape
-    (webgrad.Size([3]), webgrad.Size([]), (2, 3))
+    (webgrad.Size([3]), webgrad.Size([]), webgrad.Size([2, 3]))
     """
     has_rsample = False
     has_enumerate_support = False

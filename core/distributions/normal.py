@@ -25,7 +25,7 @@ class Normal(Distribution):
     >>> round(m.log_prob(wg.tensor([0.0])).item(), 4)
     -0.9189
     >>> m.sample((5,)).shape
-    (5, 1)
+    webgrad.Size([5, 1])
     """
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real

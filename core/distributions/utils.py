@@ -28,7 +28,7 @@ def broadcast_all(*values) -> tuple:
 
     >>> import webgrad as wg
     >>> [t.shape for t in broadcast_all(wg.zeros(2, 1), wg.zeros(3), 0.5)]
-    [(2, 3), (2, 3), (2, 3)]
+    [webgrad.Size([2, 3]), webgrad.Size([2, 3]), webgrad.Size([2, 3])]
     """
     if not all(isinstance(v, (Tensor, Number)) for v in values):
         raise ValueError("Input arguments must all be instances of Number, torch.Tensor or objects implementing "

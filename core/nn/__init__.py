@@ -4,7 +4,7 @@ loss modules, ``init``, ``utils`` and ``functional``.
 >>> import webgrad as wg
 >>> net = wg.nn.Sequential(wg.nn.Linear(4, 8), wg.nn.ReLU(), wg.nn.Linear(8, 3))
 >>> net(wg.ones(2, 4)).shape
-(2, 3)
+webgrad.Size([2, 3])
 """
 from . import functional  # noqa: F401
 from . import init, utils  # noqa: F401

@@ -72,7 +72,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     >>> import webgrad as wg
     >>> q = wg.randn(2, 4, 8)
     >>> scaled_dot_product_attention(q, q, q, is_causal=True).shape
-    (2, 4, 8)
+    webgrad.Size([2, 4, 8])
     """
     _check_inputs(query, key, value, attn_mask, dropout_p, is_causal)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
@@ -94,7 +94,8 @@ def _check_inputs(query, key, value, attn_mask, dropout_p, is_causal):
     if not (query.dtype is key.dtype is value.dtype) or not query.dtype.is_floating:
         raise RuntimeError(f"scaled_dot_product_attention: query, key and value must have one floating dtype, got "
                            f"{query.dtype.name}, {key.dtype.name} and {value.dtype.name}")
-    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+    qs, ks, vs = query._data.shape, key._data.shape, value._data.shape
+    if qs[-1] != ks[-1] or ks[-2] != vs[-2]:
         raise RuntimeError(f"scaled_dot_product_attention: query {tuple(query.shape)}, key {tuple(key.shape)} and "
                            f"value {tuple(value.shape)} must be [..., L, E], [..., S, E] and [..., S, Ev]")
     if attn_mask is not None:
@@ -138,10 +139,11 @@ def _repeat_heads(t, group):
 def _fused(query, key, value, mask, scale, causal, group):
     """The Attention kernel on [N, L, E] queries and [N / group, S, E] keys and values; the result in
     the broadcast batch shape."""
-    L, E, S, Ev = query.shape[-2], query.shape[-1], key.shape[-2], value.shape[-1]
-    kv_batch = _broadcast(key.shape[:-2], value.shape[:-2])
+    qs, ks, vs = query._data.shape, key._data.shape, value._data.shape
+    L, E, S, Ev = qs[-2], qs[-1], ks[-2], vs[-1]
+    kv_batch = _broadcast(ks[:-2], vs[:-2])
     grouped = kv_batch[:-1] + (kv_batch[-1] * group,) if group > 1 else kv_batch
-    batch = _broadcast(query.shape[:-2], grouped)
+    batch = _broadcast(qs[:-2], grouped)
     kv_batch = batch[:-1] + (batch[-1] // group,) if group > 1 else batch
     n = numel(batch)
     q = query.expand(*batch, L, E).reshape(n, L, E)

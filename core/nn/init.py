@@ -66,7 +66,7 @@ def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
 
     >>> import webgrad as wg
     >>> normal_(wg.empty(2, 3), generator=wg.Generator().manual_seed(0)).shape
-    (2, 3)
+    webgrad.Size([2, 3])
     """
     with no_grad():
         return random.normal_(tensor, mean, std, generator=generator)

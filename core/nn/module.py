@@ -36,7 +36,7 @@ class Module:
     ...         return self.fc2(self.fc1(x).relu())
     >>> m = TwoLayer()
     >>> m(wg.ones(3, 4)).shape, len(list(m.parameters()))
-    ((3, 2), 4)
+    (webgrad.Size([3, 2]), 4)
     """
 
     training: bool
@@ -77,7 +77,7 @@ class Module:
         >>> import webgrad as wg
         >>> m = wg.nn.Linear(2, 1); m.compile()
         >>> m(wg.ones(3, 2)).shape
-        (3, 1)
+        webgrad.Size([3, 1])
         """
         from ..compiler import compile
         self.__dict__["_compiled_call_impl"] = compile(self._call_impl, *args, **kwargs)

@@ -104,7 +104,7 @@ def reshape_to(x: Tensor, shape) -> Tensor:
 
     >>> import webgrad as wg
     >>> reshape_to(wg.ones(2, 3), [3, 2]).shape
-    (3, 2)
+    webgrad.Size([3, 2])
     """
     shape = tuple(shape)
     return x if x._data.shape == shape else run_kernel(K.RESHAPE, x, shape=shape)

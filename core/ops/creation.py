@@ -92,7 +92,7 @@ def empty(*args, size=None, dtype=None, layout=None, device=None, requires_grad=
 
     >>> import webgrad as wg
     >>> wg.empty(2, 2).shape
-    (2, 2)
+    webgrad.Size([2, 2])
     """
     check_memory_format("empty", memory_format)
     return _filled("empty", 0.0, args, size, dtype, layout, device, requires_grad, pin_memory, backend)
@@ -138,7 +138,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
     >>> import webgrad as wg
     >>> wg.empty_like(wg.ones(2, 3)).shape
-    (2, 3)
+    webgrad.Size([2, 3])
     """
     return _filled_like("empty_like", input, 0, dtype, layout, device, requires_grad, memory_format, backend,
                         pin_memory)

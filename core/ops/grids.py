@@ -30,7 +30,7 @@ def meshgrid(*tensors, indexing=None) -> tuple:
     >>> import webgrad as wg
     >>> x, y = wg.meshgrid(wg.arange(2), wg.arange(3), indexing="ij")
     >>> x.tolist(), y.shape
-    ([[0, 0, 0], [1, 1, 1]], (2, 3))
+    ([[0, 0, 0], [1, 1, 1]], webgrad.Size([2, 3]))
     """
     ts = _tensors("meshgrid", tensors)
     if indexing is None:

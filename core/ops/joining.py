@@ -30,7 +30,7 @@ def atleast_1d(*tensors):
 
     >>> import webgrad as wg
     >>> wg.atleast_1d(wg.tensor(3.0)).shape
-    (1,)
+    webgrad.Size([1])
     """
     return _at_least("atleast_1d", 1, tensors, lambda s: (1,))
 
@@ -40,7 +40,7 @@ def atleast_2d(*tensors):
 
     >>> import webgrad as wg
     >>> wg.atleast_2d(wg.ones(3)).shape
-    (1, 3)
+    webgrad.Size([1, 3])
     """
     return _at_least("atleast_2d", 2, tensors, lambda s: (1,) * (2 - len(s)) + tuple(s))
 
@@ -50,7 +50,7 @@ def atleast_3d(*tensors):
 
     >>> import webgrad as wg
     >>> wg.atleast_3d(wg.ones(2, 3)).shape
-    (2, 3, 1)
+    webgrad.Size([2, 3, 1])
     """
     shapes = {0: lambda s: (1, 1, 1), 1: lambda s: (1, s[0], 1), 2: lambda s: tuple(s) + (1,)}
     return _at_least("atleast_3d", 3, tensors, lambda s: shapes[len(s)](s))
@@ -85,7 +85,7 @@ def dstack(tensors):
 
     >>> import webgrad as wg
     >>> wg.dstack([wg.ones(2), wg.zeros(2)]).shape
-    (1, 2, 2)
+    webgrad.Size([1, 2, 2])
     """
     return M.cat(_listed(atleast_3d(*_tensors("dstack", tensors))), 2)
 
@@ -120,7 +120,7 @@ def broadcast_tensors(*tensors) -> tuple:
 
     >>> import webgrad as wg
     >>> [t.shape for t in wg.broadcast_tensors(wg.ones(2, 1), wg.ones(3))]
-    [(2, 3), (2, 3)]
+    [webgrad.Size([2, 3]), webgrad.Size([2, 3])]
     """
     ts = _tensors("broadcast_tensors", tensors)
     shape = _broadcast(*[tuple(t.shape) for t in ts], op="broadcast_tensors")

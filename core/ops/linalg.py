@@ -36,9 +36,9 @@ def matmul(input, other):
 
     >>> import webgrad as wg
     >>> (wg.ones(2, 3) @ wg.ones(3, 4)).shape
-    (2, 4)
+    webgrad.Size([2, 4])
     >>> (wg.ones(5, 1, 2, 3) @ wg.ones(4, 3, 6)).shape
-    (5, 4, 2, 6)
+    webgrad.Size([5, 4, 2, 6])
     >>> wg.matmul(wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).item()
     11.0
     """
@@ -104,7 +104,7 @@ def bmm(input, mat2):
 
     >>> import webgrad as wg
     >>> wg.bmm(wg.ones(4, 2, 3), wg.ones(4, 3, 5)).shape
-    (4, 2, 5)
+    webgrad.Size([4, 2, 5])
     """
     _check_ndim("bmm", 3, check_tensor("bmm", input), check_tensor("bmm", mat2))
     if input.shape[0] != mat2.shape[0]:
@@ -156,7 +156,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
     >>> import webgrad as wg
     >>> wg.baddbmm(wg.zeros(4, 2, 5), wg.ones(4, 2, 3), wg.ones(4, 3, 5), alpha=2).shape
-    (4, 2, 5)
+    webgrad.Size([4, 2, 5])
     """
     return _add_scaled("baddbmm", input, bmm(batch1, batch2), beta, alpha)
 
@@ -363,11 +363,11 @@ def einsum(equation, *operands):
 
     >>> import webgrad as wg
     >>> wg.einsum("ij,jk->ik", wg.ones(2, 3), wg.ones(3, 4)).shape
-    (2, 4)
+    webgrad.Size([2, 4])
     >>> wg.einsum("i,i->", wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).item()
     11.0
     >>> wg.einsum("ij->ji", wg.ones(2, 3)).shape
-    (3, 2)
+    webgrad.Size([3, 2])
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])

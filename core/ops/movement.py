@@ -97,7 +97,7 @@ def view(input, *sizes, size=None) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.zeros(4).view(2, 2).shape
-    (2, 2)
+    webgrad.Size([2, 2])
     """
     if len(sizes) == 1 and isinstance(sizes[0], DType):
         raise NotImplementedError(f"view: view(dtype) reinterprets the bits of {input.dtype} as {sizes[0]}, which "
@@ -110,7 +110,7 @@ def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3, 4).flatten(1).shape
-    (2, 12)
+    webgrad.Size([2, 12])
     """
     check_tensor("flatten", input)
     s, e = normalize_axis(start_dim, input.ndim, "flatten"), normalize_axis(end_dim, input.ndim, "flatten")
@@ -126,7 +126,7 @@ def unflatten(input, dim, sizes) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 12).unflatten(1, (3, -1)).shape
-    (2, 3, 4)
+    webgrad.Size([2, 3, 4])
     """
     check_tensor("unflatten", input)
     d = normalize_axis(dim, input.ndim, "unflatten")
@@ -141,7 +141,7 @@ def squeeze(input, *dims, dim=None) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.zeros(1, 2, 1).squeeze().shape, wg.zeros(1, 2, 1).squeeze(0).shape
-    ((2,), (2, 1))
+    (webgrad.Size([2]), webgrad.Size([2, 1]))
     """
     check_tensor("squeeze", input)
     dims = normalize_axes(_dims_or("squeeze", dims, dim, "dim"), input.ndim, "squeeze")
@@ -153,7 +153,7 @@ def unsqueeze(input, dim) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3).unsqueeze(-1).shape
-    (2, 3, 1)
+    webgrad.Size([2, 3, 1])
     """
     check_tensor("unsqueeze", input)
     d = normalize_axis(dim, input.ndim + 1, "unsqueeze")
@@ -175,7 +175,7 @@ def permute(input, *order, dims=None) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3, 4).permute(2, 0, 1).shape
-    (4, 2, 3)
+    webgrad.Size([4, 2, 3])
     """
     check_tensor("permute", input)
     dims = unique_axes(_sizes_or("permute", order, dims, "dims"), input.ndim, "permute")
@@ -206,7 +206,7 @@ def movedim(input, source, destination) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3, 4).movedim(0, -1).shape
-    (3, 4, 2)
+    webgrad.Size([3, 4, 2])
     """
     check_tensor("movedim", input)
     src, dst = unique_axes(source, input.ndim, "movedim"), unique_axes(destination, input.ndim, "movedim")
@@ -246,9 +246,9 @@ def expand(input, *sizes, size=None, implicit=False) -> Tensor:
     if lead < 0:
         raise ShapeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
                          f"number of dimensions in the tensor ({input.ndim}); tensor shape {tuple(input.shape)}")
-    out = list(sizes)
+    out, shape = list(sizes), input._data.shape
     for i, s in enumerate(sizes):
-        have = input.shape[i - lead] if i >= lead else None
+        have = shape[i - lead] if i >= lead else None
         if s == -1 and have is not None:
             out[i] = have
         elif s < 0 and have is None:
@@ -259,7 +259,7 @@ def expand(input, *sizes, size=None, implicit=False) -> Tensor:
                              f"({have}) at non-singleton dimension {i}. Target sizes: {tuple(sizes)}. "
                              f"Tensor sizes: {tuple(input.shape)}")
     out = tuple(out)
-    if out == input.shape:
+    if out == shape:
         return input
     return make_view(input, run_kernel(K.EXPAND, input, shape=out), S.expanded(layout_of(input), out))
 
@@ -319,7 +319,7 @@ def _slice(x, begin, end, step):
 
 def _dim_range(x, d, start, stop, step=1):
     """(begin, end, step) per dim for ``range(start, stop, step)`` along dim ``d``, all of the others."""
-    begin, end, steps = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    begin, end, steps = [0] * x.ndim, list(x._data.shape), [1] * x.ndim
     begin[d], end[d], steps[d] = start, stop, step
     return begin, end, steps
 
@@ -560,14 +560,15 @@ def cat(tensors, dim=0) -> Tensor:
     tensors = [check_tensor("cat", t, "each tensor") for t in tensors]
     if not tensors:
         raise ShapeError("cat: expected a non-empty list of tensors")
-    kept = [t for t in tensors if t.shape != (0,)]
+    kept = [t for t in tensors if t._data.shape != (0,)]
     if any(t.ndim == 0 for t in tensors):
         raise ShapeError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
     kept, first = kept or tensors[:1], (kept or tensors)[0]
-    d = normalize_axis(dim, first.ndim, "cat") if first.shape != (0,) else 0   # all empty: dim is not looked at
+    d = normalize_axis(dim, first.ndim, "cat") if first._data.shape != (0,) else 0   # all empty: dim is not looked at
     shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
     for t in kept:
-        if t.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != d):
+        if t.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(t._data.shape, first._data.shape))
+                                       if i != d):
             raise ShapeError(f"cat: sizes of tensors must match except in dimension {d}; got shapes {shapes}")
     _check_same_backend("cat", kept)
     dtype = functools.reduce(promote, (t._dtype for t in tensors))   # PyTorch promotes (the skipped ones too)
@@ -728,7 +729,7 @@ def swapaxes(input, axis0, axis1) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.zeros(2, 3).swapaxes(0, 1).shape
-    (3, 2)
+    webgrad.Size([3, 2])
     """
     return transpose(input, axis0, axis1)
 

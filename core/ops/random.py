@@ -88,7 +88,7 @@ def randn(*args, size=None, generator=None, dtype=None, layout=None, device=None
 
     >>> import webgrad as wg
     >>> wg.randn(2, 3).shape
-    (2, 3)
+    webgrad.Size([2, 3])
     """
     check_factory("randn", layout, pin_memory)
     shape, dt = sizes_from("randn", args, size), _floating("randn", dtype)
@@ -145,7 +145,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, re
 
     >>> import webgrad as wg
     >>> wg.rand_like(wg.zeros(2, 3)).shape
-    (2, 3)
+    webgrad.Size([2, 3])
     """
     check_factory("rand_like", layout, pin_memory, memory_format)
     like = _like(check_tensor("rand_like", input), dtype, backend, device)
@@ -158,7 +158,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, r
 
     >>> import webgrad as wg
     >>> wg.randn_like(wg.zeros(4)).shape
-    (4,)
+    webgrad.Size([4])
     """
     check_factory("randn_like", layout, pin_memory, memory_format)
     like = _like(check_tensor("randn_like", input), dtype, backend, device)
@@ -315,7 +315,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None,
 
     >>> import webgrad as wg
     >>> wg.normal(wg.zeros(3), 1.0).shape
-    (3,)
+    webgrad.Size([3])
     >>> wg.normal(2.0, 0.0, size=(2,)).tolist()
     [2.0, 2.0]
     """
@@ -381,7 +381,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.empty(2, 3).normal_(0, 0.01).shape
-    (2, 3)
+    webgrad.Size([2, 3])
     """
     dt = _floating("normal_", self.dtype)
     _check_std(std)

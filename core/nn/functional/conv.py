@@ -32,7 +32,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
     >>> import webgrad as wg
     >>> unfold(wg.ones(1, 2, 3, 3), 2).shape
-    (1, 8, 4)
+    webgrad.Size([1, 8, 4])
     """
     check_tensor("unfold", input)
     if input.ndim not in (3, 4):

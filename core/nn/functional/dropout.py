@@ -52,7 +52,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
     >>> import webgrad as wg
     >>> dropout1d(wg.ones(1, 2, 3), training=False).shape
-    (1, 2, 3)
+    webgrad.Size([1, 2, 3])
     """
     return _channel_dropout("dropout1d", input, p, training, inplace, 1)
 
@@ -107,7 +107,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
     >>> import webgrad as wg
     >>> feature_alpha_dropout(wg.ones(1, 2, 3), 0.5).shape
-    (1, 2, 3)
+    webgrad.Size([1, 2, 3])
     """
     return _alpha_dropout("feature_alpha_dropout", input, p, training, inplace, True)
 

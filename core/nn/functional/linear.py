@@ -11,11 +11,11 @@ def linear(input, weight, bias=None):
 
     >>> import webgrad as wg
     >>> linear(wg.ones(2, 3), wg.ones(4, 3), wg.zeros(4)).shape
-    (2, 4)
+    webgrad.Size([2, 4])
     """
     check_tensor("linear", input)
     check_tensor("linear", weight, "weight")
-    if weight.ndim not in (1, 2) or input.ndim < 1 or input.shape[-1] != weight.shape[-1]:
+    if weight.ndim not in (1, 2) or input.ndim < 1 or input._data.shape[-1] != weight._data.shape[-1]:
         raise ValueError(f"linear: input of shape {tuple(input.shape)} does not match weight of shape "
                          f"{tuple(weight.shape)} (expected input[..., {weight.shape[-1]}] and weight "
                          f"[out_features, in_features])")

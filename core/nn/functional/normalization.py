@@ -35,7 +35,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     check_tensor("layer_norm", input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
-    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+    if k == 0 or input.ndim < k or input._data.shape[input.ndim - k:] != shape:
         raise ValueError(f"layer_norm: normalized_shape {shape} does not match the trailing dims of the input "
                          f"of shape {tuple(input.shape)}")
     if not input.dtype.is_floating:
@@ -45,7 +45,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if p is None:
             continue
         check_tensor("layer_norm", p, name)
-        if tuple(p.shape) != shape:
+        if p._data.shape != shape:
             raise ValueError(f"layer_norm: {name} must have shape {shape}, got {tuple(p.shape)}")
         if p.dtype is not input.dtype:
             raise RuntimeError(f"layer_norm: {name} has dtype {p.dtype.name} but the input has {input.dtype.name}; "

@@ -22,7 +22,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     >>> asm = AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7])
     >>> out = asm(wg.randn(3, 8), wg.tensor([0, 5, 9]))
     >>> out.output.shape, out.loss.shape, asm.log_prob(wg.randn(2, 8)).shape
-    ((3,), (), (2, 10))
+    (webgrad.Size([3]), webgrad.Size([]), webgrad.Size([2, 10]))
     """
 
     def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False, device=None, dtype=None):

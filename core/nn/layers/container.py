@@ -12,7 +12,7 @@ class Sequential(Module):
     >>> import webgrad as wg
     >>> net = Sequential(wg.nn.Linear(4, 8), wg.nn.ReLU(), wg.nn.Linear(8, 2))
     >>> net(wg.ones(3, 4)).shape, len(net), type(net[1]).__name__
-    ((3, 2), 3, 'ReLU')
+    (webgrad.Size([3, 2]), 3, 'ReLU')
     """
 
     def __init__(self, *args):

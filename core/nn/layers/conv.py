@@ -66,7 +66,7 @@ class Conv1d(_Conv):
 
     >>> import webgrad as wg
     >>> Conv1d(2, 3, 3, padding=1)(wg.ones(1, 2, 5)).shape
-    (1, 3, 5)
+    webgrad.Size([1, 3, 5])
     """
 
     dims = 1
@@ -80,7 +80,7 @@ class Conv2d(_Conv):
 
     >>> import webgrad as wg
     >>> Conv2d(1, 4, 3)(wg.ones(2, 1, 8, 8)).shape
-    (2, 4, 6, 6)
+    webgrad.Size([2, 4, 6, 6])
     """
 
     def forward(self, input):
@@ -92,7 +92,7 @@ class Conv3d(_Conv):
 
     >>> import webgrad as wg
     >>> Conv3d(1, 2, 3)(wg.ones(1, 1, 4, 5, 5)).shape
-    (1, 2, 2, 3, 3)
+    webgrad.Size([1, 2, 2, 3, 3])
     """
 
     dims = 3
@@ -140,7 +140,7 @@ class ConvTranspose1d(_ConvTransposeNd):
 
     >>> import webgrad as wg
     >>> ConvTranspose1d(4, 2, 3, stride=2)(wg.ones(1, 4, 3)).shape
-    (1, 2, 7)
+    webgrad.Size([1, 2, 7])
     """
 
     dims = 1
@@ -152,7 +152,7 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     >>> import webgrad as wg
     >>> ConvTranspose2d(4, 1, 3, stride=2)(wg.ones(1, 4, 3, 3)).shape
-    (1, 1, 7, 7)
+    webgrad.Size([1, 1, 7, 7])
     """
 
     fn = "conv_transpose2d"
@@ -163,7 +163,7 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     >>> import webgrad as wg
     >>> ConvTranspose3d(2, 1, 3, stride=2)(wg.ones(1, 2, 2, 2, 2)).shape
-    (1, 1, 5, 5, 5)
+    webgrad.Size([1, 1, 5, 5, 5])
     """
 
     dims = 3

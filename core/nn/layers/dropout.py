@@ -43,7 +43,7 @@ class FeatureAlphaDropout(Dropout):
 
     >>> import webgrad as wg
     >>> FeatureAlphaDropout(0.2).eval()(wg.ones(1, 2, 3)).shape
-    (1, 2, 3)
+    webgrad.Size([1, 2, 3])
     """
 
     def forward(self, input):

@@ -10,7 +10,7 @@ class Fold(Module):
 
     >>> import webgrad as wg
     >>> Fold((3, 3), 2)(wg.ones(1, 4, 4)).shape
-    (1, 1, 3, 3)
+    webgrad.Size([1, 1, 3, 3])
     """
 
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -31,7 +31,7 @@ class Unfold(Module):
 
     >>> import webgrad as wg
     >>> Unfold(2)(wg.ones(1, 2, 3, 3)).shape
-    (1, 8, 4)
+    webgrad.Size([1, 8, 4])
     """
 
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):

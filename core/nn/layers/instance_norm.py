@@ -44,7 +44,7 @@ class InstanceNorm1d(_InstanceNorm):
 
     >>> import webgrad as wg
     >>> InstanceNorm1d(3)(wg.randn(2, 3, 5)).shape
-    (2, 3, 5)
+    webgrad.Size([2, 3, 5])
     """
 
 
@@ -53,7 +53,7 @@ class InstanceNorm2d(_InstanceNorm):
 
     >>> import webgrad as wg
     >>> InstanceNorm2d(3, affine=True)(wg.randn(2, 3, 4, 4)).shape
-    (2, 3, 4, 4)
+    webgrad.Size([2, 3, 4, 4])
     """
 
     spatial = 2
@@ -64,7 +64,7 @@ class InstanceNorm3d(_InstanceNorm):
 
     >>> import webgrad as wg
     >>> InstanceNorm3d(2)(wg.randn(1, 2, 3, 3, 3)).shape
-    (1, 2, 3, 3, 3)
+    webgrad.Size([1, 2, 3, 3, 3])
     """
 
     spatial = 3
@@ -75,7 +75,7 @@ class LocalResponseNorm(Module):
 
     >>> import webgrad as wg
     >>> LocalResponseNorm(2)(wg.ones(1, 4, 3, 3)).shape
-    (1, 4, 3, 3)
+    webgrad.Size([1, 4, 3, 3])
     """
 
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):

@@ -14,7 +14,7 @@ class LazyLinear(Linear):
     >>> import webgrad as wg
     >>> layer = LazyLinear(3)
     >>> layer(wg.ones(2, 5)).shape, type(layer).__name__, layer.weight.shape
-    ((2, 3), 'Linear', (3, 5))
+    (webgrad.Size([2, 3]), 'Linear', webgrad.Size([3, 5]))
     """
 
     cls_to_become = Linear

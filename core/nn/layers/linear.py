@@ -30,7 +30,7 @@ class Linear(Module):
 
     >>> import webgrad as wg
     >>> Linear(3, 2)(wg.ones(4, 3)).shape
-    (4, 2)
+    webgrad.Size([4, 2])
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
@@ -60,7 +60,7 @@ class Bilinear(Module):
 
     >>> import webgrad as wg
     >>> Bilinear(3, 4, 2)(wg.ones(5, 3), wg.ones(5, 4)).shape
-    (5, 2)
+    webgrad.Size([5, 2])
     """
 
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,

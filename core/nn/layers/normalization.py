@@ -63,7 +63,7 @@ class BatchNorm1d(_BatchNorm):
 
     >>> import webgrad as wg
     >>> BatchNorm1d(3)(wg.randn(4, 3)).shape
-    (4, 3)
+    webgrad.Size([4, 3])
     """
 
     ranks = (2, 3)
@@ -74,7 +74,7 @@ class BatchNorm2d(_BatchNorm):
 
     >>> import webgrad as wg
     >>> BatchNorm2d(2)(wg.randn(4, 2, 3, 3)).shape
-    (4, 2, 3, 3)
+    webgrad.Size([4, 2, 3, 3])
     """
 
     ranks = (4,)
@@ -85,7 +85,7 @@ class BatchNorm3d(_BatchNorm):
 
     >>> import webgrad as wg
     >>> BatchNorm3d(2)(wg.randn(4, 2, 3, 3, 3)).shape
-    (4, 2, 3, 3, 3)
+    webgrad.Size([4, 2, 3, 3, 3])
     """
 
     ranks = (5,)
@@ -96,7 +96,7 @@ class LayerNorm(Module):
 
     >>> import webgrad as wg
     >>> LayerNorm(4)(wg.randn(2, 4)).shape
-    (2, 4)
+    webgrad.Size([2, 4])
     """
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
@@ -119,7 +119,7 @@ class GroupNorm(Module):
 
     >>> import webgrad as wg
     >>> GroupNorm(2, 4)(wg.randn(3, 4, 5)).shape
-    (3, 4, 5)
+    webgrad.Size([3, 4, 5])
     """
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
@@ -154,7 +154,7 @@ class RMSNorm(Module):
 
     >>> import webgrad as wg
     >>> RMSNorm(2)(wg.tensor([[3.0, 4.0]])).shape
-    (1, 2)
+    webgrad.Size([1, 2])
     """
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):

@@ -31,7 +31,7 @@ class MaxPool1d(_MaxPoolNd):
 
     >>> import webgrad as wg
     >>> MaxPool1d(2)(wg.ones(1, 1, 4)).shape
-    (1, 1, 2)
+    webgrad.Size([1, 1, 2])
     """
 
     fn = "max_pool1d"
@@ -42,7 +42,7 @@ class MaxPool2d(_MaxPoolNd):
 
     >>> import webgrad as wg
     >>> MaxPool2d(2)(wg.ones(1, 1, 4, 4)).shape
-    (1, 1, 2, 2)
+    webgrad.Size([1, 1, 2, 2])
     """
 
     fn = "max_pool2d"
@@ -110,7 +110,7 @@ class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
 
     >>> import webgrad as wg
     >>> AdaptiveAvgPool1d(2)(wg.ones(2, 3, 5)).shape
-    (2, 3, 2)
+    webgrad.Size([2, 3, 2])
     """
 
     fn = "adaptive_avg_pool1d"
@@ -121,7 +121,7 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     >>> import webgrad as wg
     >>> AdaptiveAvgPool2d(1)(wg.ones(2, 3, 5, 5)).shape
-    (2, 3, 1, 1)
+    webgrad.Size([2, 3, 1, 1])
     """
 
     fn = "adaptive_avg_pool2d"
@@ -146,7 +146,7 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
 
     >>> import webgrad as wg
     >>> AdaptiveMaxPool1d(2)(wg.ones(2, 3, 5)).shape
-    (2, 3, 2)
+    webgrad.Size([2, 3, 2])
     """
 
     fn = "adaptive_max_pool1d"
@@ -157,7 +157,7 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     >>> import webgrad as wg
     >>> AdaptiveMaxPool2d((2, 1))(wg.ones(2, 3, 5, 5)).shape
-    (2, 3, 2, 1)
+    webgrad.Size([2, 3, 2, 1])
     """
 
     fn = "adaptive_max_pool2d"
@@ -168,7 +168,7 @@ class MaxPool3d(_MaxPoolNd):
 
     >>> import webgrad as wg
     >>> MaxPool3d(2)(wg.ones(1, 1, 4, 4, 4)).shape
-    (1, 1, 2, 2, 2)
+    webgrad.Size([1, 1, 2, 2, 2])
     """
 
     fn = "max_pool3d"
@@ -179,7 +179,7 @@ class AvgPool3d(AvgPool2d):
 
     >>> import webgrad as wg
     >>> AvgPool3d(2)(wg.ones(1, 1, 4, 4, 4)).shape
-    (1, 1, 2, 2, 2)
+    webgrad.Size([1, 1, 2, 2, 2])
     """
 
     def forward(self, input):
@@ -192,7 +192,7 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
 
     >>> import webgrad as wg
     >>> AdaptiveAvgPool3d(1)(wg.ones(2, 3, 4, 5, 5)).shape
-    (2, 3, 1, 1, 1)
+    webgrad.Size([2, 3, 1, 1, 1])
     """
 
     fn = "adaptive_avg_pool3d"
@@ -203,7 +203,7 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
     >>> import webgrad as wg
     >>> AdaptiveMaxPool3d((1, 2, 2))(wg.ones(2, 3, 4, 5, 5)).shape
-    (2, 3, 1, 2, 2)
+    webgrad.Size([2, 3, 1, 2, 2])
     """
 
     fn = "adaptive_max_pool3d"
@@ -229,7 +229,7 @@ class LPPool1d(_LPPoolNd):
 
     >>> import webgrad as wg
     >>> LPPool1d(2, 2)(wg.ones(1, 1, 4)).shape
-    (1, 1, 2)
+    webgrad.Size([1, 1, 2])
     """
 
     fn = "lp_pool1d"
@@ -240,7 +240,7 @@ class LPPool2d(_LPPoolNd):
 
     >>> import webgrad as wg
     >>> LPPool2d(2, 2)(wg.ones(1, 1, 4, 4)).shape
-    (1, 1, 2, 2)
+    webgrad.Size([1, 1, 2, 2])
     """
 
     fn = "lp_pool2d"
@@ -251,7 +251,7 @@ class LPPool3d(_LPPoolNd):
 
     >>> import webgrad as wg
     >>> LPPool3d(2, 2)(wg.ones(1, 1, 4, 4, 4)).shape
-    (1, 1, 2, 2, 2)
+    webgrad.Size([1, 1, 2, 2, 2])
     """
 
     fn = "lp_pool3d"
@@ -289,7 +289,7 @@ class MaxUnpool2d(_MaxUnpoolNd):
     >>> import webgrad as wg
     >>> y, i = MaxPool2d(2, return_indices=True)(wg.arange(16.0).reshape(1, 1, 4, 4))
     >>> MaxUnpool2d(2)(y, i).shape
-    (1, 1, 4, 4)
+    webgrad.Size([1, 1, 4, 4])
     """
 
     fn = "max_unpool2d"
@@ -300,7 +300,7 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     >>> import webgrad as wg
     >>> MaxUnpool3d(2)(wg.ones(1, 1, 1, 1, 1), wg.zeros(1, 1, 1, 1, 1, dtype=wg.long)).shape
-    (1, 1, 2, 2, 2)
+    webgrad.Size([1, 1, 2, 2, 2])
     """
 
     fn = "max_unpool3d"

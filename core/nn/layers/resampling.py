@@ -12,7 +12,7 @@ class Upsample(Module):
 
     >>> import webgrad as wg
     >>> Upsample(scale_factor=2)(wg.ones(1, 1, 2)).shape
-    (1, 1, 4)
+    webgrad.Size([1, 1, 4])
     """
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -63,7 +63,7 @@ class PixelShuffle(_Shuffle):
 
     >>> import webgrad as wg
     >>> PixelShuffle(2)(wg.ones(1, 4, 3, 3)).shape
-    (1, 1, 6, 6)
+    webgrad.Size([1, 1, 6, 6])
     """
 
     fn, arg = "pixel_shuffle", "upscale_factor"

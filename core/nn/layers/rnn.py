@@ -293,7 +293,7 @@ class RNN(RNNBase):
     >>> import webgrad as wg
     >>> out, h = RNN(3, 5, num_layers=2)(wg.randn(7, 2, 3))
     >>> out.shape, h.shape
-    ((7, 2, 5), (2, 2, 5))
+    (webgrad.Size([7, 2, 5]), webgrad.Size([2, 2, 5]))
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
@@ -318,7 +318,7 @@ class LSTM(RNNBase):
     >>> import webgrad as wg
     >>> out, (h, c) = LSTM(3, 5, batch_first=True, proj_size=2)(wg.randn(2, 7, 3))
     >>> out.shape, h.shape, c.shape
-    ((2, 7, 2), (1, 2, 2), (1, 2, 5))
+    (webgrad.Size([2, 7, 2]), webgrad.Size([1, 2, 2]), webgrad.Size([1, 2, 5]))
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
@@ -339,7 +339,7 @@ class GRU(RNNBase):
     >>> import webgrad as wg
     >>> out, h = GRU(3, 5, bidirectional=True)(wg.randn(7, 3))
     >>> out.shape, h.shape
-    ((7, 10), (2, 5))
+    (webgrad.Size([7, 10]), webgrad.Size([2, 5]))
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
@@ -432,7 +432,7 @@ class RNNCell(RNNCellBase):
 
     >>> import webgrad as wg
     >>> RNNCell(3, 4)(wg.randn(2, 3)).shape
-    (2, 4)
+    webgrad.Size([2, 4])
     """
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
@@ -458,7 +458,7 @@ class LSTMCell(RNNCellBase):
     >>> import webgrad as wg
     >>> h, c = LSTMCell(3, 4)(wg.randn(2, 3))
     >>> h.shape, c.shape
-    ((2, 4), (2, 4))
+    (webgrad.Size([2, 4]), webgrad.Size([2, 4]))
     """
 
     mode = "LSTM"
@@ -481,7 +481,7 @@ class GRUCell(RNNCellBase):
 
     >>> import webgrad as wg
     >>> GRUCell(3, 4)(wg.randn(3)).shape
-    (4,)
+    webgrad.Size([4])
     """
 
     mode = "GRU"

@@ -9,7 +9,7 @@ class Flatten(Module):
 
     >>> import webgrad as wg
     >>> Flatten()(wg.ones(2, 3, 4)).shape
-    (2, 12)
+    webgrad.Size([2, 12])
     """
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1):
@@ -28,7 +28,7 @@ class Unflatten(Module):
 
     >>> import webgrad as wg
     >>> Unflatten(1, (3, 4))(wg.ones(2, 12)).shape
-    (2, 3, 4)
+    webgrad.Size([2, 3, 4])
     """
 
     def __init__(self, dim: int, unflattened_size):

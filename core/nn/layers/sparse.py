@@ -33,7 +33,7 @@ class Embedding(Module):
 
     >>> import webgrad as wg
     >>> Embedding(10, 3, padding_idx=0)(wg.tensor([[1, 2], [3, 0]])).shape
-    (2, 2, 3)
+    webgrad.Size([2, 2, 3])
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -99,7 +99,7 @@ class EmbeddingBag(Module):
 
     >>> import webgrad as wg
     >>> EmbeddingBag(10, 3)(wg.tensor([[1, 2], [3, 0]])).shape
-    (2, 3)
+    webgrad.Size([2, 3])
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, max_norm=None, norm_type=2.0,

@@ -101,7 +101,7 @@ class MultiheadAttention(Module):
     >>> x = wg.randn(3, 5, 8)
     >>> out, w = mha(x, x, x)
     >>> out.shape, w.shape
-    ((3, 5, 8), (3, 5, 5))
+    (webgrad.Size([3, 5, 8]), webgrad.Size([3, 5, 5]))
     """
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
@@ -267,7 +267,7 @@ class TransformerEncoderLayer(Module):
     >>> import webgrad as wg
     >>> layer = TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
     >>> layer(wg.randn(2, 5, 8), src_mask=Transformer.generate_square_subsequent_mask(5)).shape
-    (2, 5, 8)
+    webgrad.Size([2, 5, 8])
     """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
@@ -303,7 +303,7 @@ class TransformerDecoderLayer(Module):
     >>> import webgrad as wg
     >>> layer = TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
     >>> layer(wg.randn(4, 2, 8), wg.randn(6, 2, 8)).shape
-    (4, 2, 8)
+    webgrad.Size([4, 2, 8])
     """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
@@ -385,7 +385,7 @@ class TransformerEncoder(Module):
     >>> import webgrad as wg
     >>> enc = TransformerEncoder(TransformerEncoderLayer(8, 2, 16, dropout=0.0), num_layers=2)
     >>> enc(wg.randn(5, 2, 8)).shape
-    (5, 2, 8)
+    webgrad.Size([5, 2, 8])
     """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
@@ -425,7 +425,7 @@ class TransformerDecoder(Module):
     >>> import webgrad as wg
     >>> dec = TransformerDecoder(TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True), num_layers=2)
     >>> dec(wg.randn(2, 4, 8), wg.randn(2, 6, 8)).shape
-    (2, 4, 8)
+    webgrad.Size([2, 4, 8])
     """
 
     def __init__(self, decoder_layer, num_layers, norm=None):
@@ -452,7 +452,7 @@ class Transformer(Module):
     >>> model = Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16)
     >>> tgt_mask = Transformer.generate_square_subsequent_mask(4)
     >>> model(wg.randn(6, 2, 8), wg.randn(4, 2, 8), tgt_mask=tgt_mask).shape
-    (4, 2, 8)
+    webgrad.Size([4, 2, 8])
     """
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,

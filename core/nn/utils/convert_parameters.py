@@ -10,7 +10,7 @@ def parameters_to_vector(parameters):
 
     >>> import webgrad as wg
     >>> parameters_to_vector(wg.nn.Linear(2, 3).parameters()).shape
-    (9,)
+    webgrad.Size([9])
     """
     return cat([p.reshape(-1) for p in parameters])
 

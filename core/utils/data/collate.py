@@ -68,7 +68,7 @@ def default_collate(batch):
     >>> import webgrad as wg
     >>> x, y = default_collate([(wg.ones(2), 0), (wg.zeros(2), 1)])
     >>> x.shape, y.tolist()
-    ((2, 2), [0, 1])
+    (webgrad.Size([2, 2]), [0, 1])
     """
     elem = batch[0]
     if isinstance(elem, Tensor):
