@@ -47,7 +47,7 @@ def fit(g: Tensor, shape, dtype, name: str) -> Tensor:
         g = run_kernel(K.CAST, g, dtype=dtype)
     if g._data.shape == shape:
         return g
-    axes, keepdim = _sum_plan(tuple(g.shape), shape, name)
+    axes, keepdim = _sum_plan(g._data.shape, shape, name)
     g = run_kernel(K.SUM, g, axes=axes, keepdim=keepdim)
     return run_kernel(K.RESHAPE, g, shape=tuple(shape)) if g._data.shape != shape else g
 

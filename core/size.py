@@ -43,17 +43,17 @@ class Size(tuple):
 
     def __getitem__(self, item):
         if item.__class__ is slice:
-            return _of(_tuple_getitem(self, item))
+            return size_of(_tuple_getitem(self, item))
         return _tuple_getitem(self, item)
 
     def __add__(self, other):
-        return _of(_tuple_add(self, other)) if isinstance(other, tuple) else NotImplemented
+        return size_of(_tuple_add(self, other)) if isinstance(other, tuple) else NotImplemented
 
     def __radd__(self, other):
-        return _of(_tuple_add(other, self)) if isinstance(other, tuple) else NotImplemented
+        return size_of(_tuple_add(other, self)) if isinstance(other, tuple) else NotImplemented
 
     def __mul__(self, n):
-        return _of(_tuple_mul(self, n))
+        return size_of(_tuple_mul(self, n))
 
     __rmul__ = __mul__
 
@@ -64,7 +64,7 @@ class Size(tuple):
         return f"webgrad.Size({list(self)})"
 
 
-_of = partial(tuple.__new__, Size)   # a Size of a tuple already known to hold ints (the engine's shapes)
+size_of = partial(tuple.__new__, Size)   # a Size of a tuple already known to hold ints (the engine's shapes)
 
 
 def _entry(s, i: int) -> int:

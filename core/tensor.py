@@ -16,7 +16,7 @@ from .host import as_host, is_array_like
 from .printing import tensor_repr
 from .shapes import numel
 from .size import Size
-from .size import _of as _size_of
+from .size import size_of
 
 
 class Tensor:
@@ -59,7 +59,7 @@ class Tensor:
         >>> wg.zeros(2, 3).shape
         webgrad.Size([2, 3])
         """
-        return _size_of(self._data.shape)
+        return size_of(self._data.shape)
 
     @property
     def dtype(self) -> DType:
@@ -117,7 +117,7 @@ class Tensor:
         """
         shape = self._data.shape
         if dim is None:
-            return _size_of(shape)
+            return size_of(shape)
         from .shapes import normalize_axis
         return shape[normalize_axis(dim, len(shape), "size")]
 

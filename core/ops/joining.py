@@ -8,6 +8,8 @@ import operator
 
 from ..dtypes import int64
 from ..shapes import broadcast_shapes as _broadcast, normalize_axis
+from ..size import Size
+from ..size import size_of
 from ..tensor import Tensor, tensor
 from . import movement as M
 from .common import check_tensor
@@ -105,14 +107,15 @@ def _listed(x):
     return [x] if isinstance(x, Tensor) else list(x)
 
 
-def broadcast_shapes(*shapes) -> tuple:
-    """The shape the given shapes broadcast to (ints count as 1-d shapes), as ``torch.broadcast_shapes``.
+def broadcast_shapes(*shapes) -> Size:
+    """The shape the given shapes broadcast to (ints count as 1-d shapes), a ``Size`` as
+    ``torch.broadcast_shapes``'s.
 
     >>> import webgrad as wg
     >>> wg.broadcast_shapes((2, 1), (3,))
-    (2, 3)
+    webgrad.Size([2, 3])
     """
-    return _broadcast(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes], op="broadcast_shapes")
+    return size_of(_broadcast(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes], op="broadcast_shapes"))
 
 
 def broadcast_tensors(*tensors) -> tuple:

@@ -101,6 +101,23 @@ def test_post_and_stdout_reach_the_page(webgrad_page):
     assert {"type": "stdout", "text": "hello from python"} in messages, messages
 
 
+def test_shapes_are_sizes_that_reach_javascript_as_arrays(webgrad_page):
+    """``Tensor.shape`` is a ``webgrad.Size`` on ``webgpu`` too, and a tuple subclass converts through
+    Pyodide's ``to_js`` (and so ``webgrad.web.post``) as a tuple does: a JS Array of numbers."""
+    out = webgrad_page.ok("""
+import webgrad as wg, webgrad.web
+from pyodide.ffi import to_js
+x = wg.ones(2, 3)
+s = x.sum(1, keepdim=True).shape
+a = to_js(s)
+print(x.device, s, s[1:], x.size(1), type(a).__name__, a.length, a[0] + a[1])
+webgrad.web.post({"shape": x.shape, "shapes": [x.shape, wg.Size()]})
+""")
+    assert out == "webgpu webgrad.Size([2, 1]) webgrad.Size([1]) 3 JsProxy 2 3\n", out
+    messages = webgrad_page.messages()
+    assert {"type": "post", "data": {"shape": [2, 3], "shapes": [[2, 3], []]}} in messages, messages
+
+
 def test_training_loop_on_webgpu(webgrad_page):
     assert webgrad_page.ok(TRAIN, timeout_s=120) == "webgpu True\n"
 
