@@ -169,14 +169,16 @@ class Tensor:
         return self._dtype.is_floating
 
     def __len__(self):
-        if not self.shape:
+        shape = self._data.shape
+        if not shape:
             raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
+        return shape[0]
 
     def __iter__(self):
-        if not self.shape:
+        shape = self._data.shape
+        if not shape:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.shape[0]))
+        return (self[i] for i in range(shape[0]))
 
     __hash__ = object.__hash__
 
@@ -399,7 +401,7 @@ class Tensor:
             if new.ndim > self.ndim or any(n not in (1, s) for n, s in zip(new.shape[::-1], self.shape[::-1])):
                 raise RuntimeError(f"{op}: the result of shape {tuple(new.shape)} cannot be written into a "
                                    f"tensor of shape {tuple(self.shape)}")
-            new = run_kernel("Expand", new, shape=tuple(self.shape))
+            new = run_kernel("Expand", new, shape=self._data.shape)
         if new._dtype is not self._dtype:
             if not can_cast(new._dtype, self._dtype):
                 raise RuntimeError(f"{op}: result type {new._dtype.name} can't be cast to the desired output "

@@ -68,14 +68,16 @@ def test_sizes_are_accepted_where_shapes_are(backend):
 
 
 def test_compiled_steps_take_sizes_as_attributes():
+    """A Size given to a kernel as an attribute is written into the generated code as its tuple."""
     def step(x):
-        return x.reshape(x.shape[::-1]).expand(wg.Size([2]) + x.shape[::-1]) * 2
+        y = wg.run_kernel("Reshape", x, shape=x.shape[::-1])   # the Size itself, as the attribute
+        return y.expand(wg.Size([2]) + x.shape[::-1]) * 2
     f = wg.compile(step)
     x = wg.arange(6.0, device="cpu").reshape(2, 3)
     for _ in range(3):
         assert f(x).tolist() == step(x).tolist()
     source = "\n".join(entry.source for entry in f.plans.values())
-    assert "shape=(2, 3, 2)" in source and "Size" not in source, source
+    assert "shape=(3, 2))" in source and "shape=(2, 3, 2)" in source and "Size" not in source, source
 
 
 # ---------------------------------------------------------------- Size itself, against torch.Size
