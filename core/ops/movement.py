@@ -565,10 +565,10 @@ def cat(tensors, dim=0) -> Tensor:
         raise ShapeError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
     kept, first = kept or tensors[:1], (kept or tensors)[0]
     d = normalize_axis(dim, first.ndim, "cat") if first._data.shape != (0,) else 0   # all empty: dim is not looked at
-    shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
     for t in kept:
         if t.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(t._data.shape, first._data.shape))
                                        if i != d):
+            shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
             raise ShapeError(f"cat: sizes of tensors must match except in dimension {d}; got shapes {shapes}")
     _check_same_backend("cat", kept)
     dtype = functools.reduce(promote, (t._dtype for t in tensors))   # PyTorch promotes (the skipped ones too)
