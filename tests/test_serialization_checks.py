@@ -84,6 +84,8 @@ RULES = {
     "structure key unhashable": (st_file(with_structure('{"__dict__":[[[1],2]]}'), DATA), "a dict key is \\[1\\]"),
     "structure key twice": (st_file(with_structure('{"__dict__":[[1,2],[1,3]]}'), DATA), "__dict__ holds a key twice"),
     "structure dtype unknown": (st_file(with_structure('{"__dtype__":"float99"}'), DATA), "unknown dtype 'float99'"),
+    "structure Size of non-ints": (st_file(with_structure('{"__size__":[2,"3"]}'), DATA), "a Size holds \\[2, \"3\"\\]"),
+    "structure Size not a list": (st_file(with_structure('{"__size__":2}'), DATA), "bad field '__size__'"),
     "integers that require grad": (st_file({"a": entry("I32"), "__metadata__": {
         "webgrad.structure": '{"__tensor__":"a","requires_grad":true}'}}, DATA),
         "tensor 'a' requires grad, but it holds int32"),
