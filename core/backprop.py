@@ -20,6 +20,7 @@ from heapq import heappop, heappush
 from operator import attrgetter, itemgetter
 
 from . import kernel_names as K
+from .autograd import anomaly_mode
 from .engine import _mode, run_kernel
 from .registry import _NONE, _backend_instances, _kernels
 from .shapes import remembered, sum_axes_for_broadcast
@@ -201,6 +202,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
     every node made after it has run (its consumers were all made after it), so the nodes
     that have a gradient waiting run newest first (a heap on ``Node.order``)."""
     form = TENSORS if create_graph else NATIVE
+    if anomaly_mode.state.enabled and anomaly_mode.state.check_nan:
+        form = anomaly_mode.checked(form)
     pending, leaves, queue = {}, {}, []
     for t, g in zip(tensors, grad_tensors):
         if not t.requires_grad:
@@ -236,7 +239,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
                     _send(form, pending, leaves, queue, edge, g if g.shape == shape else form.sum_to(g, shape, node),
                           node.backend)
         for leaf, g in leaves.items():
-            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, capture, form is NATIVE)
+            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, capture, not create_graph)
     finally:
         _mode.enabled = recording
         for scope in reversed(scopes):
@@ -315,7 +318,7 @@ def _deliver_ready(ready, queue, leaves, form, create_graph):
         leaf = ready.pop()[1]
         g = leaves.pop(leaf, None)
         if g is not None:
-            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, None, form is NATIVE)
+            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, None, not create_graph)
 
 
 def _output_hooks(form, node, grads, capture):

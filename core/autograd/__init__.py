@@ -1,16 +1,20 @@
 """Reverse-mode differentiation over the recorded nodes, with PyTorch's semantics,
-plus the functional forms (``grad(f)``, ``value_and_grad(f)``), ``custom_grad`` and ``Function``."""
+plus the functional forms (``grad(f)``, ``value_and_grad(f)``), ``custom_grad`` and ``Function``.
+
+PyTorch's ``torch.autograd`` submodules are here under their names: ``grad_mode``, ``function``
+(``once_differentiable``), ``variable``, ``anomaly_mode`` (``detect_anomaly``) and ``gradcheck``
+(``gradcheck``, ``gradgradcheck``)."""
 from __future__ import annotations
 
 import functools
 import warnings
 
-from . import kernel_names as K
-from .backprop import accumulate, run_backward, run_post_accumulate_hooks
-from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mode
-from .ops.common import scalar_tensor
-from .tensor import Tensor, tensor
-from .variable import Variable  # noqa: F401  (torch.autograd.Variable)
+from .. import kernel_names as K
+from ..backprop import accumulate, run_backward, run_post_accumulate_hooks
+from ..engine import enable_grad, inference_mode, no_grad, record_function, run_kernel, set_grad_enabled, _mode
+from ..ops.common import scalar_tensor
+from ..tensor import Tensor, tensor
+from ..variable import Variable  # noqa: F401  (torch.autograd.Variable)
 
 
 def _implicit_grad(t, who):
@@ -251,3 +255,12 @@ class Function:
     @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("subclasses of webgrad.Function implement backward(ctx, *grad_outputs)")
+
+
+from . import anomaly_mode, function, grad_mode, variable  # noqa: E402  (they import Function from here)
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+from .grad_mode import is_multithreading_enabled, set_multithreading_enabled  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from ..porting_table import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("webgrad.autograd")   # a PyTorch name webgrad lacks says why
