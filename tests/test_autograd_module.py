@@ -169,3 +169,47 @@ def _once(lib):
 
 def test_once_differentiable_as_torch():
     assert _once(wg) == _once(torch)
+
+
+def _ctx_features(lib):
+    """mark_non_differentiable, PyTorch 2's setup_context form, a non-tensor output, set_materialize_grads."""
+    class SortF(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            v, i = x.sort()
+            ctx.mark_non_differentiable(i)
+            ctx.save_for_backward(i)
+            return v, i
+
+        @staticmethod
+        def backward(ctx, gv, gi):
+            (i,) = ctx.saved_tensors
+            g = lib.zeros_like(gv)
+            g[i] = gv
+            return g
+
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(x, k):
+            return x * k, k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.k = inputs[1]
+            ctx.set_materialize_grads(False)
+
+        @staticmethod
+        def backward(ctx, g, gk):
+            return g * ctx.k, None
+    x = lib.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    v, i = SortF.apply(x)
+    seen = [v.requires_grad, i.requires_grad, i.grad_fn is None]
+    (v * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+    seen.append(x.grad.tolist())
+    y, k = Scale.apply(x, 3.0)
+    y.sum().backward()
+    return seen + [k, y.requires_grad, x.grad.tolist()]
+
+
+def test_function_ctx_as_torch(backend):
+    assert _ctx_features(wg) == _ctx_features(torch)
