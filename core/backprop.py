@@ -58,8 +58,8 @@ def rule_grads(node, dy) -> tuple:
     input, each fitted to its input's dtype (the shape is fitted by the pass)."""
     rule = node.rule
     if rule is None:
-        raise RuntimeError(f"no gradient is registered for kernel '{node.name}'; register one with "
-                           f"webgrad.register_gradient({node.name!r}, ...)")
+        raise RuntimeError(f"no gradient is registered for kernel '{node.kernel}'; register one with "
+                           f"webgrad.register_gradient({node.kernel!r}, ...)")
     grads = rule.fn(dy, node.unpack_saved(), node.attrs)
     if type(grads) is not tuple:
         grads = tuple(grads) if isinstance(grads, list) else (grads,)
@@ -70,7 +70,7 @@ def rule_grads(node, dy) -> tuple:
 
 
 def _count_error(node, grads) -> RuntimeError:
-    return RuntimeError(f"the gradient of kernel '{node.name}' returned {len(grads)} gradients for "
+    return RuntimeError(f"the gradient of kernel '{node.kernel}' returned {len(grads)} gradients for "
                         f"{len(node.next)} inputs")
 
 
@@ -121,7 +121,7 @@ class TENSORS:
 
     @staticmethod
     def sum_to(g, shape, node):
-        return fit(g, shape, g._dtype, node.name)
+        return fit(g, shape, g._dtype, node.kernel)
 
     @staticmethod
     def zeros(shape, dtype, backend):
@@ -176,7 +176,7 @@ class NATIVE:
 
     @staticmethod
     def sum_to(g, shape, node):
-        axes, keepdim = _sum_plan(tuple(g.shape), shape, node.name)
+        axes, keepdim = _sum_plan(tuple(g.shape), shape, node.kernel)
         table = _kernels[node.backend.name]
         g = table[K.SUM](g, axes=axes, keepdim=keepdim)
         return table[K.RESHAPE](g, shape=tuple(shape)) if g.shape != shape else g

@@ -9,7 +9,7 @@ webgrad does not (the message names the backward node).
 ...     (x / x).sum().backward()
 Traceback (most recent call last):
   ...
-RuntimeError: Function 'DivBackward' returned nan values in its 1th output.
+RuntimeError: Function 'DivBackward0' returned nan values in its 1th output.
 """
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def checked(form):
             grads = form.input_grads(node, dy)
             for i, g in enumerate(grads):
                 if g is not None and form.tensor(g, node.backend).isnan().any().item():
-                    raise RuntimeError(f"Function '{node.name}Backward' returned nan values in its {i}th output.")
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
             return grads
     return Checked
 
