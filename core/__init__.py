@@ -19,6 +19,7 @@ from .printing import set_printoptions
 from .devices import device, get_default_device, set_default_device
 from . import autograd
 from .autograd import Function, custom_grad, grad, value_and_grad
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from . import ops
 from .ops.creation import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
@@ -60,7 +61,7 @@ long = int64
 
 __version__ = "0.1.0"
 from . import optim, utils, data  # noqa: E402
-from . import hub, jit, onnx  # noqa: E402,F401  (PyTorch's modules scripts import at the top)
+from . import hub, jit, onnx, return_types  # noqa: E402,F401  (PyTorch's modules scripts import at the top)
 from . import distributed  # noqa: E402  (MPI is imported only by init_process_group)
 from .serialization import save, load  # noqa: E402
 from .extend import Backend, derive_backend, override_gradient, override_kernel, remove_backend  # noqa: E402

@@ -288,7 +288,7 @@ class Tensor:
         change through either is seen by both, as in PyTorch.
 
         >>> import webgrad as wg
-        >>> x = wg.zeros(2); x.detach().fill_(3.0); x.tolist()
+        >>> x = wg.zeros(2); _ = x.detach().fill_(3.0); x.tolist()
         [3.0, 3.0]
         """
         return views.alias(self, detached=True)
@@ -301,7 +301,7 @@ class Tensor:
 
         >>> import webgrad as wg
         >>> w = wg.ones(2, requires_grad=True)
-        >>> w.data.mul_(3); w.tolist()
+        >>> _ = w.data.mul_(3); w.tolist()
         [3.0, 3.0]
         """
         return views.alias(self, detached=True, own_version=True)

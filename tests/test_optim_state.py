@@ -2,6 +2,8 @@
 same values), checkpoints that resume training exactly (through memory, through ``wg.save``, and
 from a PyTorch state dict), ``add_param_group``, named parameters, ``zero_grad``, hooks, and the
 exception types bad arguments raise."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -51,11 +53,12 @@ def _numbers(v):
 @pytest.mark.parametrize("name", OPTIMIZERS)
 def test_checkpoint_resumes_exactly(name, backend):
     """Save mid-training, load into a fresh optimizer on fresh parameters, continue: the same
-    numbers as the uninterrupted run."""
+    numbers as the uninterrupted run. (The state dict is copied, as in PyTorch: it holds the
+    optimizer's own tensors, which its later steps update.)"""
     make = OPTIMIZERS[name]
     p1, o1 = model_and_opt(wg, make)
     train(wg, p1, o1, 3)
-    checkpoint = o1.state_dict()
+    checkpoint = copy.deepcopy(o1.state_dict())
     p2, o2 = model_and_opt(wg, make, seed=1)
     with wg.no_grad():
         for a, b in zip(p2, p1):
@@ -65,6 +68,26 @@ def test_checkpoint_resumes_exactly(name, backend):
     train(wg, p2, o2, 3)
     for a, b in zip(p1, p2):
         np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy())
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_state_is_updated_in_place_as_in_torch(name, backend):
+    """A state tensor a user holds, and a state dict taken before a step, see the step's values, as
+    PyTorch's (its optimizers update their state in place; ``state_dict()`` holds the live dicts)."""
+    make = OPTIMIZERS[name]
+    runs = {}
+    for lib in (torch, wg):
+        params, opt = model_and_opt(lib, make)
+        train(lib, params, opt, 1)
+        held = {k: v for k, v in opt.state[params[0]].items() if isinstance(v, lib.Tensor) and v.ndim}
+        taken = opt.state_dict()
+        train(lib, params, opt, 2)
+        assert taken["state"].get(0, {}) is opt.state[params[0]] or not opt.state[params[0]]   # SGD keeps none
+        assert all(held[k] is opt.state[params[0]][k] for k in held)
+        runs[lib] = {k: v.detach().numpy() for k, v in held.items()}
+    assert runs[wg].keys() == runs[torch].keys()
+    for k, v in runs[torch].items():
+        np.testing.assert_allclose(runs[wg][k], v, rtol=1e-5, atol=1e-6)
 
 
 def test_checkpoint_through_a_file_resumes_exactly(tmp_path, backend):

@@ -142,6 +142,18 @@ def test_results_are_named_tuples(backend):
         assert i.dtype is wg.long and i.dtype.kind == "i" and v.dtype is wg.float32
 
 
+def test_results_print_as_torch_return_types(backend):
+    """``webgrad.return_types.sort(\nvalues=...,\nindices=...)``: PyTorch's text, with webgrad's module name."""
+    data = [[4.0, 1.0, 3.0], [0.0, 2.0, 5.0]]
+    x, t = wg.tensor(data), torch.tensor(data)
+    for op, args in [("sort", ()), ("topk", (2,)), ("kthvalue", (1,)), ("median", (1,)), ("nanmedian", (1,)),
+                     ("max", (1,)), ("min", (0,)), ("aminmax", ())]:
+        ours, theirs = getattr(wg, op)(x, *args), getattr(torch, op)(t, *args)
+        device = "" if backend == "cpu" else f", device='{backend}'"     # as torch's tensors print on cuda
+        assert repr(ours).replace(device, "") == repr(theirs).replace("torch.", "webgrad."), op
+        assert type(ours).__module__ == "webgrad.return_types" and getattr(wg.return_types, op) is type(ours)
+
+
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.bool])
 @pytest.mark.parametrize("descending", [False, True])
 def test_sort_integers_and_bools(backend, dtype, descending):

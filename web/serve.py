@@ -242,8 +242,8 @@ class Server:
 def parse_mounts(values) -> dict:
     """``--mount`` values (``NAME=DIR``) as {name: folder}; a bad one exits naming it.
 
-    >>> parse_mounts(["lite=_site"])
-    {'lite': PosixPath('_site')}
+    >>> parse_mounts(["lite=."])
+    {'lite': PosixPath('.')}
     """
     mounts = {}
     for value in values:

@@ -42,7 +42,7 @@ def storage_bytes(dtype) -> int:
 
 
 def with_enables(code: str) -> str:
-    """``code`` behind the ``enable f16;`` directive when it uses WGSL's f16 type (which needs it first).
+    r"""``code`` behind the ``enable f16;`` directive when it uses WGSL's f16 type (which needs it first).
 
     >>> with_enables("var<private> h: f16;")
     'enable f16;\nvar<private> h: f16;'

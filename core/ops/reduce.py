@@ -8,10 +8,9 @@ logsumexp, norm and amax/amin are compositions of them and elementwise kernels.
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from functools import partial
 
-from .. import kernel_names as K
+from .. import kernel_names as K, return_types
 from ..dtypes import bool_, default_int, get_default_dtype, to_dtype
 from ..engine import no_grad, record_function, run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
@@ -19,9 +18,7 @@ from ..tensor import Tensor
 from . import binary
 from .movement import cat, narrow, pad
 from .common import check_tensor, scalar_tensor
-
-_max_result = namedtuple("max", ["values", "indices"])
-_min_result = namedtuple("min", ["values", "indices"])
+from ..node_names import labelled
 
 
 # ---------------------------------------------------------------- helpers
@@ -107,7 +104,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     _float_only(input, "mean", "could not infer output dtype. Input dtype must be either a floating point or "
                                "complex dtype")
     axes = _axes(input, dim, "mean")
-    return _mean(input, axes, bool(keepdim))
+    return labelled(_mean(input, axes, bool(keepdim)), "MeanBackward0" if dim is None else "MeanBackward1")
 
 
 def _mean(x, axes, keepdim):
@@ -275,7 +272,7 @@ def _extreme_of_all(x, kernel, op):
     with no_grad():
         y = run_kernel(kernel, x, axes=tuple(range(x.ndim)), keepdim=False)
     record_function(op, _extreme_of_all_gradient, [x], (y,), saved=(x, y))
-    return y
+    return labelled(y, f"{op.capitalize()}Backward1")
 
 
 def _extreme_of_all_gradient(dy, saved, attrs):
@@ -300,7 +297,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.ma
         if dim is not None:
             raise TypeError("max() takes dim or other, not both")
         dim = check_tensor("max", other, "other")
-    return _extreme("max", input, dim, keepdim, amax, partial(_arg_extreme, K.ARGMAX, "max"), _max_result, "maximum")
+    return _extreme("max", input, dim, keepdim, amax, partial(_arg_extreme, K.ARGMAX, "max"), return_types.max, "maximum")
 
 
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.min)
@@ -315,7 +312,7 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.mi
         if dim is not None:
             raise TypeError("min() takes dim or other, not both")
         dim = check_tensor("min", other, "other")
-    return _extreme("min", input, dim, keepdim, amin, partial(_arg_extreme, K.ARGMIN, "min"), _min_result, "minimum")
+    return _extreme("min", input, dim, keepdim, amin, partial(_arg_extreme, K.ARGMIN, "min"), return_types.min, "minimum")
 
 
 # ---------------------------------------------------------------- logic
@@ -445,7 +442,6 @@ def _moment_mean(input, dim, unbiased, keepdim):
     return _mean(input, _axes(input, dim, "mean"), bool(keepdim))
 
 
-_aminmax_result = namedtuple("aminmax", ["min", "max"])
 
 
 def aminmax(input, *, dim=None, keepdim=False):
@@ -453,10 +449,12 @@ def aminmax(input, *, dim=None, keepdim=False):
 
     >>> import webgrad as wg
     >>> wg.aminmax(wg.tensor([3, 1, 2]))
-    aminmax(min=tensor(1), max=tensor(3))
+    webgrad.return_types.aminmax(
+    min=tensor(1),
+    max=tensor(3))
     """
     dims = () if dim is None else dim
-    return _aminmax_result(amin(input, dims, keepdim), amax(input, dims, keepdim))
+    return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
 
 
 def logsumexp(input, dim, keepdim=False):

@@ -12,9 +12,7 @@ every number (last ascending, first descending), as in PyTorch.
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
-from .. import kernel_names as K
+from .. import kernel_names as K, return_types
 from ..dtypes import bool_, int64
 from ..engine import run_kernel
 from ..shapes import normalize_axis
@@ -22,12 +20,6 @@ from ..tensor import Tensor
 from . import binary, movement, reduce, unary
 from .common import check_tensor, is_scalar, python_scalar, reshape_to, scalar_tensor
 from .indexing import gather
-
-_sort_result = namedtuple("sort", ["values", "indices"])
-_topk_result = namedtuple("topk", ["values", "indices"])
-_kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
-_median_result = namedtuple("median", ["values", "indices"])
-_nanmedian_result = namedtuple("nanmedian", ["values", "indices"])
 
 
 # ---------------------------------------------------------------- helpers
@@ -105,7 +97,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     check_tensor("sort", input)
     axis = normalize_axis(dim, input.ndim, "sort")
     _stable("sort", stable)
-    return _sort_result(*_sorted(input, axis, _flag("sort", "descending", descending)))
+    return return_types.sort(*_sorted(input, axis, _flag("sort", "descending", descending)))
 
 
 def argsort(input, dim=-1, descending=False, *, stable=False):
@@ -151,7 +143,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002  (torch.top
     values, indices = _sorted(input, axis, _flag("topk", "largest", largest))
     if input.ndim:
         values, indices = movement.narrow(values, axis, 0, k), movement.narrow(indices, axis, 0, k)
-    return _topk_result(values, indices)
+    return return_types.topk(values, indices)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -172,7 +164,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}: k = {k}, size {n}")
     values, indices = _sorted(input, axis, False)
     keepdim = _flag("kthvalue", "keepdim", keepdim)
-    return _kthvalue_result(_pick(values, axis, k - 1, keepdim), _pick(indices, axis, k - 1, keepdim))
+    return return_types.kthvalue(_pick(values, axis, k - 1, keepdim), _pick(indices, axis, k - 1, keepdim))
 
 
 # ---------------------------------------------------------------- median, nanmedian
@@ -229,7 +221,7 @@ def median(input, dim=None, keepdim=False):
     >>> m.values.tolist(), m.indices.tolist()
     ([3.0, 2.0], [2, 1])
     """
-    return _median("median", _median_result, input, dim, keepdim, ignore_nan=False)
+    return _median("median", return_types.median, input, dim, keepdim, ignore_nan=False)
 
 
 def nanmedian(input, dim=None, keepdim=False):
@@ -239,7 +231,7 @@ def nanmedian(input, dim=None, keepdim=False):
     >>> wg.tensor([4.0, float("nan"), 3.0, 2.0]).nanmedian().item()
     3.0
     """
-    return _median("nanmedian", _nanmedian_result, input, dim, keepdim, ignore_nan=True)
+    return _median("nanmedian", return_types.nanmedian, input, dim, keepdim, ignore_nan=True)
 
 
 # ---------------------------------------------------------------- quantile, nanquantile

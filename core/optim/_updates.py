@@ -10,6 +10,25 @@ from __future__ import annotations
 
 import struct
 
+from ..tensor import Tensor
+
+
+def write_state(state: dict, key: str, value):
+    """Make ``state[key]`` hold ``value`` and return it: written into the tensor already there (in
+    place, as PyTorch's optimizers update their state, so a tensor a user holds, or a ``state_dict()``
+    taken earlier, sees the new values), or stored when the key is new.
+
+    >>> import webgrad as wg
+    >>> state = {"m": wg.zeros(2)}; held = state["m"]
+    >>> write_state(state, "m", wg.ones(2)) is held, held.tolist()
+    (True, [1.0, 1.0])
+    """
+    held = state.get(key)
+    if isinstance(held, Tensor):
+        return held._assign(value, "optimizer.step")
+    state[key] = value
+    return value
+
 
 def with_weight_decay(grad, p, weight_decay):
     """``grad + weight_decay * p`` (PyTorch's L2 penalty, ``grad.add(p, alpha=wd)``); ``grad`` when 0."""
@@ -48,4 +67,4 @@ def f32_mul(a: float, b: float) -> float:
     return f32(f32(a) * f32(b))
 
 
-__all__ = ["with_weight_decay", "lerp", "addcmul", "square_average", "f32", "f32_mul"]
+__all__ = ["write_state", "with_weight_decay", "lerp", "addcmul", "square_average", "f32", "f32_mul"]

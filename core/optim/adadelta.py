@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ops.creation import zeros_like
 from ._checks import check_flags, check_ranges, to_scalar
-from ._updates import square_average, with_weight_decay
+from ._updates import square_average, with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -33,9 +33,9 @@ class Adadelta(Optimizer):
             state.update(step=0.0, square_avg=zeros_like(p), acc_delta=zeros_like(p))
         state["step"] += 1
         grad = with_weight_decay(grad, p, group["weight_decay"])
-        state["square_avg"] = v = square_average(state["square_avg"], grad, rho)
+        v = write_state(state, "square_avg", square_average(state["square_avg"], grad, rho))
         delta = (state["acc_delta"] + eps).sqrt() / (v + eps).sqrt() * grad
-        state["acc_delta"] = square_average(state["acc_delta"], delta, rho)
+        write_state(state, "acc_delta", square_average(state["acc_delta"], delta, rho))
         return delta * to_scalar(group["lr"])
 
 

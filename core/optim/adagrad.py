@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..ops.creation import full_like
 from ..per_step import per_step
 from ._checks import check_flags, check_ranges, to_scalar
-from ._updates import addcmul, with_weight_decay
+from ._updates import addcmul, with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -44,7 +44,7 @@ class Adagrad(Optimizer):
             self._init_state(p, state)
         clr = per_step(_step_lr, group, state)
         grad = with_weight_decay(grad, p, group["weight_decay"])
-        state["sum"] = s = addcmul(state["sum"], grad, grad, 1)
+        s = write_state(state, "sum", addcmul(state["sum"], grad, grad, 1))
         return grad / (s.sqrt() + group["eps"]) * clr
 
 

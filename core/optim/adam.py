@@ -7,7 +7,7 @@ from ..per_step import per_step
 from ..ops.binary import inplace, maximum
 from ..ops.creation import zeros_like
 from ._checks import check_betas, check_flags, check_ranges, to_scalar
-from ._updates import lerp, square_average, with_weight_decay
+from ._updates import lerp, square_average, with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -61,11 +61,13 @@ class Adam(Optimizer):
         decoupled = group["decoupled_weight_decay"]
 
         def update(param):   # the new parameter; the moments go to the state
-            new, state["exp_avg"], state["exp_avg_sq"] = run_kernel(
+            new, m, v = run_kernel(
                 K.ADAM_STEP, param, p.grad, state["exp_avg"], state["exp_avg_sq"],
                 decay=decay if decoupled and wd != 0 else 1.0, weight_decay=0.0 if decoupled else float(wd),
                 beta1=beta1, beta2=beta2, eps=group["eps"], correction2=correction2, step_size=step_size,
                 maximize=bool(group["maximize"]))
+            write_state(state, "exp_avg", m)
+            write_state(state, "exp_avg_sq", v)
             return new
         inplace(p, f"{type(self).__name__}.step", update)
 
@@ -85,10 +87,10 @@ class Adam(Optimizer):
             p.mul_(decay)             # the decoupled decay scales the parameter itself (in place)
         else:
             grad = with_weight_decay(grad, p, wd)
-        state["exp_avg"] = m = lerp(state["exp_avg"], grad, 1 - beta1)
-        state["exp_avg_sq"] = v = square_average(state["exp_avg_sq"], grad, beta2)
+        m = write_state(state, "exp_avg", lerp(state["exp_avg"], grad, 1 - beta1))
+        v = write_state(state, "exp_avg_sq", square_average(state["exp_avg_sq"], grad, beta2))
         if group["amsgrad"]:
-            state["max_exp_avg_sq"] = v = maximum(state["max_exp_avg_sq"], v)
+            v = write_state(state, "max_exp_avg_sq", maximum(state["max_exp_avg_sq"], v))
         denom = v.sqrt() / correction2 + group["eps"]
         return m / denom * step_size
 

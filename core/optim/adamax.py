@@ -5,7 +5,7 @@ from ..ops.binary import maximum
 from ..ops.creation import zeros_like
 from ..per_step import per_step
 from ._checks import check_betas, check_flags, check_ranges, to_scalar
-from ._updates import lerp, with_weight_decay
+from ._updates import lerp, with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -38,8 +38,8 @@ class Adamax(Optimizer):
             state.update(step=0.0, exp_avg=zeros_like(p), exp_inf=zeros_like(p))
         step_size = per_step(_step_size, group, state)
         grad = with_weight_decay(grad, p, group["weight_decay"])
-        state["exp_avg"] = m = lerp(state["exp_avg"], grad, 1 - beta1)
-        state["exp_inf"] = u = maximum(state["exp_inf"] * beta2, grad.abs() + group["eps"])
+        m = write_state(state, "exp_avg", lerp(state["exp_avg"], grad, 1 - beta1))
+        u = write_state(state, "exp_inf", maximum(state["exp_inf"] * beta2, grad.abs() + group["eps"]))
         return m / u * step_size
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ops.creation import zeros_like
 from ._checks import check_flags, check_ranges, to_scalar
-from ._updates import f32, with_weight_decay
+from ._updates import f32, with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -41,7 +41,7 @@ class ASGD(Optimizer):
     def _step_param(self, p, group):
         super()._step_param(p, group)
         state, lr, step = self.state[p], to_scalar(group["lr"]), self.state[p]["step"]
-        state["ax"] = p.clone() if state["mu"] == 1 else state["ax"] + (p - state["ax"]) * state["mu"]
+        write_state(state, "ax", p.clone() if state["mu"] == 1 else state["ax"] + (p - state["ax"]) * state["mu"])
         state["eta"] = f32(lr / ((1 + group["lambd"] * lr * step) ** group["alpha"]))
         state["mu"] = f32(1 / max(1, step - group["t0"]))
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ops.creation import zeros_like
 from ._checks import check_betas, check_flags, check_ranges, to_scalar
-from ._updates import f32_mul, lerp, square_average, with_weight_decay
+from ._updates import f32_mul, lerp, square_average, with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -47,8 +47,8 @@ class NAdam(Optimizer):
             grad = with_weight_decay(grad, p, wd)
         mu, mu_next = (beta1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"])) for t in (step, step + 1))
         state["mu_product"] = mu_product = f32_mul(state["mu_product"], mu)
-        state["exp_avg"] = m = lerp(state["exp_avg"], grad, 1 - beta1)
-        state["exp_avg_sq"] = v = square_average(state["exp_avg_sq"], grad, beta2)
+        m = write_state(state, "exp_avg", lerp(state["exp_avg"], grad, 1 - beta1))
+        v = write_state(state, "exp_avg_sq", square_average(state["exp_avg_sq"], grad, beta2))
         denom = (v / (1 - beta2 ** step)).sqrt() + group["eps"]
         return (grad / denom * (lr * (1.0 - mu) / (1.0 - mu_product))
                 + m / denom * (lr * mu_next / (1.0 - mu_product * mu_next)))

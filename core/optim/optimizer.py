@@ -169,9 +169,8 @@ class Optimizer:
     def state_dict(self) -> dict:
         """``{"state": {index: {...}}, "param_groups": [{options, "params": [indices]}]}``,
         with parameters named by their position, as in PyTorch (parameters without state are
-        left out). The per-parameter dicts are
-        copies (their tensors are not: the optimizer replaces rather than overwrites them, so
-        a state dict taken mid-training keeps that moment's values).
+        left out). As PyTorch's, it holds the optimizer's own per-parameter dicts and tensors, which
+        later steps update in place: copy it (``copy.deepcopy``) to keep one moment's values.
 
         >>> import webgrad as wg
         >>> opt = wg.optim.SGD([wg.nn.Parameter(wg.ones(1))], lr=0.1)
@@ -186,7 +185,7 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
             groups.append({**{k: v for k, v in group.items() if k != "params"},
                            "params": [index[id(p)] for p in group["params"]]})
-        state = {(index[id(p)] if isinstance(p, Tensor) else p): dict(s) for p, s in self.state.items() if s}
+        state = {(index[id(p)] if isinstance(p, Tensor) else p): s for p, s in self.state.items() if s}
         state_dict = {"state": state, "param_groups": groups}
         for hook in list(self._optimizer_state_dict_post_hooks.values()):
             state_dict = _or(hook(self, state_dict), state_dict)
@@ -302,7 +301,7 @@ def _like_param(value, p, key=None):
     if isinstance(value, Tensor):
         if key == "step":
             return float(value.item())
-        value = value.detach().to(p.device)
+        value = (value.detach() if value.requires_grad else value).to(p.device)
         return value.to(p.dtype) if value.dtype.is_floating and p.dtype.is_floating else value
     if isinstance(value, dict):
         return {k: _like_param(v, p, k) for k, v in value.items()}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ops.creation import zeros_like
 from ._checks import check_betas, check_flags, check_ranges, to_scalar
-from ._updates import lerp, square_average, with_weight_decay
+from ._updates import lerp, square_average, with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -41,8 +41,8 @@ class RAdam(Optimizer):
             p.mul_(1 - lr * wd)
         else:
             grad = with_weight_decay(grad, p, wd)
-        state["exp_avg"] = m = lerp(state["exp_avg"], grad, 1 - beta1)
-        state["exp_avg_sq"] = v = square_average(state["exp_avg_sq"], grad, beta2)
+        m = write_state(state, "exp_avg", lerp(state["exp_avg"], grad, 1 - beta1))
+        v = write_state(state, "exp_avg_sq", square_average(state["exp_avg_sq"], grad, beta2))
         bias_correction2 = 1 - beta2 ** step
         step_ = m / (1 - beta1 ** step) * lr
         rho_inf = 2 / (1 - beta2) - 1

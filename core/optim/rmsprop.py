@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..ops.creation import zeros_like
 from ..per_step import per_step
 from ._checks import check_flags, check_ranges, to_scalar
-from ._updates import addcmul, lerp, square_average, with_weight_decay
+from ._updates import addcmul, lerp, square_average, with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -41,13 +41,13 @@ class RMSprop(Optimizer):
                 state["grad_avg"] = zeros_like(p)
         lr = per_step(_count_step, group, state)
         grad = with_weight_decay(grad, p, group["weight_decay"])
-        state["square_avg"] = sq = square_average(state["square_avg"], grad, alpha)
+        sq = write_state(state, "square_avg", square_average(state["square_avg"], grad, alpha))
         if group["centered"]:
-            state["grad_avg"] = ga = lerp(state["grad_avg"], grad, 1 - alpha)
+            ga = write_state(state, "grad_avg", lerp(state["grad_avg"], grad, 1 - alpha))
             sq = addcmul(sq, ga, ga, -1)
         avg = sq.sqrt() + group["eps"]
         if m > 0:
-            state["momentum_buffer"] = buf = state["momentum_buffer"] * m + grad / avg
+            buf = write_state(state, "momentum_buffer", state["momentum_buffer"] * m + grad / avg)
             return buf * lr
         return grad / avg * lr
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..ops.binary import where
 from ..ops.creation import full_like, zeros_like
 from ._checks import check_flags, check_ranges, to_scalar
+from ._updates import write_state
 from .optimizer import Optimizer
 
 
@@ -37,8 +38,8 @@ class Rprop(Optimizer):
         state["step"] += 1
         agree = grad * state["prev"]
         factor = where(agree > 0, eta_plus, where(agree < 0, eta_minus, full_like(agree, 1.0)))
-        state["step_size"] = size = (state["step_size"] * factor).clamp(smallest, largest)
-        state["prev"] = grad = where(agree < 0, 0.0, grad)
+        size = write_state(state, "step_size", (state["step_size"] * factor).clamp(smallest, largest))
+        grad = write_state(state, "prev", where(agree < 0, 0.0, grad))
         return grad.sign() * size
 
 

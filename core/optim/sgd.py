@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..per_step import per_step
 from ._checks import check_flags, check_ranges, to_scalar
-from ._updates import with_weight_decay
+from ._updates import with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -40,8 +40,8 @@ class SGD(Optimizer):
         m = group["momentum"]
         if m != 0:
             buf = state.get("momentum_buffer")
-            buf = d.clone() if buf is None else buf * m + d * (1 - group["dampening"])
-            state["momentum_buffer"] = buf
+            buf = write_state(state, "momentum_buffer",
+                              d.clone() if buf is None else buf * m + d * (1 - group["dampening"]))
             d = d + buf * m if group["nesterov"] else buf
         return d * per_step(_lr, group)
 

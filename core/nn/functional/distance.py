@@ -29,7 +29,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
     >>> import webgrad as wg
     >>> rms_norm(wg.tensor([[3.0, 4.0]]), (2,)).tolist()
-    [[0.8485280871391296, 1.1313707828521729]]
+    [[0.8485281467437744, 1.1313709020614624]]
     """
     check_tensor("rms_norm", input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)

@@ -1,0 +1,43 @@
+"""``webgrad.return_types``: the named tuples ops return (PyTorch's ``torch.return_types``).
+
+``max``, ``min``, ``sort``, ``topk``, ``kthvalue``, ``median``, ``nanmedian`` (``values``,
+``indices``) and ``aminmax`` (``min``, ``max``) are tuples whose fields also have names, and
+print as PyTorch's do, one field per line:
+
+>>> import webgrad as wg
+>>> r = wg.tensor([3.0, 1.0, 2.0]).sort()
+>>> r
+webgrad.return_types.sort(
+values=tensor([1., 2., 3.]),
+indices=tensor([1, 2, 0]))
+>>> values, indices = r; r.indices is indices, isinstance(r, tuple)
+(True, True)
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+
+def _repr(self) -> str:
+    fields = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+    return f"{__name__}.{type(self).__name__}(\n{fields})"
+
+
+def structseq(name: str, fields: tuple) -> type:
+    """A named tuple type called ``name`` with ``fields``, printing as PyTorch's return types.
+
+    >>> structseq("pair", ("first", "second"))(1, 2)
+    webgrad.return_types.pair(
+    first=1,
+    second=2)
+    """
+    cls = namedtuple(name, fields, module=__name__)
+    cls.__repr__ = _repr
+    return cls
+
+
+_PAIRS = ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian")
+globals().update({name: structseq(name, ("values", "indices")) for name in _PAIRS})
+aminmax = structseq("aminmax", ("min", "max"))
+
+__all__ = [*_PAIRS, "aminmax", "structseq"]
