@@ -152,7 +152,7 @@ def safe_globals(safe_globals: list):
     >>> with safe_globals([wg.nn.Linear]):
     ...     model = wg.load(io.BytesIO(buf.getvalue()))
     >>> model.weight.shape
-    (1, 2)
+    webgrad.Size([1, 2])
     """
     _SAFE_SCOPES.append(list(safe_globals))
     try:
