@@ -110,7 +110,8 @@ class Generator:
         """
         key, pos = self._stream.get() if self._stream is not None else _seeded_words(self._seed)
         normal = self._normal
-        raw = _STATE.pack(self._seed, _STATE_WORDS + 1 - pos, 1, pos % (_STATE_WORDS + 1), *key, 0.0,
+        drawn = pos if self._stream is not None else 0
+        raw = _STATE.pack(self._seed, _STATE_WORDS + 1 - pos, 1, drawn, *key, 0.0,
                           0.0 if normal is None else normal, 0.0, normal is not None, 0.0, False)
         return tensor(list(raw), dtype=int64)
 

@@ -3,6 +3,7 @@ them (``BatchSampler``). Random ones draw what PyTorch's draw, from a ``webgrad.
 numbers, on the host), so a seeded loader gives PyTorch's order on every backend."""
 from __future__ import annotations
 
+import itertools
 import math
 
 from ...dtypes import float64
