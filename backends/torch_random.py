@@ -37,17 +37,17 @@ class Stream:
 
     def random(self, n: int) -> np.ndarray:
         """``n`` 32-bit draws (uint64 array)."""
-        return self.engine.random_raw(n).astype(np.uint64)
+        return self.engine.random_raw(n)
 
     def random64(self, n: int) -> np.ndarray:
         """``n`` 64-bit draws: two 32-bit draws each, the first the high half."""
-        raw = self.engine.random_raw(2 * n).astype(np.uint64)
+        raw = self.engine.random_raw(2 * n)
         return (raw[0::2] << np.uint64(32)) | raw[1::2]
 
     def get(self) -> tuple:
-        """(624 state words as a list, position)."""
+        """(the 624 state words, a uint32 array; the position)."""
         st = self.engine.state["state"]
-        return st["key"].tolist(), int(st["pos"])
+        return st["key"], int(st["pos"])
 
     def set(self, key, pos: int) -> None:
         self.engine.state = {"bit_generator": "MT19937",
@@ -102,7 +102,9 @@ def uniform(s: Stream, n: int, dtype: str, low: float = 0.0, high: float = 1.0) 
 
 def _fma32(a, b, c):
     """float32 fused multiply-add (the product is exact in float64; one rounding to float64, then float32)."""
-    return (a.astype(_F64) * b + c).astype(_F32)
+    t = np.multiply(a, b, dtype=_F64)
+    t += c
+    return t.astype(_F32)
 
 
 def _log_cephes(x):
@@ -158,14 +160,12 @@ def _box_muller16_f32(u, mean, std):
 
 
 def _box_muller16_f64(u, mean, std):
-    """normal_fill_16<double> (libm's log, cos and sin, as Python's math module calls them)."""
-    out = np.empty_like(u)
-    for row, urow in zip(out, u):
-        for j in range(8):
-            radius = math.sqrt(-2 * math.log(1 - urow[j]))
-            theta = _TWO_PI * urow[j + 8]
-            row[j] = radius * math.cos(theta)
-            row[j + 8] = radius * math.sin(theta)
+    """normal_fill_16<double>: libm's log (Python's math module; numpy's differs in the last bit now and
+    then), numpy's cos and sin (equal to libm's)."""
+    logs = np.array([math.log(v) for v in (1 - u[:, :8]).ravel().tolist()], dtype=_F64).reshape(-1, 8)
+    radius = np.sqrt(-2 * logs)
+    theta = _TWO_PI * u[:, 8:]
+    out = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
     return out if (mean, std) == (0.0, 1.0) else fma64(out, std, mean)
 
 

@@ -109,6 +109,7 @@ class Generator:
         (5056,)
         """
         key, pos = self._stream.get() if self._stream is not None else _seeded_words(self._seed)
+        key = [int(k) for k in key]
         normal = self._normal
         drawn = pos if self._stream is not None else 0
         raw = _STATE.pack(self._seed, _STATE_WORDS + 1 - pos, 1, drawn, *key, 0.0,
