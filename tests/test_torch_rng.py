@@ -284,3 +284,32 @@ def test_loaders_and_samplers_shuffle_as_pytorch(backend, seed):
         expected = case(torch) + [torch.rand(1).tolist()]
         wg.manual_seed(seed)
         assert case(wg) + [wg.rand(1).tolist()] == expected
+
+
+def test_compiled_steps_draw_what_eager_pytorch_draws(backend):
+    def step(L):
+        def run(x):
+            noisy = x + L.randn_like(x) * 0.1
+            return L.nn.functional.dropout(noisy, 0.25) * L.rand(x.shape[0], 1), L.randperm(6)
+        return run
+    x = [[float(i - j) for j in range(20)] for i in range(4)]
+    torch.manual_seed(11)
+    expected = [[values(t).tolist() for t in step(torch)(torch.tensor(x))] for _ in range(4)]
+    wg.manual_seed(11)
+    compiled = wg.compile(step(wg))
+    wx = wg.tensor(x)
+    got = [[values(t).tolist() for t in compiled(wx)] for _ in range(4)]   # a trace, then replays drawing afresh
+    assert got == expected
+    assert wg.rand(3).tolist() == torch.rand(3).tolist()
+    assert "RandomValues" in compiled.explain() and "3 replay(s)" in compiled.explain()
+
+
+def test_init_bounds_round_as_pytorchs_for_every_fan(backend):
+    """kaiming/xavier bounds computed with PyTorch's steps (sqrt(3) * std), not an equal formula that
+    rounds otherwise: the weights agree for every fan."""
+    for fan in range(1, 120):
+        for init in (lambda i, t: i.kaiming_uniform_(t, a=5 ** 0.5), lambda i, t: i.xavier_uniform_(t)):
+            torch.manual_seed(fan)
+            expected = init(torch.nn.init, torch.empty(3, fan)).numpy()
+            wg.manual_seed(fan)
+            np.testing.assert_array_equal(init(wg.nn.init, wg.empty(3, fan)).numpy(), expected, err_msg=str(fan))
