@@ -304,12 +304,14 @@ def test_compiled_steps_draw_what_eager_pytorch_draws(backend):
     assert "RandomValues" in compiled.explain() and "3 replay(s)" in compiled.explain()
 
 
+@pytest.mark.float64
 def test_init_bounds_round_as_pytorchs_for_every_fan(backend):
     """kaiming/xavier bounds computed with PyTorch's steps (sqrt(3) * std), not an equal formula that
-    rounds otherwise: the weights agree for every fan."""
-    for fan in range(1, 120):
+    rounds otherwise (in float64 for about 40% of fans): the weights agree for every fan."""
+    for fan in range(1, 60):
         for init in (lambda i, t: i.kaiming_uniform_(t, a=5 ** 0.5), lambda i, t: i.xavier_uniform_(t)):
             torch.manual_seed(fan)
-            expected = init(torch.nn.init, torch.empty(3, fan)).numpy()
+            expected = init(torch.nn.init, torch.empty(3, fan, dtype=torch.float64)).numpy()
             wg.manual_seed(fan)
-            np.testing.assert_array_equal(init(wg.nn.init, wg.empty(3, fan)).numpy(), expected, err_msg=str(fan))
+            got = init(wg.nn.init, wg.empty(3, fan, dtype=wg.float64)).numpy()
+            np.testing.assert_array_equal(got, expected, err_msg=str(fan))
