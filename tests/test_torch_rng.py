@@ -315,3 +315,9 @@ def test_init_bounds_round_as_pytorchs_for_every_fan(backend):
             wg.manual_seed(fan)
             got = init(wg.nn.init, wg.empty(3, fan, dtype=wg.float64)).numpy()
             np.testing.assert_array_equal(got, expected, err_msg=str(fan))
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_rrelu_draws_a_slope_per_non_positive_element_as_pytorch(backend, seed):
+    same(*both(lambda L: L.nn.functional.rrelu(L.randn(41), training=True)), seed)
+    same(*both(lambda L: L.nn.RReLU(0.1, 0.3)(L.randn(5, 8))), seed)
