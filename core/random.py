@@ -197,7 +197,7 @@ def permutation(n: int, generator=None, op: str = "randperm") -> list:
     """PyTorch's ``randperm(n)`` as a list, drawn on the host.
 
     >>> _ = manual_seed(0); permutation(5)    # torch.randperm(5) after torch.manual_seed(0)
-    [2, 0, 1, 3, 4]
+    [4, 0, 1, 3, 2]
     """
     return draw(generator, op, "randperm", n).tolist()
 
