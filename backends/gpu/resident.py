@@ -19,7 +19,7 @@ The device then holds the plan (``device.create_plan``: in the browser gpu.js ke
 uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is the inputs' and
 outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
 step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
-hold as they are) packed into a few bytes, submitted with the open batch in one
+hold as they are; a generator's draws, e.g. a dropout mask, which ``RandomValues`` uploads) packed into bytes, submitted with the open batch in one
 call (``GpuBackend.flush(plan=...)``) by one generated function (``replay_source``). Bind groups are made once per set of buffers (the pool hands a
 step's outputs back in a short cycle, so a few sets recur).
 
@@ -243,7 +243,7 @@ class Resident:
 
     def _patches(self, log, values, numbers):
         """{record index: [(uniform word, per-step number index, code)]} for the dispatches of steps whose
-        per-step numbers sit in their uniforms (a generator's seed, a scalar attribute), found by running
+        per-step numbers sit in their uniforms (a scalar attribute), found by running
         each such step again with other numbers and comparing; or why they cannot be found."""
         out, by_step = {}, {}
         for j, (call, _, k) in enumerate(log.records):

@@ -9,7 +9,7 @@
   depends on constants alone (folded: computed once, at trace time); every other slot is the output
   of one step of the plan.
 * **steps** are the kernel calls that remain after folding and after dropping those whose results
-  nothing needs; an attribute that is a per-step number (``webgrad.per_step``, a generator's seed)
+  nothing needs; an attribute that is a per-step number (``webgrad.per_step``, a generator's draws)
   is dynamic: each replay puts the new number there.
 * **write-backs** say how the places and tensors the step changed take their new values: a tensor
   that kept its identity gets new data (and its version counter moves as eagerly); a place that got
