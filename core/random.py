@@ -109,7 +109,7 @@ class Generator:
         (5056,)
         """
         key, pos = self._stream.get() if self._stream is not None else _seeded_words(self._seed)
-        key = [int(k) for k in key]
+        key = [int(k) for k in key]   # (a uint32 array, or a list)
         normal = self._normal
         drawn = pos if self._stream is not None else 0
         raw = _STATE.pack(self._seed, _STATE_WORDS + 1 - pos, 1, drawn, *key, 0.0,
@@ -161,8 +161,12 @@ class Generator:
 
 
 def _host():
-    """The host module drawing PyTorch's numbers (numpy; imported at the first draw)."""
-    from webgrad.backends import torch_random
+    """The host module drawing PyTorch's numbers (numpy; plain Python where numpy is missing, as in
+    the browser without it); imported at the first draw."""
+    try:
+        from webgrad.backends import torch_random
+    except ImportError:
+        from webgrad.backends import torch_random_pure as torch_random
     return torch_random
 
 

@@ -380,7 +380,9 @@ def arange(be, *, start, step, size, dtype):
 
 
 def random_values(be, *, shape, dtype, values):
-    """The values a Generator drew on the host (PyTorch's numbers), uploaded."""
+    """The values a Generator drew on the host (PyTorch's numbers: a numpy array, or a list without numpy), uploaded."""
+    if isinstance(values, list):
+        return be.upload(values, tuple(shape), dtype)
     return be.from_array(values.reshape(tuple(shape)), dtype)
 
 

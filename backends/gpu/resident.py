@@ -475,14 +475,16 @@ _WAYS = {"f": lambda v: array.array("f", [v]), "i": lambda v: array.array("i", [
          "I": lambda v: array.array("I", [v])}
 _ARRAYS = {"float32": "F", "int32": "J", "int64": "J", "bool": "B"}     # a tensor's dtype -> code of a host array
 _ARRAY_TYPES = {"F": "float32", "J": "int32", "B": "uint32"}            # code -> numpy type of its words
+_ARRAY_CODES, _ARRAY_CASTS = {"F": "f", "J": "i", "B": "I"}, {"F": float, "J": int, "B": int}   # (lists)
 
 
 def _pack(code, v, n=1) -> bytes:
     """Number ``v`` written as a uniform or tensor word ``code`` (see ``_WAYS``), ``n`` times; or, for an
     array code (``_ARRAY_TYPES``), the ``n`` values of host array ``v`` (a Generator's draws) as words."""
     if code in _ARRAY_TYPES:
-        import numpy as np
-        return np.asarray(v).astype(_ARRAY_TYPES[code]).tobytes()
+        if isinstance(v, list):     # drawn without numpy
+            return array.array(_ARRAY_CODES[code], [_ARRAY_CASTS[code](x) for x in v]).tobytes()
+        return v.astype(_ARRAY_TYPES[code]).tobytes()
     return _WAYS[code](v).tobytes() * n
 
 
