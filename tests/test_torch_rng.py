@@ -321,3 +321,26 @@ def test_init_bounds_round_as_pytorchs_for_every_fan(backend):
 def test_rrelu_draws_a_slope_per_non_positive_element_as_pytorch(backend, seed):
     same(*both(lambda L: L.nn.functional.rrelu(L.randn(41), training=True)), seed)
     same(*both(lambda L: L.nn.RReLU(0.1, 0.3)(L.randn(5, 8))), seed)
+
+
+def test_the_plain_python_stream_draws_what_the_numpy_one_does():
+    """Without numpy (the browser), backends/torch_random_pure.py draws the same stream: equal values
+    (float32 normals from 16 up within 1e-5 absolute) and the same state afterwards."""
+    from webgrad.backends import torch_random as R
+    from webgrad.backends import torch_random_pure as P
+    calls = [("uniform", ("float32", -0.3, 0.7)), ("integers", (-3, 2 ** 40)), ("integers", (0, 9)), ("randperm", ()),
+             ("bernoulli_scalar", (0.3,)), ("exponential", (1.5,)), ("full_range", ("int64",)),
+             ("full_range", ("float32",))]
+    for seed in SEEDS:
+        for n in SIZES:
+            a, b = R.Stream(seed), P.Stream(seed)
+            for fn, args in calls:
+                x = getattr(R, fn)(a, n, *args)
+                np.testing.assert_array_equal(np.asarray(getattr(P, fn)(b, n, *args)).astype(x.dtype), x)
+            for dtype in ("float32", "float64"):
+                x, cache = R.normal(a, n, dtype, 0.5, 2.0, True, None)
+                y, cache_pure = P.normal(b, n, dtype, 0.5, 2.0, True, None)
+                np.testing.assert_allclose(y, x, rtol=1e-6, atol=1e-5)
+                assert cache_pure == cache
+            key, pos = a.get()
+            assert b.get() == (key.tolist(), pos)
