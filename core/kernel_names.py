@@ -118,9 +118,7 @@ NONZERO = "NonZero"           # x (any dtype) -> int64 [count, x.ndim]: the coor
 # --- creation (no tensor inputs; run on the given backend) -----------------------
 FILL = "Fill"                 # shape, value, dtype
 ARANGE = "Arange"             # start, step, size: int, dtype
-RANDOM_UNIFORM = "RandomUniform"  # shape, dtype, seed: int, low, high
-RANDOM_NORMAL = "RandomNormal"    # shape, dtype, seed: int, mean, std
-RANDOM_INT = "RandomInt"          # shape, seed: int, low, high -> int32
+RANDOM_VALUES = "RandomValues"  # shape, dtype, values: a flat host (numpy) array a Generator drew, uploaded
 
 # --- neural-network windows -----------------------------------------------------
 IM2COL = "Im2Col"             # x[N, C, H, W] -> [N, C*kh*kw, L]; kernel_size, stride, padding, dilation (pairs)

@@ -2,7 +2,7 @@
 
 A compiled plan replays kernels, not Python. The Python numbers a step feeds its kernels and that
 change from step to step (an optimizer's step count and bias corrections, the learning rate a
-scheduler sets, a generator's next seed) are computed by small functions that the step calls through
+scheduler sets; a generator's draws, host arrays) are computed by small functions that the step calls through
 ``per_step``: while a step is traced, the tracer notes the function, its arguments and the number
 objects it returned; every kernel attribute that *is* one of those objects becomes a dynamic
 attribute of the plan, and each replay first calls the noted functions again, in the same order,

@@ -1,40 +1,35 @@
 """Random number generators (PyTorch's ``torch.Generator`` and ``torch.random``).
 
-A ``Generator`` is counter-based: its state is a seed and the number of draws taken so far.
-Each random op takes one draw, a 64-bit kernel seed mixed from (seed, count) by SplitMix64,
-and hands it to a backend kernel (``RandomUniform``, ``RandomNormal``, ``RandomInt``) or to a
-host algorithm (``randperm``, the samplers), so one generator serves every backend and a
-seeded program repeats on each. The numbers differ from PyTorch's (other algorithms); their
-distributions are the same.
+A ``Generator`` is PyTorch's CPU generator: an mt19937 stream seeded as PyTorch seeds it, plus
+PyTorch's cached second normal sample. Each random op draws from it on the host what PyTorch's
+CPU kernel for that op draws, in the same order and with the same transform
+(``webgrad.backends.torch_random``, on numpy), and uploads the values to the op's backend. So
+after ``manual_seed(s)`` a program gets PyTorch's numbers on every backend, and one generator
+serves them all. A draw is ``Generator._draw``: ``wg.compile`` replays it per step (each replay
+draws afresh, as eager code would).
 
 >>> import webgrad as wg
 >>> g = wg.Generator().manual_seed(0)
->>> a = wg.rand(3, generator=g).tolist()
->>> a == wg.rand(3, generator=g.manual_seed(0)).tolist()
-True
+>>> [round(v, 4) for v in wg.rand(3, generator=g).tolist()]   # torch.rand(3) after torch.manual_seed(0)
+[0.4963, 0.7682, 0.0885]
 """
 from __future__ import annotations
 
 import contextlib
 import operator
 import os
-import random as _random
+import struct
 
-from .dtypes import int32
+from .dtypes import int64
 from .tensor import Tensor, tensor
 
 _MASK64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15            # SplitMix64's increment
-_STATE_TAG = 0x57475231                  # 'WGR1': marks a webgrad generator state
 _DEFAULT_SEED = 67280421310721           # what a new torch.Generator() starts from
-
-
-def _splitmix64(x: int) -> int:
-    """SplitMix64: a 64-bit bijective mix (Steele, Lea and Flood 2014)."""
-    z = (x + _GOLDEN) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
+_STATE_WORDS = 624                       # mt19937's state
+# PyTorch's CPUGeneratorImplState, 5056 bytes: initial seed, left, seeded, next, the 624 state words
+# (as uint64), normal_x, normal_y (the cached double normal), normal_rho, its valid flag; then the
+# cached float normal and its flag.
+_STATE = struct.Struct(f"<QiiQ{_STATE_WORDS}Qdddi4xf?3x")
 
 
 def _seed_value(seed) -> int:
@@ -52,7 +47,8 @@ def _random_seed() -> int:
 
 
 class Generator:
-    """A source of random numbers for the random ops' ``generator=`` keyword.
+    """A source of random numbers for the random ops' ``generator=`` keyword: PyTorch's CPU
+    generator (mt19937), so a seed gives PyTorch's numbers.
 
     ``device`` is recorded for PyTorch's sake; a webgrad generator serves every backend.
     A new generator starts from PyTorch's fixed default seed (``initial_seed()``).
@@ -67,8 +63,7 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self.device = device if isinstance(device, str) else str(device)
-        self._seed, self._count = _DEFAULT_SEED, 0
-        self._base = _splitmix64(self._seed)
+        self._restore((_DEFAULT_SEED, None, None))
 
     def __repr__(self):
         return f"<webgrad.Generator device={self.device!r} initial_seed={self._seed}>"
@@ -80,7 +75,7 @@ class Generator:
         >>> g.manual_seed(7) is g
         True
         """
-        self._restore((_seed_value(seed), 0))
+        self._restore((_seed_value(seed), None, None))
         return self
 
     def seed(self) -> int:
@@ -90,7 +85,7 @@ class Generator:
         True
         """
         seed = _random_seed()
-        self._restore((seed, 0))
+        self._restore((seed, None, None))
         return seed
 
     def initial_seed(self) -> int:
@@ -102,46 +97,85 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        """The state as a tensor to hand back to ``set_state`` (PyTorch's is a uint8 tensor; this
-        one is int32: a tag, the seed and the draw count, as 32-bit halves).
+        """The state as PyTorch lays it out (its 5056 bytes, here an int64 tensor of byte values), to
+        hand back to ``set_state``; ``bytes(state.tolist())`` are the bytes of ``torch.get_rng_state()``.
 
         >>> import webgrad as wg
         >>> g = wg.Generator().manual_seed(1)
         >>> s = g.get_state(); a = wg.rand(2, generator=g).tolist()
         >>> wg.rand(2, generator=g.set_state(s)).tolist() == a
         True
+        >>> s.shape
+        (5056,)
         """
-        words = [_STATE_TAG, *_halves(self._seed), *_halves(self._count)]
-        return tensor([w - (1 << 32) if w >= 1 << 31 else w for w in words], dtype=int32)
+        key, pos = self._stream.get() if self._stream is not None else _seeded_words(self._seed)
+        key = [int(k) for k in key]   # (a uint32 array, or a list)
+        normal = self._normal
+        drawn = pos if self._stream is not None else 0
+        raw = _STATE.pack(self._seed, _STATE_WORDS + 1 - pos, 1, drawn, *key, 0.0,
+                          0.0 if normal is None else normal, 0.0, normal is not None, 0.0, False)
+        return tensor(list(raw), dtype=int64)
 
     def set_state(self, new_state) -> "Generator":
-        """Restore a state from ``get_state``; returns the generator."""
-        if not isinstance(new_state, Tensor) or new_state.dtype is not int32 or tuple(new_state.shape) != (5,):
+        """Restore a state from ``get_state`` (PyTorch's layout); returns the generator."""
+        if not isinstance(new_state, Tensor) or new_state.dtype.kind != "i" or \
+                tuple(new_state.shape) != (_STATE.size,):
             got = f"a {new_state.dtype.name} tensor of shape {tuple(new_state.shape)}" \
                 if isinstance(new_state, Tensor) else type(new_state).__name__
-            raise TypeError(f"set_state: expected a generator state from get_state() (an int32 tensor of "
-                            f"shape (5,)), got {got}")
-        words = [w & 0xFFFFFFFF for w in new_state.tolist()]
-        if words[0] != _STATE_TAG:
-            raise RuntimeError("set_state: this tensor is not a webgrad generator state (its tag is wrong)")
-        self._restore((words[1] | words[2] << 32, words[3] | words[4] << 32))
+            raise TypeError(f"set_state: expected a generator state from get_state() (an integer tensor of "
+                            f"{_STATE.size} byte values), got {got}")
+        values = new_state.tolist()
+        if not all(0 <= v < 256 for v in values):
+            raise RuntimeError("set_state: this tensor is not a generator state (its values are not bytes)")
+        seed, left, _, _, *rest = _STATE.unpack(bytes(values))
+        key, normal, valid = rest[:_STATE_WORDS], rest[_STATE_WORDS + 1], rest[_STATE_WORDS + 3]
+        if not 1 <= left <= _STATE_WORDS or any(k >> 32 for k in key):
+            raise RuntimeError(f"set_state: this tensor is not a generator state (left={left} is outside "
+                               f"[1, {_STATE_WORDS}] or a state word exceeds 32 bits)")
+        stream = _host().Stream(seed)
+        stream.set(key, _STATE_WORDS + 1 - left)
+        self._restore((seed, stream, normal if valid else None))
         return self
 
-    def _next_seed(self) -> int:
-        """Take the next 64-bit kernel seed (each random op does once)."""
-        self._count += 1
-        return _splitmix64((self._base + self._count * _GOLDEN) & _MASK64)
+    def _draw(self, how: str, *args):
+        """Draw for one op: ``torch_random.<how>(stream, *args)`` on the host (a numpy array). The
+        random ops call this once each; ``wg.compile`` replays it per step."""
+        fn = getattr(_host(), how)
+        if self._stream is None:
+            self._stream = _host().Stream(self._seed)
+        if how == "normal":
+            values, self._normal = fn(self._stream, *args, self._normal)
+            return values
+        return fn(self._stream, *args)
 
     def _snapshot(self) -> tuple:
-        return self._seed, self._count
+        return self._seed, None if self._stream is None else self._stream.get(), self._normal
 
     def _restore(self, snapshot) -> None:
-        self._seed, self._count = snapshot
-        self._base = _splitmix64(self._seed)
+        self._seed, stream, self._normal = snapshot
+        if stream is None or not isinstance(stream, tuple):
+            self._stream = stream
+        else:
+            self._stream = _host().Stream(self._seed)
+            self._stream.set(*stream)
 
 
-def _halves(v: int) -> tuple:
-    return v & 0xFFFFFFFF, v >> 32
+def _host():
+    """The host module drawing PyTorch's numbers (numpy; plain Python where numpy is missing, as in
+    the browser without it); imported at the first draw."""
+    try:
+        from webgrad.backends import torch_random
+    except ImportError:
+        from webgrad.backends import torch_random_pure as torch_random
+    return torch_random
+
+
+def _seeded_words(seed: int) -> tuple:
+    """mt19937's state words right after seeding (init_genrand), and its position (none drawn yet)."""
+    key = [seed & 0xFFFFFFFF]
+    for i in range(1, _STATE_WORDS):
+        key.append((1812433253 * (key[-1] ^ (key[-1] >> 30)) + i) & 0xFFFFFFFF)
+    return key, _STATE_WORDS
 
 
 default_generator = Generator()
@@ -157,25 +191,29 @@ def generator_for(generator, op: str) -> Generator:
     return generator
 
 
-def draw_seed(generator, op: str) -> int:
-    """One kernel seed from ``generator`` (None: the default generator)."""
-    return generator_for(generator, op)._next_seed()
-
-
-def host_random(generator, op: str) -> _random.Random:
-    """A Python ``random.Random`` seeded by one draw from ``generator``, for host algorithms."""
-    return _random.Random(draw_seed(generator, op))
+def draw(generator, op: str, how: str, *args):
+    """Host values for ``op`` from ``generator`` (None: the default generator): PyTorch's draws for
+    ``how`` (a function of ``webgrad.backends.torch_random``), as a numpy array."""
+    return generator_for(generator, op)._draw(how, *args)
 
 
 def permutation(n: int, generator=None, op: str = "randperm") -> list:
-    """A random permutation of ``range(n)`` as a list (Fisher-Yates on the host), one draw.
+    """PyTorch's ``randperm(n)`` as a list, drawn on the host.
 
-    >>> sorted(permutation(4)) == [0, 1, 2, 3]
+    >>> _ = manual_seed(0); permutation(5)    # torch.randperm(5) after torch.manual_seed(0)
+    [4, 0, 1, 3, 2]
+    """
+    return draw(generator, op, "randperm", n).tolist()
+
+
+def draw_seed64(generator, op: str) -> int:
+    """PyTorch's ``torch.empty((), dtype=torch.int64).random_(generator=g).item()``: how its data
+    loaders and samplers take a seed from a generator.
+
+    >>> isinstance(draw_seed64(None, "sampler"), int)
     True
     """
-    order = list(range(n))
-    host_random(generator, op).shuffle(order)
-    return order
+    return int(draw(generator, op, "full_range", 1, "int64")[0])
 
 
 def manual_seed(seed) -> Generator:

@@ -59,14 +59,14 @@ def test_a_replay_is_one_submit_of_a_plan_the_device_holds(backend):
     assert recorded == [] and be.submits == submits + 1, recorded
 
 
-def test_a_dropout_seed_and_a_decayed_rate_are_written_into_the_held_plan(backend):
+def test_a_dropout_mask_and_a_decayed_rate_are_written_into_the_held_plan(backend):
     def adagrad(p):
         return wg.optim.Adagrad(p, lr=0.05, lr_decay=0.01)
     _, eager_losses, eager_params, _ = _train(backend, False, adagrad, nn.Dropout(0.25))
     fn, losses, params, _ = _train(backend, True, adagrad, nn.Dropout(0.25))
     assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
     assert params == pytest.approx(eager_params, rel=1e-5, abs=1e-6)
-    assert "RandomUniform(, seed=<per-step" in fn.explain()
+    assert "RandomValues(, values=<per-step" in fn.explain()     # the mask, drawn on the host per replay
     assert ("held by the device" in fn.explain()) == (backend != "cpu"), fn.explain()
 
 

@@ -87,7 +87,7 @@ def test_states_restore(backend):
     g = wg.Generator().manual_seed(4)
     draws(g)
     state = g.get_state()
-    assert state.dtype == wg.int32 and state.shape == (5,)
+    assert state.dtype == wg.int64 and state.shape == (5056,)     # PyTorch's 5056 bytes, as byte values
     a = draws(g)
     assert g.set_state(state) is g and draws(g) == a
     assert g.initial_seed() == 4
@@ -105,8 +105,12 @@ def test_set_state_refuses_other_tensors():
         g.set_state(wg.zeros(5))
     with pytest.raises(TypeError, match="set_state"):
         g.set_state([1, 2, 3, 4, 5])
-    with pytest.raises(RuntimeError, match="not a webgrad generator state"):
+    with pytest.raises(TypeError, match="set_state"):
         g.set_state(wg.zeros(5, dtype=wg.int32))
+    with pytest.raises(RuntimeError, match="not a generator state"):
+        g.set_state(wg.zeros(5056, dtype=wg.int32))
+    with pytest.raises(RuntimeError, match="not a generator state"):
+        g.set_state(wg.full((5056,), 300))
     assert g.initial_seed() == 67280421310721         # nothing half-updated
 
 

@@ -1,4 +1,4 @@
-"""cpu kernels that make tensors from nothing: fills, ranges, seeded random numbers."""
+"""cpu kernels that make tensors from nothing: fills, ranges, and the random numbers a Generator drew on the host."""
 import numpy as np
 
 from webgrad import kernel_names as K
@@ -21,17 +21,6 @@ def arange(*, start, step, size, dtype):
     return (start + step * np.arange(size, dtype=np.int64)).astype(np_dtype(dtype))
 
 
-@cpu_kernel(K.RANDOM_UNIFORM)
-def random_uniform(*, shape, dtype, seed, low, high):
-    r = np.random.default_rng(seed).random(shape, dtype=np.float64)
-    return (low + (high - low) * r).astype(np_dtype(dtype))
-
-
-@cpu_kernel(K.RANDOM_NORMAL)
-def random_normal(*, shape, dtype, seed, mean, std):
-    return (mean + std * np.random.default_rng(seed).standard_normal(shape)).astype(np_dtype(dtype))
-
-
-@cpu_kernel(K.RANDOM_INT)
-def random_int(*, shape, seed, low, high):
-    return np.random.default_rng(seed).integers(low, high, size=shape, dtype=np.int32)
+@cpu_kernel(K.RANDOM_VALUES)
+def random_values(*, shape, dtype, values):
+    return np.asarray(values).astype(np_dtype(dtype)).reshape(shape)

@@ -379,41 +379,14 @@ def arange(be, *, start, step, size, dtype):
                        vec4=False)
 
 
-_HASH = ("fn pcg_(v: u32) -> u32 { let s = v * 747796405u + 2891336453u; "
-         "let w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u; return (w >> 22u) ^ w; }\n"
-         "fn rand_(i: u32, q0: i32, q1: i32) -> u32 { return pcg_(i ^ pcg_(bitcast<u32>(q0) ^ pcg_(bitcast<u32>(q1) + 0x9e3779b9u))); }\n"
-         "fn unit_(h: u32) -> f32 { return f32(h >> 8u) * (1.0 / 16777216.0); }\n"
-         "fn mulhi_(a: u32, b: u32) -> u32 { let ll = (a & 0xffffu) * (b & 0xffffu); let hl = (a >> 16u) * (b & 0xffffu);\n"
-         "  let lh = (a & 0xffffu) * (b >> 16u); let hh = (a >> 16u) * (b >> 16u);\n"
-         "  let cross = (ll >> 16u) + (hl & 0xffffu) + lh; return hh + (hl >> 16u) + (cross >> 16u); }\n")
-RANDOM = {
-    K.RANDOM_UNIFORM: "O(p0 + (p1 - p0) * unit_(rand_(i, q0, q1)))",
-    K.RANDOM_NORMAL: "O(p0 + p1 * sqrt(-2.0 * log(1.0 - unit_(rand_(2u * i, q0, q1)))) * "
-                     "cos(6.283185307179586 * unit_(rand_(2u * i + 1u, q0, q1))))",
-    K.RANDOM_INT: "O(q2 + bitcast<i32>(mulhi_(rand_(i, q0, q1), bitcast<u32>(q3 - q2))))",
-}
-
-
-def random(name):
-    """Counter-based: value i is a PCG hash of (seed, i), so a seed repeats on this backend."""
-    def fn(be, *, shape, seed, dtype=int32, **attrs):
-        be._check_dtype(dtype)
-        seed = int(seed) & 0xFFFFFFFFFFFFFFFF
-        q = [_i32(seed & 0xFFFFFFFF), _i32(seed >> 32), 0, 0]
-        p = (0.0, 0.0)
-        if name == K.RANDOM_INT:
-            q[2:] = attrs["low"], attrs["high"]
-        else:
-            p = (attrs["low"], attrs["high"]) if name == K.RANDOM_UNIFORM else (attrs["mean"], attrs["std"])
-        return elementwise(be, name, RANDOM[name], [], shape, dtype, params=p, qparams=q, extra=_HASH, vec4=False)
-    return fn
-
-
-def _i32(v):
-    return v - (1 << 32) if v >= 1 << 31 else v
+def random_values(be, *, shape, dtype, values):
+    """The values a Generator drew on the host (PyTorch's numbers: a numpy array, or a list without numpy), uploaded."""
+    if isinstance(values, list):
+        return be.upload(values, tuple(shape), dtype)
+    return be.from_array(values.reshape(tuple(shape)), dtype)
 
 
 KERNELS = {**{n: unary(n) for n in (set(FLOAT_UNARY) | {K.GELU})},
            **{n: binary(n) for n in (set(FLOAT_BINARY) | set(PREDICATES))},
            K.WHERE: where, K.LOGICAL_NOT: logical_not, K.CAST: cast, K.FILL: fill, K.ARANGE: arange,
-           **{n: random(n) for n in (K.RANDOM_UNIFORM, K.RANDOM_NORMAL, K.RANDOM_INT)}}
+           K.RANDOM_VALUES: random_values}

@@ -19,7 +19,7 @@ The device then holds the plan (``device.create_plan``: in the browser gpu.js ke
 uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is the inputs' and
 outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
 step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
-hold as they are) packed into a few bytes, submitted with the open batch in one
+hold as they are; a generator's draws, e.g. a dropout mask, which ``RandomValues`` uploads) packed into bytes, submitted with the open batch in one
 call (``GpuBackend.flush(plan=...)``) by one generated function (``replay_source``). Bind groups are made once per set of buffers (the pool hands a
 step's outputs back in a short cycle, so a few sets recur).
 
@@ -229,7 +229,7 @@ class Resident:
         if len(step.dynamic) != 1 or a.dtype.name not in _CODES:
             return f"{step.name}: more than one per-step number"
         i = next(iter(step.dynamic.values()))
-        code = _CODES[a.dtype.name]
+        code = _CODES[a.dtype.name] if isinstance(numbers[i], (int, float)) else _ARRAYS[a.dtype.name]
         if _pack(code, numbers[i], a.size) != data:
             return f"{step.name}: an upload that is not its per-step number"
         self._number(i, a.size, code, ref or (FIXED, a.storage.buffer, a.storage.size), 0, writes)
@@ -243,7 +243,7 @@ class Resident:
 
     def _patches(self, log, values, numbers):
         """{record index: [(uniform word, per-step number index, code)]} for the dispatches of steps whose
-        per-step numbers sit in their uniforms (a generator's seed, a scalar attribute), found by running
+        per-step numbers sit in their uniforms (a scalar attribute), found by running
         each such step again with other numbers and comparing; or why they cannot be found."""
         out, by_step = {}, {}
         for j, (call, _, k) in enumerate(log.records):
@@ -312,7 +312,7 @@ def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
         lines.append(f"    if {' or '.join(alone)}: return None")
     stores = "".join(f"a{k}.storage, " for k in range(len(ins)))
     lines.append(f"    S = [{stores}]" + (" + leases(sizes)" if outs else ""))
-    if all(code in "fiI" for _, _, code in numbers):   # (a 64-bit seed's halves are packed one by one)
+    if all(code in "fiI" for _, _, code in numbers):   # (host arrays are packed one by one)
         fmt = "=" + "".join(f"{n}{code}" for _, n, code in numbers)
         blob = f"pack({fmt!r}, " + "".join(f"D[{i}], " * n for i, n, _ in numbers) + ")" if numbers else "b''"
     else:
@@ -450,7 +450,7 @@ def _shared(log, where, pinned=()) -> dict:
 
 def _other(v):
     """A number unlike ``v`` of its type (to find where ``v`` went)."""
-    return v * 0.5 + 0.375 if type(v) is float else v + 12345 + (7 << 32)   # both halves of a seed change
+    return v * 0.5 + 0.375 if type(v) is float else v + 12345
 
 
 def _words(a: bytes, b: bytes, numbers):
@@ -472,13 +472,19 @@ def _words(a: bytes, b: bytes, numbers):
 
 
 _WAYS = {"f": lambda v: array.array("f", [v]), "i": lambda v: array.array("i", [v]),
-         "I": lambda v: array.array("I", [v]),
-         "lo": lambda v: array.array("I", [int(v) & 0xFFFFFFFF]),                # a 64-bit seed's halves
-         "hi": lambda v: array.array("I", [(int(v) >> 32) & 0xFFFFFFFF])}
+         "I": lambda v: array.array("I", [v])}
+_ARRAYS = {"float32": "F", "int32": "J", "int64": "J", "bool": "B"}     # a tensor's dtype -> code of a host array
+_ARRAY_TYPES = {"F": "float32", "J": "int32", "B": "uint32"}            # code -> numpy type of its words
+_ARRAY_CODES, _ARRAY_CASTS = {"F": "f", "J": "i", "B": "I"}, {"F": float, "J": int, "B": int}   # (lists)
 
 
 def _pack(code, v, n=1) -> bytes:
-    """Number ``v`` written as a uniform or tensor word ``code`` (see ``_WAYS``), ``n`` times."""
+    """Number ``v`` written as a uniform or tensor word ``code`` (see ``_WAYS``), ``n`` times; or, for an
+    array code (``_ARRAY_TYPES``), the ``n`` values of host array ``v`` (a Generator's draws) as words."""
+    if code in _ARRAY_TYPES:
+        if isinstance(v, list):     # drawn without numpy
+            return array.array(_ARRAY_CODES[code], [_ARRAY_CASTS[code](x) for x in v]).tobytes()
+        return v.astype(_ARRAY_TYPES[code]).tobytes()
     return _WAYS[code](v).tobytes() * n
 
 

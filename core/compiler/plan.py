@@ -9,7 +9,7 @@
   depends on constants alone (folded: computed once, at trace time); every other slot is the output
   of one step of the plan.
 * **steps** are the kernel calls that remain after folding and after dropping those whose results
-  nothing needs; an attribute that is a per-step number (``webgrad.per_step``, a generator's seed)
+  nothing needs; an attribute that is a per-step number (``webgrad.per_step``, a generator's draws)
   is dynamic: each replay puts the new number there.
 * **write-backs** say how the places and tensors the step changed take their new values: a tensor
   that kept its identity gets new data (and its version counter moves as eagerly); a place that got
@@ -177,13 +177,13 @@ def _dynamic_attrs(attrs: dict, dynamic: dict) -> dict:
 
 
 def _check_numbers(plan: Plan, tracer: Tracer, bound: set) -> None:
-    """A generator's seed drawn for host code (``randperm``, samplers) or a per-step number that
+    """A generator's draw used by host code (a sampler) rather than a kernel, or a per-step number that
     cannot be told apart from a constant (a small int) cannot be replayed."""
     index = 0
-    seed_fn = Generator._next_seed
+    draw_fn = Generator._draw
     for fn, _, count in tracer.prologue:
-        if getattr(fn, "__name__", "") == seed_fn.__name__ and not set(range(index, index + count)) & bound:
-            plan.reasons.append("a random number drawn for Python code (randperm, a sampler) inside the step")
+        if getattr(fn, "__name__", "") == draw_fn.__name__ and not set(range(index, index + count)) & bound:
+            plan.reasons.append("random numbers drawn for Python code (a sampler) inside the step")
         index += count
     if tracer.unsafe:
         plan.reasons.append(f"per-step numbers that are small ints ({tracer.unsafe[:3]}) cannot be told apart "

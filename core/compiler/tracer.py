@@ -131,7 +131,7 @@ class Tracer:
         for be in list(_backend_instances.values()):
             self._backend(be)
         self._swap_attr(_common, "_CONSTANTS", _NeverHit())
-        self._swap_attr(_random.Generator, "_next_seed", self._seed(_random.Generator._next_seed))
+        self._swap_attr(_random.Generator, "_draw", self._draws(_random.Generator._draw))
         step_numbers._recorder[0] = self.note
         return self
 
@@ -239,12 +239,13 @@ class Tracer:
             return fn(*args, **kwargs)
         return uploading
 
-    def _seed(self, next_seed):
+    def _draws(self, draw):
+        """A generator's draws become per-step values: each replay draws afresh, in the same order."""
         tracer = self
 
-        def traced_next_seed(generator):
-            return tracer.note(next_seed, (generator,), next_seed(generator))
-        return traced_next_seed
+        def traced_draw(generator, *args):
+            return tracer.note(draw, (generator, *args), draw(generator, *args))
+        return traced_draw
 
     def record(self, name, fn, args, attrs, out) -> None:
         multi = type(out) is tuple

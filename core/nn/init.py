@@ -1,5 +1,6 @@
-"""Weight initialisation in place (PyTorch's ``torch.nn.init``), drawn on the tensor's own backend
-from ``generator`` (a ``webgrad.Generator``; None: the default generator)."""
+"""Weight initialisation in place (PyTorch's ``torch.nn.init``), drawn from ``generator`` (a
+``webgrad.Generator``; None: the default generator) as PyTorch draws: after ``manual_seed(s)``, the
+values PyTorch's init functions (and so its modules' constructors) give, on every backend."""
 from __future__ import annotations
 
 import math
@@ -100,7 +101,7 @@ def xavier_uniform_(tensor, gain: float = 1.0, generator=None):
     True
     """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    a = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    a = math.sqrt(3.0) * (gain * math.sqrt(2.0 / float(fan_in + fan_out)))   # PyTorch's roundings, step by step
     return uniform_(tensor, -a, a, generator)
 
 
@@ -120,7 +121,7 @@ def kaiming_uniform_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity:
     if tensor.numel() == 0:   # e.g. Linear(0, n) or Linear(n, 0): PyTorch warns and leaves it
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
-    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
+    bound = math.sqrt(3.0) * (calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))   # as PyTorch rounds
     return uniform_(tensor, -bound, bound, generator)
 
 

@@ -1,10 +1,11 @@
 """Random ops (PyTorch's ``rand``, ``randn``, ``randint``, ``randperm``, ``multinomial``,
 ``bernoulli``, ``normal`` and the in-place fills ``uniform_``, ``normal_``, ...).
 
-Each op takes one seed from its generator (``generator=``, else the default one; see
-``webgrad.random``) and hands it to a backend kernel (RandomUniform, RandomNormal, RandomInt),
-so a seeded program repeats on each backend. The other ops are compositions of these draws;
-``randperm`` shuffles on the host and uploads, as PyTorch's CPU randperm does.
+Each op draws from its generator (``generator=``, else the default one; see ``webgrad.random``)
+what PyTorch's CPU kernel draws, on the host, and hands the values to the ``RandomValues`` kernel,
+which uploads them to the op's backend: a seed gives PyTorch's numbers on every backend. Ops whose
+PyTorch kernel compares or divides by its draws (``bernoulli`` with tensor probabilities,
+``multinomial``, ``normal`` with tensor arguments) draw on the host and compute on the backend.
 """
 from __future__ import annotations
 
@@ -14,18 +15,17 @@ from .. import kernel_names as K
 from ..dtypes import get_default_dtype, to_dtype
 from ..engine import no_grad, run_kernel
 from ..layouts import check_factory
-from ..random import draw_seed, permutation
+from ..random import draw
 from ..shapes import broadcast_shapes
-from ..tensor import Tensor, tensor
-from .binary import where
+from ..tensor import Tensor
 from .common import check_tensor, is_scalar
-from .creation import _backend, _finish, _like, _shape, arange, full, sizes_from
+from .creation import _backend, _finish, _like, _shape, full, sizes_from
 from .movement import cat, stack
 from .reduce import argmax
+from .sorting import topk
 
 LONG = to_dtype("long")              # PyTorch's default integer dtype, as webgrad spells it
-_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
-_TINY = 1e-30                        # keeps an exponential draw away from 0 (p / 0 is inf or nan)
+FLOAT64 = to_dtype("float64")
 _COMPARE_BUDGET = 1 << 22            # elements per chunk of multinomial's [rows, samples, categories] test
 
 
@@ -49,21 +49,31 @@ def _all(*conditions) -> list:
     return stack(list(conditions)).tolist()
 
 
+def _values(values, shape, dtype, be) -> Tensor:
+    """Host draws (a flat array) as a tensor of ``shape`` and ``dtype`` on backend ``be``."""
+    return run_kernel(K.RANDOM_VALUES, backend=be, shape=tuple(shape), dtype=dtype, values=values)
+
+
 def _uniform(shape, dtype, be, generator, op, low=0.0, high=1.0) -> Tensor:
-    return run_kernel(K.RANDOM_UNIFORM, backend=be, shape=tuple(shape), dtype=dtype,
-                      seed=draw_seed(generator, op), low=low, high=high)
+    values = draw(generator, op, "uniform", math.prod(shape), dtype.name, float(low), float(high))
+    return _values(values, shape, dtype, be)
 
 
-def _normal(shape, dtype, be, generator, op, mean=0.0, std=1.0) -> Tensor:
-    return run_kernel(K.RANDOM_NORMAL, backend=be, shape=tuple(shape), dtype=dtype,
-                      seed=draw_seed(generator, op), mean=mean, std=std)
+def _normal(shape, dtype, be, generator, op, mean=0.0, std=1.0, contiguous=True) -> Tensor:
+    values = draw(generator, op, "normal", math.prod(shape), dtype.name, float(mean), float(std), contiguous)
+    return _values(values, shape, dtype, be)
 
 
-def _integers(shape, low, high, be, generator, op) -> Tensor:
-    if not _INT32_MIN <= low < high <= _INT32_MAX:
-        raise NotImplementedError(f"{op}: webgrad draws integers within int32: it needs -2**31 <= low < high "
-                                  f"<= 2**31 - 1, got low={low}, high={high}")
-    return run_kernel(K.RANDOM_INT, backend=be, shape=tuple(shape), seed=draw_seed(generator, op), low=low, high=high)
+def _integers(shape, low, high, dtype, be, generator, op) -> Tensor:
+    return _values(draw(generator, op, "integers", math.prod(shape), low, high), shape, dtype, be)
+
+
+def _unit_like(p, generator, op) -> Tensor:
+    """PyTorch's uniform per element of probabilities ``p`` for a comparison with them: a float draw for
+    float p, a double draw for double p (kept in float64 where the backend holds it)."""
+    wide = p.dtype is FLOAT64
+    values = draw(generator, op, "uniform", p.numel(), "float64" if wide else "float32", 0.0, 1.0)
+    return _values(values, p.shape, p.dtype if wide else to_dtype("float32"), p._backend)
 
 
 # ---------------------------------------------------------------- new tensors
@@ -71,11 +81,12 @@ def _integers(shape, low, high, be, generator, op) -> Tensor:
 
 def rand(*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, backend=None) -> Tensor:
-    """Uniform random values in [0, 1): ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``.
+    """Uniform random values in [0, 1): ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``;
+    PyTorch's numbers for a seed.
 
     >>> import webgrad as wg
-    >>> 0 <= wg.rand(3, generator=wg.Generator().manual_seed(0)).min().item() < 1
-    True
+    >>> _ = wg.manual_seed(0); [round(v, 4) for v in wg.rand(3).tolist()]   # torch.manual_seed(0); torch.rand(3)
+    [0.4963, 0.7682, 0.0885]
     """
     check_factory("rand", layout, pin_memory)
     shape, dt = sizes_from("rand", args, size), _floating("rand", dtype)
@@ -84,11 +95,13 @@ def rand(*args, size=None, generator=None, dtype=None, layout=None, device=None,
 
 def randn(*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, backend=None) -> Tensor:
-    """Standard normal random values: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``.
+    """Standard normal random values: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``;
+    PyTorch's numbers for a seed (its Box-Muller in blocks of 16 from 16 values up, else one value at a
+    time with the second of each pair kept for the next).
 
     >>> import webgrad as wg
-    >>> wg.randn(2, 3).shape
-    webgrad.Size([2, 3])
+    >>> _ = wg.manual_seed(0); [round(v, 4) for v in wg.randn(3).tolist()]   # torch.manual_seed(0); torch.randn(3)
+    [1.541, -0.2934, -2.1788]
     """
     check_factory("randn", layout, pin_memory)
     shape, dt = sizes_from("randn", args, size), _floating("randn", dtype)
@@ -110,8 +123,8 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, l
     low, high, size = _randint_args(args, {"low": low, "high": high, "size": size})
     dt = LONG if dtype is None else to_dtype(dtype)
     _grad_dtype("randint", dt, requires_grad)
-    t = _integers(_shape(size, "randint"), low, high, _backend(backend, device), generator, "randint")
-    return _finish(t if dt is t.dtype else run_kernel(K.CAST, t, dtype=dt), requires_grad)
+    t = _integers(_shape(size, "randint"), low, high, dt, _backend(backend, device), generator, "randint")
+    return _finish(t, requires_grad)
 
 
 def _randint_args(args, given) -> tuple:
@@ -182,11 +195,11 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
 
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
              backend=None) -> Tensor:
-    """A random permutation of ``0 .. n-1`` (shuffled on the host, then uploaded).
+    """A random permutation of ``0 .. n-1``: PyTorch's CPU shuffle on the host, then uploaded.
 
     >>> import webgrad as wg
-    >>> sorted(wg.randperm(5).tolist())
-    [0, 1, 2, 3, 4]
+    >>> _ = wg.manual_seed(0); wg.randperm(5).tolist()   # as torch.randperm(5) after torch.manual_seed(0)
+    [4, 0, 1, 3, 2]
     """
     check_factory("randperm", layout, pin_memory)
     n = _int("randperm", n, "n")
@@ -195,7 +208,7 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
     dt = LONG if dtype is None else to_dtype(dtype)
     _grad_dtype("randperm", dt, requires_grad)
     be = _backend(backend, device)
-    return _finish(tensor(permutation(n, generator), dtype=dt, backend=be), requires_grad)
+    return _finish(_values(draw(generator, "randperm", "randperm", n), (n,), dt, be), requires_grad)
 
 
 # ---------------------------------------------------------------- multinomial
@@ -245,33 +258,31 @@ def _check_multinomial(input, num_samples, replacement):
 
 
 def _without_replacement(p, n, generator):
-    """The exponential race (PyTorch's choice too): with q ~ Exp(1) per category, the categories
-    ranked by p / q are a draw without replacement; taken one argmax at a time (no sort needed)."""
-    k = p.shape[1]
-    q = (-(-_uniform(p.shape, p.dtype, p._backend, generator, "multinomial")).log1p()).clamp(min=_TINY)
-    scores, picks = p / q, []
-    columns = arange(k, backend=p._backend)
-    for i in range(n):
-        picks.append(argmax(scores, -1, keepdim=True))
-        if i + 1 < n:
-            scores = where(columns == picks[-1], -1.0, scores)
-    return (cat(picks, -1) if n > 1 else picks[0]).to(LONG)
+    """PyTorch's exponential race: q ~ Exp(1) per category (``exponential_``'s draws, in ``p``'s
+    dtype); the categories ranked by p / q are a draw without replacement (argmax for one, topk)."""
+    q = _values(draw(generator, "multinomial", "exponential", p.numel(), 1.0), p.shape, p.dtype, p._backend)
+    scores = p / q
+    if n == 1:
+        return argmax(scores, -1, keepdim=True).to(LONG)
+    return topk(scores, n, -1).indices.to(LONG)
 
 
 def _with_replacement(p, n, generator):
-    """Inverse CDF: a sample's category is the number of cumulative-sum boundaries at or below
-    ``u * total``, u ~ U[0, 1). Boundaries equal to the total (trailing zero weights) never count,
-    so a zero-weight category is never drawn even when ``u * total`` rounds up to the total."""
+    """PyTorch's inverse CDF: per row the cumulative sum over its total (the last set to 1); a sample
+    with double uniform u takes the first category whose bound is >= u, i.e. the count of bounds
+    below u. (Backends without float64 compare in float32: a u within float32 rounding of a bound
+    may land in the next category.)"""
     rows, k = p.shape
     if k == 1:
         return full((rows, n), 0, dtype=LONG, backend=p._backend)
     cdf = p.cumsum(-1)
-    total = cdf[:, k - 1:]
-    bounds = cdf[:, :k - 1].unsqueeze(1)                   # [rows, 1, k-1]
-    usable = bounds < total.unsqueeze(-1)
-    u = _uniform((rows, n), p.dtype, p._backend, generator, "multinomial") * total
+    bounds = (cdf[:, :k - 1] / cdf[:, k - 1:]).unsqueeze(1)       # [rows, 1, k-1]
+    wide = FLOAT64 in getattr(p._backend, "dtypes", ())
+    u = _values(draw(generator, "multinomial", "uniform", rows * n, "float64", 0.0, 1.0), (rows, n),
+                FLOAT64 if wide else p.dtype, p._backend)
+    bounds = bounds.to(u.dtype)
     step = max(1, _COMPARE_BUDGET // (rows * (k - 1)))
-    chunks = [((bounds <= u[:, s:s + step].unsqueeze(-1)) & usable).sum(-1) for s in range(0, n, step)]
+    chunks = [(bounds < u[:, s:s + step].unsqueeze(-1)).sum(-1) for s in range(0, n, step)]
     return (cat(chunks, -1) if len(chunks) > 1 else chunks[0]).to(LONG)
 
 
@@ -288,9 +299,17 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """
     check_tensor("bernoulli", input)
     probs = _probability("bernoulli", input if p is None else p)
-    dt = input.dtype if input.dtype.is_floating else get_default_dtype()
-    hit = _uniform(input.shape, dt, input._backend, generator, "bernoulli") < probs
-    return hit.to(input.dtype)
+    return _bernoulli(input.shape, probs, input.dtype, input._backend, generator, "bernoulli")
+
+
+def _bernoulli(shape, p, dtype, be, generator, op) -> Tensor:
+    """PyTorch's Bernoulli draws as 1/0 in ``dtype``: with a number ``p``, a double uniform < p per
+    element (dropout's masks too); with probabilities ``p`` (broadcast to ``shape``), a uniform of
+    their kind < p."""
+    if isinstance(p, Tensor):
+        probs = p if tuple(p.shape) == tuple(shape) else p.expand(tuple(shape))
+        return (_unit_like(probs, generator, op) < probs).to(dtype)
+    return _values(draw(generator, op, "bernoulli_scalar", math.prod(shape), float(p)), shape, dtype, be)
 
 
 def _probability(op, p):
@@ -334,8 +353,9 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None,
     _check_std(std)
     shape = broadcast_shapes(*(tuple(t.shape) for t in tensors), op="normal")
     dt = _floating("normal", tensors[0].dtype if len(tensors) == 1 else _promoted(mean, std))
-    z = _normal(shape, dt, tensors[0]._backend, generator, "normal")
-    return _detached(mean) + _detached(std) * z
+    if isinstance(std, Tensor):      # PyTorch: normal_(0, 1), then mul_(std), add_(mean)
+        return _normal(shape, dt, tensors[0]._backend, generator, "normal") * std.detach() + _detached(mean)
+    return _normal(shape, dt, mean._backend, generator, "normal", 0.0, float(std)) + mean.detach()
 
 
 def _check_std(std):
@@ -372,8 +392,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None) -> Tensor:
     dt = _floating("uniform_", self.dtype)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
-    return _fill(self, _uniform(self.shape, dt, self._backend, generator, "uniform_", float(from_), float(to)),
-                 "uniform_")
+    return _fill(self, _uniform(self.shape, dt, self._backend, generator, "uniform_", from_, to), "uniform_")
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None) -> Tensor:
@@ -385,8 +404,8 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None) -> Tensor:
     """
     dt = _floating("normal_", self.dtype)
     _check_std(std)
-    return _fill(self, _normal(self.shape, dt, self._backend, generator, "normal_", float(mean), float(std)),
-                 "normal_")
+    new = _normal(self.shape, dt, self._backend, generator, "normal_", mean, std, self.is_contiguous())
+    return _fill(self, new, "normal_")
 
 
 def bernoulli_(self, p=0.5, *, generator=None) -> Tensor:
@@ -397,12 +416,12 @@ def bernoulli_(self, p=0.5, *, generator=None) -> Tensor:
     [1.0, 1.0, 1.0]
     """
     probs = _probability("bernoulli_", p)
-    dt = self.dtype if self.dtype.is_floating else get_default_dtype()
-    return _fill(self, _uniform(self.shape, dt, self._backend, generator, "bernoulli_") < probs, "bernoulli_")
+    return _fill(self, _bernoulli(self.shape, probs, self.dtype, self._backend, generator, "bernoulli_"), "bernoulli_")
 
 
 def exponential_(self, lambd=1.0, *, generator=None) -> Tensor:
-    """Fill with draws from the exponential distribution of rate ``lambd``: -log(1 - U) / lambd.
+    """Fill with draws from the exponential distribution of rate ``lambd``: -1/lambd * log1p(-U), U a
+    double uniform (PyTorch's).
 
     >>> import webgrad as wg
     >>> wg.empty(100).exponential_(2.0).min().item() >= 0
@@ -411,13 +430,13 @@ def exponential_(self, lambd=1.0, *, generator=None) -> Tensor:
     dt = _floating("exponential_", self.dtype, RuntimeError)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    u = _uniform(self.shape, dt, self._backend, generator, "exponential_")
-    return _fill(self, (-u).log1p() * (-1.0 / lambd), "exponential_")
+    values = draw(generator, "exponential_", "exponential", self.numel(), float(lambd))
+    return _fill(self, _values(values, self.shape, dt, self._backend), "exponential_")
 
 
 def geometric_(self, p, *, generator=None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...):
-    ceil(log(1 - U) / log(1 - p)).
+    ceil(log(U) / log1p(-p)), U a double uniform (PyTorch's).
 
     >>> import webgrad as wg
     >>> wg.empty(100).geometric_(0.5).min().item() >= 1
@@ -425,17 +444,17 @@ def geometric_(self, p, *, generator=None) -> Tensor:
     """
     if not (is_scalar(p) and 0 < p < 1):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    dt = self.dtype if self.dtype.is_floating else get_default_dtype()
-    u = _uniform(self.shape, dt, self._backend, generator, "geometric_")
-    return _fill(self, ((-u).log1p() / math.log1p(-p)).ceil().clamp(min=1), "geometric_")
+    values = draw(generator, "geometric_", "geometric", self.numel(), float(p))
+    return _fill(self, _values(values, self.shape, self.dtype, self._backend), "geometric_")
 
 
-_RANDOM_BITS = {"bool": 1, "int32": 31, "int64": 63, "float16": 11, "float32": 24}  # random_() bounds: 2**bits
+_FULL_RANGE = ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 
 
 def random_(self, from_=None, to=None, *, generator=None) -> Tensor:
     """Fill with integers drawn uniformly from [from_, to): ``random_(to)``, ``random_(from_, to)``,
-    or ``random_()``: [0, 2**mantissa bits] for floats (float32: 2**24), [0, max] for integers.
+    or ``random_()``: [0, 2**mantissa digits] for floats (float32: 2**24), [0, max] for integers
+    (PyTorch's draws: a 32- or 64-bit draw modulo the range).
 
     >>> import webgrad as wg
     >>> t = wg.zeros(50).random_(3, 5); sorted(set(t.tolist()))
@@ -444,25 +463,15 @@ def random_(self, from_=None, to=None, *, generator=None) -> Tensor:
     if to is None and from_ is not None:
         from_, to = 0, from_
     if to is None:
-        return _fill(self, _dtype_range(self, generator), "random_")
+        if self.dtype.name not in _FULL_RANGE:
+            raise NotImplementedError(f"random_: without bounds webgrad fills {', '.join(_FULL_RANGE)} tensors; "
+                                      f"this one is {self.dtype.name}: give from/to")
+        values = draw(generator, "random_", "full_range", self.numel(), self.dtype.name)
+        return _fill(self, _values(values, self.shape, self.dtype, self._backend), "random_")
     low, high = _int("random_", from_ or 0, "from"), _int("random_", to, "to")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _fill(self, _integers(self.shape, low, high, self._backend, generator, "random_"), "random_")
-
-
-def _dtype_range(self, generator):
-    """random_()'s draws: [0, 2**bits] inclusive for floats (as PyTorch), else [0, 2**bits - 1] as a sum
-    of 16-bit draws, each scaled in this tensor's dtype."""
-    bits = _RANDOM_BITS.get(self.dtype.name)
-    if bits is None:
-        raise NotImplementedError(f"random_: without bounds webgrad fills {', '.join(_RANDOM_BITS)} tensors; "
-                                  f"this one is {self.dtype.name}: give from/to")
-    if self.dtype.is_floating:
-        return _integers(self.shape, 0, (1 << bits) + 1, self._backend, generator, "random_")
-    limbs = [_integers(self.shape, 0, 1 << min(16, bits - shift), self._backend, generator, "random_")
-             .to(self.dtype) * (1 << shift) for shift in range(0, bits, 16)]
-    return sum(limbs[1:], limbs[0])
+    return _fill(self, _integers(self.shape, low, high, self.dtype, self._backend, generator, "random_"), "random_")
 
 
 METHODS = {"uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "exponential_": exponential_,

@@ -6,7 +6,8 @@ fits) and imports torch as they do. Each case runs the program under PyTorch, th
 ``harness.load(program, "webgrad")`` (its torch import statements rewritten and nothing else,
 checked line by line) on every backend, from PyTorch's initial weights and with the same numpy
 data, and compares: the per-step losses within 1e-4 relative, and the other numbers each program
-returns (evaluation losses, greedy samples, accuracies).
+returns (evaluation losses, greedy samples, accuracies). The seeded cases hand nothing over: after the
+same ``manual_seed`` both runs draw the same initial weights and dropout masks (PyTorch's generator).
 """
 import pytest
 
@@ -126,3 +127,37 @@ def test_every_program_imports_torch_and_ports(program):
     assert harness.changed_lines(source, harness.port_source(source))
     module = harness.load(program, "webgrad")
     assert module.torch.__name__ == "webgrad"
+
+
+# (program, keyword arguments for main, slow): programs whose random draws (initial weights, dropout)
+# the seed alone decides, run from the same seed and nothing copied
+SEEDED = {
+    "gpt": ("gpt", {}, True),
+    "mnist_cnn_dropout": ("mnist_cnn", {}, True),
+    "word_lm_lstm_dropout": ("word_lm", {"model": "LSTM", "dropout": 0.2}, False),
+    "word_lm_transformer_dropout": ("word_lm", {"model": "Transformer", "dropout": 0.2}, True),
+    "reinforce_dropout": ("reinforce", {}, False),
+    "poly_nn": ("poly_nn", {}, False),
+}
+
+
+@pytest.mark.parametrize("case, backend_name", [pytest.param(c, b, marks=[pytest.mark.slow] if SEEDED[c][2] else [],
+                                                             id=f"{c}-{b}") for c in SEEDED for b in BACKENDS])
+def test_seeded_program_draws_pytorchs_weights_and_masks(case, backend_name, tmp_path_factory):
+    """After the same manual_seed, a port starts from PyTorch's initial weights (no ``init`` handed
+    over) and its dropout drops what PyTorch's does: the losses agree."""
+    program, kwargs, _ = SEEDED[case]
+    runs = {}
+    for library in ("torch", "webgrad"):
+        module = harness.load(program, library)
+        extra = {"out_dir": str(tmp_path_factory.mktemp(f"{case}_{library}"))} if "out_dir" in _params(module) else {}
+        device = backend_name if library == "webgrad" else None
+        module.torch.manual_seed(0)
+        runs[library] = harness.run(module, steps=STEPS, device=device, **kwargs, **extra)
+    want, got = harness.to_numpy(runs["torch"]["init"]), harness.to_numpy(runs["webgrad"]["init"])
+    assert got.keys() == want.keys()
+    for key in want:   # drawn weights bitwise; computed buffers (a positional encoding's sin/cos) to float32 rounding
+        assert (got[key] == want[key]).all() or harness.max_rel_diff(got[key].ravel().tolist(),
+                                                                     want[key].ravel().tolist()) <= 1e-6, key
+    assert harness.max_rel_diff(runs["webgrad"]["losses"], runs["torch"]["losses"]) <= RTOL, \
+        (runs["webgrad"]["losses"], runs["torch"]["losses"])

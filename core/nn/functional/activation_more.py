@@ -4,8 +4,12 @@
 takes ``inplace``, ``inplace=True`` writes the result into the input, as there."""
 from __future__ import annotations
 
+import struct
+
 from ...ops import binary, unary
 from ...ops.common import check_tensor
+from ...ops.random import _values
+from ...random import draw
 from ...shapes import normalize_axis
 from .activation import _maybe_inplace, softmax
 
@@ -239,7 +243,7 @@ def prelu(input, weight):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: while ``training`` each negative element is scaled by a slope drawn
-    uniformly from [lower, upper]; otherwise by the mean slope (lower + upper) / 2.
+    uniformly from [lower, upper] (PyTorch's draws); otherwise by the mean slope (lower + upper) / 2.
 
     >>> import webgrad as wg
     >>> rrelu(wg.tensor([-1.0, 2.0]), 0.2, 0.4).tolist()
@@ -251,9 +255,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 def _rrelu(input, lower, upper, training, inplace, generator):
     import webgrad as wg
     check_tensor("rrelu", input)
-    if training:
-        slope = wg.rand(*input.shape, dtype=input.dtype, device=input.device, generator=generator)
-        slope = slope * (upper - lower) + lower
+    if training:   # PyTorch draws a double uniform slope per element <= 0, in order (one readback: their count)
+        negative = input.detach() <= 0
+        count = int(negative.sum().item())
+        low, high = (float(struct.unpack("f", struct.pack("f", v))[0]) for v in (lower, upper))   # in float, as PyTorch
+        values = draw(generator, "rrelu", "uniform", count, "float64", low, high)
+        slopes = _values(values, (count,), input.dtype, input._backend)
+        slope = wg.ones_like(input).masked_scatter(negative, slopes)
     else:
         slope = (lower + upper) / 2
     out = wg.where(input >= 0, input, input * slope)

@@ -1,18 +1,26 @@
 """Dropout: zero elements with probability p and scale the rest by 1/(1-p) (training only)."""
 from __future__ import annotations
 
+import math
+
 from ...ops.common import check_tensor
+from ...ops.random import _bernoulli
+
+
+def _noise(op, shape, p, input):
+    """PyTorch's dropout noise: Bernoulli(1 - p) draws as 1/0 in ``input``'s dtype."""
+    return _bernoulli(tuple(shape), 1.0 - p, input.dtype, input._backend, None, op)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    """Randomly zero elements with probability ``p`` (mask from ``webgrad.rand``), scaling the kept
-    ones by 1/(1-p); the identity when not ``training``. ``inplace`` writes the result into ``input``.
+    """Randomly zero elements with probability ``p``, scaling the kept ones by 1/(1-p) (PyTorch's
+    noise: ``bernoulli_(1 - p)`` divided by 1 - p, so a seed drops what PyTorch drops); the identity
+    when not ``training``. ``inplace`` writes the result into ``input``.
 
     >>> import webgrad as wg
     >>> dropout(wg.ones(3), p=0.5, training=False).tolist()
     [1.0, 1.0, 1.0]
     """
-    import webgrad as wg
     check_tensor("dropout", input)
     if not input.dtype.is_floating:
         raise TypeError(f"dropout: input must be a floating tensor, got {input.dtype.name}")
@@ -23,15 +31,13 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         out = input * 0.0
     else:
-        keep = wg.rand(*input.shape, dtype=input.dtype, backend=input._backend) >= p
-        out = input * keep.to(input.dtype) * (1.0 / (1.0 - p))
+        out = input * (_noise("dropout", input.shape, p, input) / (1.0 - p))
     return input._assign(out, "dropout") if inplace else out
 
 
 def _channel_dropout(op, input, p, training, inplace, spatial):
     """Zero whole channels (dim 1 of [N, C, *spatial], or dim 0 of unbatched [C, *spatial]) with
     probability ``p``, scaling the kept ones by 1/(1-p)."""
-    import webgrad as wg
     check_tensor(op, input)
     if input.ndim not in (spatial + 1, spatial + 2):
         raise RuntimeError(f"{op}: expected a {spatial + 1}-D (unbatched) or {spatial + 2}-D (batched) input, got "
@@ -40,10 +46,11 @@ def _channel_dropout(op, input, p, training, inplace, spatial):
         raise ValueError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    lead = input.shape[:input.ndim - spatial]
-    keep = (wg.rand(*lead, dtype=input.dtype, backend=input._backend) >= p).to(input.dtype)
-    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    out = input * keep.reshape(tuple(lead) + (1,) * spatial) * scale
+    lead = tuple(input.shape[:input.ndim - spatial])
+    if p == 1.0:
+        out = input * 0.0
+    else:
+        out = input * (_noise(op, lead, p, input) / (1.0 - p)).reshape(lead + (1,) * spatial)
     return input._assign(out, op) if inplace else out
 
 
@@ -73,7 +80,6 @@ _SELU_ALPHA = 1.7580993408473766   # -scale * alpha of SELU: the value a dropped
 def _alpha_dropout(op, input, p, training, inplace, feature):
     """SELU-preserving dropout (PyTorch's): dropped units (whole channels when ``feature``) set to
     SELU's negative saturation, then an affine map a * x + b keeping mean 0 and variance 1."""
-    import webgrad as wg
     check_tensor(op, input)
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
@@ -86,8 +92,8 @@ def _alpha_dropout(op, input, p, training, inplace, feature):
         out = input * 0.0
     else:
         shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
-        keep = (wg.rand(*shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
-        a = 1.0 / ((_SELU_ALPHA ** 2 * p + 1) * (1 - p)) ** 0.5
+        keep = _noise(op, shape, p, input)
+        a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
         out = input * (keep * a) + ((keep - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p)
     return input._assign(out, op) if inplace else out
 

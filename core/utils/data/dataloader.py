@@ -18,6 +18,7 @@ import itertools
 import warnings
 
 from ...dtypes import to_dtype
+from ...random import draw_seed64
 from ...tensor import Tensor, tensor
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset, seeded
@@ -113,6 +114,7 @@ class DataLoader:
         if self.timeout != 0 and self.num_workers == 0:
             raise AssertionError(f"DataLoader: timeout={self.timeout} needs worker processes (num_workers > 0); "
                                  f"loading in the main process requires timeout == 0, as in PyTorch")
+        draw_seed64(self.generator, "DataLoader")   # PyTorch's iterators take a base seed for workers
         return self._stream() if self._iterable else (self._fetch(index) for index in self._index_sampler)
 
     def _fetch(self, index):

@@ -1,13 +1,14 @@
 """Samplers (PyTorch's ``torch.utils.data.sampler``): iterables of dataset indices, or of lists of
-them (``BatchSampler``). Random ones draw on the host from a ``webgrad.Generator`` (one draw per
-pass), so a seeded loader repeats on every backend."""
+them (``BatchSampler``). Random ones draw what PyTorch's draw, from a ``webgrad.Generator`` (PyTorch's
+numbers, on the host), so a seeded loader gives PyTorch's order on every backend."""
 from __future__ import annotations
 
 import itertools
 import math
 
+from ...dtypes import float64
 from ...host import flatten
-from ...random import host_random, permutation
+from ...random import Generator, draw, draw_seed64, permutation
 from .dataset import seeded
 
 
@@ -50,7 +51,8 @@ class SequentialSampler(Sampler):
 class RandomSampler(Sampler):
     """Indices in random order: a new permutation each pass (``num_samples`` beyond the length
     chains permutations), or ``num_samples`` independent draws with ``replacement``. Without a
-    ``generator``, each pass seeds itself from the default generator (``webgrad.manual_seed``).
+    ``generator``, each pass seeds a generator of its own from the default one (``webgrad.manual_seed``)
+    at its first index, as PyTorch's does.
 
     >>> import webgrad as wg
     >>> sorted(RandomSampler(range(5), generator=wg.Generator().manual_seed(0)))
@@ -69,20 +71,19 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n, count = len(self.data_source), self.num_samples
-        rng = host_random(self.generator, "RandomSampler")
+        generator = self.generator
+        if generator is None:
+            generator = Generator().manual_seed(draw_seed64(None, "RandomSampler"))
         if self.replacement:
-            return iter([rng.randrange(n) for _ in range(count)])
-        orders = (_shuffled(n, rng) for _ in range(math.ceil(count / n) if n else 0))
-        return itertools.islice(itertools.chain.from_iterable(orders), count)
+            for size in [32] * (count // 32) + [count % 32]:
+                yield from draw(generator, "RandomSampler", "integers", size, 0, n).tolist()
+            return
+        for _ in range(count // n):
+            yield from permutation(n, generator, "RandomSampler")
+        yield from permutation(n, generator, "RandomSampler")[:count % n]
 
     def __len__(self):
         return self.num_samples
-
-
-def _shuffled(n, rng) -> list:
-    order = list(range(n))
-    rng.shuffle(order)
-    return order
 
 
 class SubsetRandomSampler(Sampler):
@@ -96,7 +97,8 @@ class SubsetRandomSampler(Sampler):
         self.indices, self.generator = indices, seeded(generator, "SubsetRandomSampler")
 
     def __iter__(self):
-        return (self.indices[i] for i in permutation(len(self.indices), self.generator, "SubsetRandomSampler"))
+        for i in permutation(len(self.indices), self.generator, "SubsetRandomSampler"):
+            yield self.indices[i]
 
     def __len__(self):
         return len(self.indices)
@@ -130,12 +132,10 @@ class WeightedRandomSampler(Sampler):
         if not self.replacement and k > len(w):
             raise RuntimeError(f"WeightedRandomSampler: cannot sample n_sample > prob_dist.size(-1) samples without "
                                f"replacement ({k} > {len(w)})")
-        rng = host_random(self.generator, "WeightedRandomSampler")
-        if self.replacement:
-            return iter(rng.choices(range(len(w)), weights=w, k=k))
-        # the exponential race: item i arrives at Exp(w_i); arrival order is sampling without replacement
-        arrival = [rng.expovariate(1.0) / x if x > 0 else math.inf for x in w]
-        return iter(sorted(range(len(w)), key=arrival.__getitem__)[:k])
+        from ...ops.random import multinomial
+        from ...tensor import tensor
+        weights = tensor(w, dtype=float64, backend="cpu")     # PyTorch's: a double tensor, multinomial
+        return iter(multinomial(weights, k, self.replacement, generator=self.generator).tolist())
 
     def __len__(self):
         return self.num_samples
