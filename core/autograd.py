@@ -251,3 +251,6 @@ class Function:
     @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("subclasses of webgrad.Function implement backward(ctx, *grad_outputs)")
+
+
+from . import autograd_functional as functional  # noqa: E402,F401  (torch.autograd.functional)
