@@ -250,6 +250,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             jac += (tuple(stack(row).reshape(tuple(out.shape) + tuple(inp.shape)) if row else
                           inp.new_zeros(tuple(out.shape) + tuple(inp.shape)) for row, inp in zip(rows, inputs)),)
         jac = _grad_postprocess(jac, create_graph)
+    if strategy == "forward-mode":    # PyTorch's forward-mode path nests lists where reverse mode has tuples
+        jac = [list(row) for row in jac]
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 

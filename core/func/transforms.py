@@ -244,7 +244,7 @@ class Tangents:
                             or any(t.requires_grad for t in tangents))
         with enable_grad():
             outs = grads_or_zeros([g for g, _ in pairs], self.us, [tangents[i] for _, i in pairs],
-                                  create_graph=create, retain_graph=retain_graph) if pairs else \
+                                  create_graph=create, retain_graph=retain_graph or create) if pairs else \
                 [zeros_like(o) for o in self.outs]
         return [leave(t, self.level.inner, outer) for t in outs]
 
