@@ -141,6 +141,26 @@ def _prepare_v(v, against, is_tuple, create_graph, fn_name, what):
     return v
 
 
+def _inputs(inputs, create_graph: bool, fn_name: str) -> tuple:
+    """(whether ``inputs`` is a tuple, the inputs as the function sees them)."""
+    is_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    return is_tuple, _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+
+
+def _results(outputs, is_outputs_tuple: bool, result, is_result_tuple: bool, create_graph: bool) -> tuple:
+    """(the function's outputs, the computed products) as the caller returns them."""
+    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
+            _tuple_postprocess(_grad_postprocess(result, create_graph), is_result_tuple))
+
+
+def _last_pass(outs, wrt, v, refs, strict, create_graph, stage) -> tuple:
+    """The final backward pass of ``vjp``/``jvp``/``vhp``/``hvp`` (recorded only with
+    ``create_graph``), zeros for what it does not reach."""
+    with set_grad_enabled(True if create_graph else _mode.enabled):
+        grad_res = _autograd_grad(outs, wrt, v, create_graph=create_graph)
+        return _fill_in_zeros(grad_res, refs, strict, create_graph, stage)
+
+
 def _call(func, inputs, fn_name, strict):
     is_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", fn_name)
     _check_requires_grad(outputs, "outputs", strict=strict)
@@ -157,15 +177,11 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     [2.0, 4.0]
     """
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        is_inputs_tuple, inputs = _inputs(inputs, create_graph, "vjp")
         is_outputs_tuple, outputs = _call(func, inputs, "vjp", strict)
         v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp", "user-provided function returns")
-    with set_grad_enabled(True if create_graph else _mode.enabled):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple))
+    result = _last_pass(outputs, inputs, v, inputs, strict, create_graph, "back")
+    return _results(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -178,18 +194,14 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     [2.0, 4.0]
     """
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        is_inputs_tuple, inputs = _inputs(inputs, create_graph, "jvp")
         v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp", "input to the user-provided function is")
         is_outputs_tuple, outputs = _call(func, inputs, "jvp", strict)
         grad_outputs = tuple(out.new_zeros(tuple(out.shape)).requires_grad_() for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-    with set_grad_enabled(True if create_graph else _mode.enabled):
-        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(result, create_graph), is_outputs_tuple))
+    result = _last_pass(grad_inputs, grad_outputs, v, outputs, strict, create_graph, "back_trick")
+    return _results(outputs, is_outputs_tuple, result, is_outputs_tuple, create_graph)
 
 
 def _check_strategy(strategy, create_graph, strict, vectorize) -> None:
@@ -228,8 +240,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     from .ops.movement import stack
     _check_strategy(strategy, create_graph, strict, vectorize)
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        is_inputs_tuple, inputs = _inputs(inputs, create_graph, "jacobian")
         is_outputs_tuple, outputs = _call(func, inputs, "jacobian", strict)
         jac = ()
         for i, out in enumerate(outputs):
@@ -290,8 +301,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 
 def _hessian_setup(func, inputs, v, create_graph, strict, fn_name):
     """(is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac) shared by ``vhp`` and ``hvp``."""
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
-    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    is_inputs_tuple, inputs = _inputs(inputs, create_graph, fn_name)
     v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, fn_name, "input to the user-provided function is")
     is_outputs_tuple, outputs = _call(func, inputs, fn_name, strict)
     if is_outputs_tuple or not isinstance(outputs[0], Tensor):
@@ -315,11 +325,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_setup(func, inputs, v, create_graph,
                                                                                     strict, "vhp")
-    with set_grad_enabled(True if create_graph else _mode.enabled):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple))
+    result = _last_pass(jac, inputs, v, inputs, strict, create_graph, "double_back")
+    return _results(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -337,11 +344,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_jac = tuple(inp.new_zeros(tuple(inp.shape)).requires_grad_() for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
-    with set_grad_enabled(True if create_graph else _mode.enabled):
-        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple))
+    result = _last_pass(double_back, grad_jac, v, inputs, strict, create_graph, "double_back_trick")
+    return _results(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 sys.modules[__name__.rpartition(".")[0] + ".autograd.functional"] = sys.modules[__name__]
