@@ -19,6 +19,7 @@ from .printing import set_printoptions
 from .devices import device, get_default_device, set_default_device
 from . import autograd
 from .autograd import Function, custom_grad, grad, value_and_grad
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from . import ops
 from .ops.creation import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403

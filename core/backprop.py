@@ -20,6 +20,7 @@ from heapq import heappop, heappush
 from operator import attrgetter, itemgetter
 
 from . import kernel_names as K
+from .autograd import anomaly_mode
 from .engine import _mode, run_kernel
 from .registry import _NONE, _backend_instances, _kernels
 from .shapes import remembered, sum_axes_for_broadcast
@@ -57,8 +58,8 @@ def rule_grads(node, dy) -> tuple:
     input, each fitted to its input's dtype (the shape is fitted by the pass)."""
     rule = node.rule
     if rule is None:
-        raise RuntimeError(f"no gradient is registered for kernel '{node.name}'; register one with "
-                           f"webgrad.register_gradient({node.name!r}, ...)")
+        raise RuntimeError(f"no gradient is registered for kernel '{node.kernel}'; register one with "
+                           f"webgrad.register_gradient({node.kernel!r}, ...)")
     grads = rule.fn(dy, node.unpack_saved(), node.attrs)
     if type(grads) is not tuple:
         grads = tuple(grads) if isinstance(grads, list) else (grads,)
@@ -69,7 +70,7 @@ def rule_grads(node, dy) -> tuple:
 
 
 def _count_error(node, grads) -> RuntimeError:
-    return RuntimeError(f"the gradient of kernel '{node.name}' returned {len(grads)} gradients for "
+    return RuntimeError(f"the gradient of kernel '{node.kernel}' returned {len(grads)} gradients for "
                         f"{len(node.next)} inputs")
 
 
@@ -120,7 +121,7 @@ class TENSORS:
 
     @staticmethod
     def sum_to(g, shape, node):
-        return fit(g, shape, g._dtype, node.name)
+        return fit(g, shape, g._dtype, node.kernel)
 
     @staticmethod
     def zeros(shape, dtype, backend):
@@ -175,7 +176,7 @@ class NATIVE:
 
     @staticmethod
     def sum_to(g, shape, node):
-        axes, keepdim = _sum_plan(tuple(g.shape), shape, node.name)
+        axes, keepdim = _sum_plan(tuple(g.shape), shape, node.kernel)
         table = _kernels[node.backend.name]
         g = table[K.SUM](g, axes=axes, keepdim=keepdim)
         return table[K.RESHAPE](g, shape=tuple(shape)) if g.shape != shape else g
@@ -201,6 +202,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
     every node made after it has run (its consumers were all made after it), so the nodes
     that have a gradient waiting run newest first (a heap on ``Node.order``)."""
     form = TENSORS if create_graph else NATIVE
+    if anomaly_mode.state.enabled and anomaly_mode.state.check_nan:
+        form = anomaly_mode.checked(form)
     pending, leaves, queue = {}, {}, []
     for t, g in zip(tensors, grad_tensors):
         if not t.requires_grad:
@@ -236,7 +239,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, capture=None
                     _send(form, pending, leaves, queue, edge, g if g.shape == shape else form.sum_to(g, shape, node),
                           node.backend)
         for leaf, g in leaves.items():
-            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, capture, form is NATIVE)
+            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, capture, not create_graph)
     finally:
         _mode.enabled = recording
         for scope in reversed(scopes):
@@ -315,7 +318,7 @@ def _deliver_ready(ready, queue, leaves, form, create_graph):
         leaf = ready.pop()[1]
         g = leaves.pop(leaf, None)
         if g is not None:
-            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, None, form is NATIVE)
+            _deliver_leaf(leaf, form.tensor(g, leaf._backend), create_graph, None, not create_graph)
 
 
 def _output_hooks(form, node, grads, capture):

@@ -14,6 +14,7 @@ from weakref import ref as _weakref
 
 from . import registry
 from .registry import _NONE, _gradients, _kernels, gradient_rule
+from .node_names import next_functions, node_name
 
 Tensor = _wrap = None  # the Tensor class and Tensor._wrap, bound here by tensor.py (which imports this module)
 
@@ -161,8 +162,8 @@ def _modified_error(t, node, version):
     by = f" by {t._modified_by}" if t._modified_by else ""
     return RuntimeError(
         f"one of the tensors needed for gradient computation has been modified by an in-place "
-        f"operation{by}: {t.dtype.name} {tuple(t.shape)}, saved by kernel '{node.name}' "
-        f"({node.name}Backward), is at version {t._version}; expected version {version}. "
+        f"operation{by}: {t.dtype.name} {tuple(t.shape)}, saved by kernel '{node.kernel}' "
+        f"({node.name()}), is at version {t._version}; expected version {version}. "
         f"Use an out-of-place op (e.g. x = x + 1 instead of x.add_(1)) or .clone() it first.")
 
 
@@ -290,12 +291,12 @@ class Node:
     first runs every consumer of a node before the node itself (the backward pass's schedule).
     """
 
-    __slots__ = ("name", "rule", "attrs", "next", "saved", "versions", "shapes", "dtypes", "outs", "backend",
-                 "hooks", "retained", "order", "__weakref__")
+    __slots__ = ("kernel", "rule", "attrs", "next", "saved", "versions", "shapes", "dtypes", "outs", "backend",
+                 "hooks", "retained", "order", "label", "__weakref__")
 
-    def __init__(self, name, rule, attrs, inputs: tuple, outputs: tuple):
-        self.name, self.rule, self.attrs, self.order = name, rule, attrs, _next_order()
-        self.hooks = self.retained = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
+    def __init__(self, kernel, rule, attrs, inputs: tuple, outputs: tuple):
+        self.kernel, self.rule, self.attrs, self.order = kernel, rule, attrs, _next_order()
+        self.hooks = self.retained = self.label = None   # {output_index: [fn]}, {output_index: weakref(tensor)}
         n = len(inputs)
         if n == 2:   # (nearly every node has one or two inputs: _edge is written out for them)
             a, b = inputs
@@ -327,13 +328,17 @@ class Node:
     def save(self, saved, versions):
         self.saved, self.versions = tuple(saved), tuple(versions)
 
+    def name(self) -> str:
+        """PyTorch's name for this node (``MulBackward0``; see ``node_names``)."""
+        return node_name(self)
+
     def __repr__(self):
-        return f"<{self.name}Backward>"
+        return f"<{node_name(self)} object at {id(self):#x}>"
 
     def unpack_saved(self) -> Saved:
         """The saved tensors as Tensors (in their graph positions, so rules can be differentiated)."""
         if self.saved is None:
-            raise RuntimeError(_FREED.format(self.name))
+            raise RuntimeError(_FREED.format(self.kernel))
         out = []
         for s, v in zip(self.saved, self.versions):
             if type(s) is SavedTensor:
@@ -353,7 +358,7 @@ class Node:
         saved = self.saved
         if not saved:
             if saved is None:
-                raise RuntimeError(_FREED.format(self.name))
+                raise RuntimeError(_FREED.format(self.kernel))
             return saved
         if _last_change[0] < self.order:   # a tensor was changed in place since this node was made
             for s, v in zip(saved, self.versions):
@@ -369,8 +374,8 @@ class Node:
 
     @property
     def next_functions(self):
-        """(node or leaf, index) per input, as PyTorch's ``grad_fn.next_functions``."""
-        return self.next
+        """Per input, (node, output index), (AccumulateGrad of a leaf, 0) or (None, 0), as PyTorch's."""
+        return next_functions(self)
 
 
 # ---------------------------------------------------------------- run_kernel
@@ -456,6 +461,7 @@ def record_function(name, fn, inputs, outputs, saved=(), attrs=None):
     for i, o in floating:
         o.requires_grad, o._out_index = True, i
     node = Node(name, gradient_rule(fn), attrs or {}, inputs, outputs)
+    node.label = f"{name}Backward"   # (PyTorch's name for a custom Function's node)
     node.save([_save(t, outputs) for t in saved], [t._version for t in saved])
     for _, o in floating:
         o.grad_fn = node

@@ -48,6 +48,8 @@ SUBMODULES = {
               "ao", "mps", "xpu", "serialization", "overrides", "package", "futures", "monitor", "signal", "types"),
     "torch.nn": ("functional", "init", "utils", "parallel", "attention", "modules", "parameter"),
     "torch.nn.utils": ("rnn", "parametrize", "parametrizations", "prune", "stateless"),
+    "torch.autograd": ("function", "grad_mode", "anomaly_mode", "variable", "functional", "forward_ad", "graph",
+                       "profiler"),
     "torch.backends": ("cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum", "nnpack", "mha",
                        "miopen", "quantized", "cusparselt", "kleidiai", "python_native"),
 }

@@ -39,6 +39,8 @@ NO_EFFECT = {
     "torch.set_num_threads": "kept and read back; the cpu backend's threads are numpy's BLAS's",
     "torch.set_num_interop_threads": "kept and read back",
     "torch.use_deterministic_algorithms": "every webgrad kernel is deterministic already; the setting is kept",
+    "torch.autograd.set_multithreading_enabled": "kept and read back: webgrad's backward runs on the calling "
+                                                 "thread either way",
     **{f"torch.cuda.{n}": "nothing to do without CUDA, as in PyTorch" for n in
        ("manual_seed", "manual_seed_all", "seed", "seed_all", "empty_cache", "reset_peak_memory_stats")},
     **{f"torch.cuda.{n}": "0 without CUDA, as in PyTorch" for n in
@@ -91,6 +93,10 @@ REFUSED = {
                           "numpy backend",
     "torch.backends.flags": "PyTorch's global backend-flags context does not exist (set the flag modules' attributes "
                             "instead); webgrad.backends.flags is webgrad's module of accepted flags",
+    "torch.autograd.forward_ad": "webgrad differentiates in reverse mode only (no dual tensors): compute "
+                                 "Jacobian-vector products by reverse mode (webgrad.autograd.functional.jvp)",
+    **{f"torch.autograd.{n}": "the __torch_function__ protocol: webgrad has no tensor-subclass dispatch to hook into"
+       for n in ("handle_torch_function", "has_torch_function", "is_tensor_like")},
 }
 # refused names that webgrad has as something else: a module of its own under that name
 NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
@@ -180,7 +186,7 @@ KEYWORDS = {
 # webgrad's objects whose missing attributes say why (``__getattr__`` hooks), and PyTorch's counterparts
 _TORCH_OF = {"webgrad": "torch", "webgrad.nn": "torch.nn", "webgrad.nn.functional": "torch.nn.functional",
              "webgrad.Tensor": "torch.Tensor", "webgrad.jit": "torch.jit", "webgrad.onnx": "torch.onnx",
-             "webgrad.hub": "torch.hub"}
+             "webgrad.hub": "torch.hub", "webgrad.autograd": "torch.autograd"}
 
 
 def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError:

@@ -207,7 +207,7 @@ def _suffixes(t) -> list:
         if dtype not in (dtypes.default_float, dtypes.int64, dtypes.bool_):
             out.append(f"dtype={dtype}")
     if t.grad_fn is not None:
-        out.append(f"grad_fn={t.grad_fn!r}")
+        out.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         out.append("requires_grad=True")
     return out

@@ -65,7 +65,7 @@ def test_gradients_reach_leaf_arguments_and_the_graph_of_others(backend):
             (out.square().sum() + total * 0.25).backward()
         results.append([t.grad.tolist() for t in (w, a, z)])
     _same(_flat(results[1]), _flat(results[0]), backend)
-    assert fn.replays == 2 and type(out.grad_fn).__name__ == "Node" and repr(out.grad_fn) == "<CompiledBackward>"
+    assert fn.replays == 2 and type(out.grad_fn).__name__ == "Node" and out.grad_fn.name() == "CompiledBackward"
 
 
 def test_an_unused_output_gets_a_zero_gradient(backend):

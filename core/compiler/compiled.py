@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 
 from .. import per_step as step_numbers
+from ..autograd import anomaly_mode
 from .boundary import trace_backward
 from .explain import describe
 from .paths import Paths
@@ -55,8 +56,8 @@ class CompiledFunction:
         self._quick = None             # the last walk's quick guard (``quick``): its places while nothing moved
 
     def __call__(self, *args, **kwargs):
-        if step_numbers._recorder[0] is not None:   # inside another compiled function's trace: be part of it
-            return self.fn(*args, **kwargs)
+        if step_numbers._recorder[0] is not None or anomaly_mode.state.enabled:
+            return self.fn(*args, **kwargs)   # inside another's trace (be part of it), or checking every gradient
         quick = self._quick
         found = None if quick is None else quick(self.fn, args, kwargs)
         if found is None:                            # something the last walk read moved: walk again

@@ -18,6 +18,7 @@ from .binary import where
 from .common import check_tensor, inplace_method, reshape_to
 from .creation import arange
 from .movement import pad
+from ..node_names import labelled
 
 
 def _operands(op, a, b):
@@ -61,7 +62,11 @@ def matmul(input, other):
     out = run_kernel(K.MATMUL, a2, b2, transpose_a=False, transpose_b=False)
     rows = (input.shape[-2],) if input.ndim > 1 else ()
     shape = batch + rows + ((other.shape[-1],) if other.ndim > 1 else ())
-    return reshape_to(out, shape)
+    return labelled(reshape_to(out, shape), _MATMUL_NAMES.get((min(input.ndim, 3), min(other.ndim, 3)), "UnsafeViewBackward0"))
+
+
+# PyTorch's node name for matmul by the operands' dims (3: three or more); others "UnsafeViewBackward0"
+_MATMUL_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4", (2, 2): "MmBackward0"}
 
 
 def rmatmul(b, a):

@@ -22,6 +22,7 @@ from ..views import layout_of, make_view
 from . import indexing
 from .common import check_tensor, reshape_to, scalar_tensor
 from .creation import arange
+from ..node_names import labelled
 
 
 def _sizes(args, op) -> tuple:
@@ -589,7 +590,7 @@ def stack(tensors, dim=0) -> Tensor:
     if any(t.shape != tensors[0].shape for t in tensors):
         raise ShapeError(f"stack: expects each tensor to be equal size, got shapes "
                          f"{', '.join(str(tuple(t.shape)) for t in tensors)}")
-    return cat([unsqueeze(t, d) for t in tensors], d)
+    return labelled(cat([unsqueeze(t, d) for t in tensors], d), "StackBackward0")
 
 
 def repeat(input, *sizes, repeats=None) -> Tensor:

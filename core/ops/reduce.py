@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from . import binary
 from .movement import cat, narrow, pad
 from .common import check_tensor, scalar_tensor
+from ..node_names import labelled
 
 
 # ---------------------------------------------------------------- helpers
@@ -103,7 +104,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     _float_only(input, "mean", "could not infer output dtype. Input dtype must be either a floating point or "
                                "complex dtype")
     axes = _axes(input, dim, "mean")
-    return _mean(input, axes, bool(keepdim))
+    return labelled(_mean(input, axes, bool(keepdim)), "MeanBackward0" if dim is None else "MeanBackward1")
 
 
 def _mean(x, axes, keepdim):
@@ -271,7 +272,7 @@ def _extreme_of_all(x, kernel, op):
     with no_grad():
         y = run_kernel(kernel, x, axes=tuple(range(x.ndim)), keepdim=False)
     record_function(op, _extreme_of_all_gradient, [x], (y,), saved=(x, y))
-    return y
+    return labelled(y, f"{op.capitalize()}Backward1")
 
 
 def _extreme_of_all_gradient(dy, saved, attrs):

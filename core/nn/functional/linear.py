@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import kernel_names as K
 from ...engine import run_kernel
 from ...ops.common import check_tensor
+from ...node_names import labelled
 
 
 def linear(input, weight, bias=None):
@@ -24,7 +25,14 @@ def linear(input, weight, bias=None):
         y = run_kernel(K.MATMUL, input, weight, transpose_a=False, transpose_b=True)
     else:
         y = input @ (weight.transpose(0, 1) if weight.ndim == 2 else weight)
-    return y if bias is None else y + bias
+    if bias is not None:
+        y = y + bias
+    return labelled(y, _LINEAR_NAMES[input.ndim == 2, bias is not None]) if weight.ndim == 2 else y
+
+
+# PyTorch's node name for linear by (2-D input, with bias)
+_LINEAR_NAMES = {(True, True): "AddmmBackward0", (True, False): "MmBackward0", (False, True): "ViewBackward0",
+                 (False, False): "UnsafeViewBackward0"}
 
 
 __all__ = ["linear"]

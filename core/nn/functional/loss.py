@@ -8,6 +8,7 @@ from ...engine import no_grad, record_function, run_kernel
 from ...ops.common import check_tensor
 from ._utils import check_reduction, legacy_reduction, reduce_loss
 from .activation import log_softmax
+from ...node_names import labelled
 
 
 def _pair(op, input, target):
@@ -49,7 +50,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair("mse_loss", input, target)
     d = input - target
-    return _weighted("mse_loss", d * d, weight, reduction)
+    return labelled(_weighted("mse_loss", d * d, weight, reduction), "MseLossBackward0")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -84,8 +85,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
-    return _piecewise("smooth_l1_loss", input, target, beta, lambda d: 0.5 * d * d / beta,
-                      lambda d: d - 0.5 * beta, reduction)
+    return labelled(_piecewise("smooth_l1_loss", input, target, beta, lambda d: 0.5 * d * d / beta,
+                               lambda d: d - 0.5 * beta, reduction), "SmoothL1LossBackward0")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -147,7 +148,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     cdim = _class_dim("nll_loss", input)
     _check_class_target("nll_loss", input, target, cdim)
     loss, w = _picked("nll_loss", input, target, weight, ignore_index, cdim)
-    return _mean_by(loss, w, reduction)
+    return labelled(_mean_by(loss, w, reduction), "NllLossBackward0")
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
@@ -212,7 +213,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     with no_grad():
         loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
     record_function("BinaryCrossEntropy", _bce_gradient, [input, target], (loss,), saved=(input, target))
-    return reduce_loss(loss if weight is None else loss * weight, reduction, op)
+    return labelled(reduce_loss(loss if weight is None else loss * weight, reduction, op), "BinaryCrossEntropyBackward0")
 
 
 def _bce_gradient(dy, saved, attrs):
@@ -240,7 +241,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _same_shape(op, input, target)
     log_weight = 1 if pos_weight is None else 1 + (pos_weight - 1) * target
     loss = (1 - target) * input + log_weight * wg.softplus(-input)
-    return reduce_loss(loss if weight is None else loss * weight, reduction, op)
+    return labelled(reduce_loss(loss if weight is None else loss * weight, reduction, op),
+                    "BinaryCrossEntropyWithLogitsBackward0")
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

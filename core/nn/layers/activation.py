@@ -21,7 +21,8 @@ class _Activation(Module):
         return getattr(F, self.fn)(input, **self._kwargs())
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._kwargs().items() if (k, v) != _INPLACE)   # as PyTorch's
+        return ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"   # as PyTorch's
+                         for k, v in self._kwargs().items() if (k, v) != _INPLACE)
 
 
 def bind_options(owner: str, options, args, kwargs) -> dict:

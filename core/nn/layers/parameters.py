@@ -53,8 +53,8 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(f"({i}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]"
-                         for i, p in enumerate(self))
+        return "\n".join(f"  ({i}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+                         for i, p in enumerate(self))   # (PyTorch's lines, with their two spaces)
 
 
 class ParameterDict(Module):

@@ -87,8 +87,9 @@ class AvgPool1d(Module):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+    def extra_repr(self):   # (PyTorch's AvgPool1d keeps one-element tuples)
+        one = lambda v: v if isinstance(v, tuple) else (v,)   # noqa: E731
+        return f"kernel_size={one(self.kernel_size)}, stride={one(self.stride)}, padding={one(self.padding)}"
 
 
 class _AdaptiveAvgPoolNd(Module):

@@ -18,7 +18,9 @@ class Upsample(Module):
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
                  recompute_scale_factor=None):
         super().__init__()
-        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.size, self.mode = size, mode
+        self.scale_factor = (tuple(float(f) for f in scale_factor) if isinstance(scale_factor, (tuple, list))
+                             else float(scale_factor) if scale_factor else None)   # (as PyTorch keeps it)
         self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
 
     def forward(self, input):
@@ -26,7 +28,7 @@ class Upsample(Module):
                              self.recompute_scale_factor)
 
     def extra_repr(self):
-        what = f"scale_factor={self.scale_factor}" if self.scale_factor is not None else f"size={self.size}"
+        what = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
         return f"{what}, mode={self.mode!r}"
 
 
@@ -116,8 +118,10 @@ class _Pad(Module):
                                       f"{input.ndim}D input tensor (it needs {self.dims + 1}D or {self.dims + 2}D)")
         return F.pad(input, self.padding, self.mode, self.value)
 
-    def extra_repr(self):
-        return f"{self.padding}" + (f", value={self.value}" if self.mode == "constant" else "")
+    def extra_repr(self):   # as PyTorch's: ConstantPadNd names both, the others show the padding alone
+        if type(self).__name__.startswith("ConstantPad"):
+            return f"padding={self.padding}, value={self.value}"
+        return f"{self.padding}"
 
 
 class _ValuePad(_Pad):

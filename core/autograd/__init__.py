@@ -1,16 +1,20 @@
 """Reverse-mode differentiation over the recorded nodes, with PyTorch's semantics,
-plus the functional forms (``grad(f)``, ``value_and_grad(f)``), ``custom_grad`` and ``Function``."""
+plus the functional forms (``grad(f)``, ``value_and_grad(f)``), ``custom_grad`` and ``Function``.
+
+PyTorch's ``torch.autograd`` submodules are here under their names: ``grad_mode``, ``function``
+(``once_differentiable``), ``variable``, ``anomaly_mode`` (``detect_anomaly``) and ``gradcheck``
+(``gradcheck``, ``gradgradcheck``)."""
 from __future__ import annotations
 
 import functools
 import warnings
 
-from . import kernel_names as K
-from .backprop import accumulate, run_backward, run_post_accumulate_hooks
-from .engine import no_grad, record_function, run_kernel, set_grad_enabled, _mode
-from .ops.common import scalar_tensor
-from .tensor import Tensor, tensor
-from .variable import Variable  # noqa: F401  (torch.autograd.Variable)
+from .. import kernel_names as K
+from ..backprop import accumulate, run_backward, run_post_accumulate_hooks
+from ..engine import enable_grad, inference_mode, no_grad, record_function, run_kernel, set_grad_enabled, _mode
+from ..ops.common import scalar_tensor
+from ..tensor import Tensor, tensor
+from ..variable import Variable  # noqa: F401  (torch.autograd.Variable)
 
 
 def _implicit_grad(t, who):
@@ -187,7 +191,8 @@ def custom_grad(f):
 
 class FunctionCtx:
     """The ``ctx`` of a ``Function``: ``save_for_backward(*tensors)``, ``saved_tensors``,
-    ``needs_input_grad``, and any attributes you set on it."""
+    ``needs_input_grad``, ``mark_non_differentiable(*outputs)``, ``set_materialize_grads``, and any
+    attributes you set on it."""
 
     def save_for_backward(self, *tensors):
         self._to_save = tensors
@@ -195,6 +200,15 @@ class FunctionCtx:
     @property
     def saved_tensors(self):
         return self._saved
+
+    def mark_non_differentiable(self, *outputs):
+        """Outputs (of ``forward``) that do not require grad; backward gets zeros for them, as in PyTorch."""
+        self._non_differentiable = outputs
+
+    def set_materialize_grads(self, value: bool):
+        """Accepted: PyTorch passes None for the gradients of outputs that got none when ``value`` is
+        False; webgrad always passes zeros there (what PyTorch passes by default), the same numbers."""
+        self.materialize_grads = bool(value)
 
 
 class Function:
@@ -220,20 +234,29 @@ class Function:
     @classmethod
     def apply(cls, *args):
         ctx = FunctionCtx()
-        ctx._to_save = ()
+        ctx._to_save, ctx._non_differentiable = (), ()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with no_grad():
-            out = cls.forward(ctx, *args)
-        outs = tuple(o._alias_detached() for o in (out if isinstance(out, tuple) else (out,)))
+            if cls.setup_context is Function.setup_context:
+                out = cls.forward(ctx, *args)
+            else:   # PyTorch 2's form: forward(*args), then setup_context(ctx, inputs, output)
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
         originals = out if isinstance(out, tuple) else (out,)
-        to_save = tuple(outs[originals.index(t)] if any(t is o for o in originals) else t for t in ctx._to_save)
+        outs = tuple(o._alias_detached() if isinstance(o, Tensor) else o for o in originals)
+
+        def mine(t):   # the returned alias of forward's tensor t, or t itself when forward did not return it
+            return next((a for o, a in zip(originals, outs) if o is t), t)
+        to_save = tuple(mine(t) for t in ctx._to_save)
+        fixed = [mine(t) for t in ctx._non_differentiable]
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        del ctx._to_save
+        del ctx._to_save, ctx._non_differentiable
 
         def backward_fn(dy, saved, attrs):
+            dy = iter(dy if isinstance(dy, tuple) else (dy,))
             ctx._saved = tuple(saved)
-            try:
-                grads = cls.backward(ctx, *(dy if isinstance(dy, tuple) else (dy,)))
+            try:   # one gradient per output of forward: None for those that are not tensors
+                grads = cls.backward(ctx, *[next(dy) if isinstance(o, Tensor) else None for o in outs])
             finally:
                 ctx._saved = ()
             grads = grads if isinstance(grads, tuple) else (grads,)
@@ -241,8 +264,17 @@ class Function:
                 raise RuntimeError(f"{cls.__name__}.backward returned {len(grads)} gradients; forward took "
                                    f"{len(args)} arguments (return None for the non-tensor ones)")
             return tuple(grads[i] for i in tensor_pos)
-        record_function(cls.__name__, backward_fn, [args[i] for i in tensor_pos], outs, saved=to_save)
+        record_function(cls.__name__, backward_fn, [args[i] for i in tensor_pos],
+                        [o for o in outs if isinstance(o, Tensor)], saved=to_save)
+        for t in fixed:
+            t.requires_grad, t.grad_fn = False, None
         return outs if isinstance(out, tuple) else outs[0]
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """PyTorch 2's other form: define ``forward(*args)`` without ``ctx`` and save what backward
+        needs here (``inputs`` is the tuple of ``apply``'s arguments, ``output`` forward's result)."""
+        raise NotImplementedError("setup_context is defined by subclasses that use forward(*args)")
 
     @staticmethod
     def forward(ctx, *args):
@@ -253,4 +285,10 @@ class Function:
         raise NotImplementedError("subclasses of webgrad.Function implement backward(ctx, *grad_outputs)")
 
 
-from . import autograd_functional as functional  # noqa: E402,F401  (torch.autograd.functional)
+from . import anomaly_mode, function, functional, grad_mode, variable  # noqa: E402  (they import Function from here)
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+from .grad_mode import is_multithreading_enabled, set_multithreading_enabled  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from ..porting_table import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("webgrad.autograd")   # a PyTorch name webgrad lacks says why

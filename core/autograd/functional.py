@@ -1,5 +1,4 @@
-"""PyTorch's ``torch.autograd.functional`` (also importable as ``webgrad.autograd.functional``):
-``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``hvp``, ``vhp`` of a function of a tensor or a tuple
+"""PyTorch's ``torch.autograd.functional``: ``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``hvp``, ``vhp`` of a function of a tensor or a tuple
 of tensors, with PyTorch's arguments, return structures and strict-mode errors.
 
 ``jvp`` and ``hvp`` use the double-backward trick, as PyTorch's own do. ``jacobian`` computes
@@ -9,11 +8,9 @@ and ``strategy='forward-mode'`` (PyTorch's forward AD, which it allows only with
 """
 from __future__ import annotations
 
-import sys
-
-from .autograd import grad as _grad
-from .engine import _mode, enable_grad, set_grad_enabled
-from .tensor import Tensor
+from . import grad as _grad
+from ..engine import _mode, enable_grad, set_grad_enabled
+from ..tensor import Tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 _STRATEGIES = ("forward-mode", "reverse-mode")
@@ -237,7 +234,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     >>> wg.autograd.functional.jacobian(lambda x: x ** 2, wg.tensor([1.0, 2.0])).tolist()
     [[2.0, 0.0], [0.0, 4.0]]
     """
-    from .ops.movement import stack
+    from ..ops.movement import stack
     _check_strategy(strategy, create_graph, strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _inputs(inputs, create_graph, "jacobian")
@@ -346,6 +343,3 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         _check_requires_grad(jac, "hessian", strict=strict)
     result = _last_pass(double_back, grad_jac, v, inputs, strict, create_graph, "double_back_trick")
     return _results(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
-
-
-sys.modules[__name__.rpartition(".")[0] + ".autograd.functional"] = sys.modules[__name__]
