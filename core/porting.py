@@ -28,6 +28,7 @@ GROUPS = [
     ("torch.nn.utils", "webgrad.nn.utils"), ("torch.nn.utils.rnn", "webgrad.nn.utils.rnn"),
     ("torch.optim", "webgrad.optim"), ("torch.optim.lr_scheduler", "webgrad.optim.lr_scheduler"),
     ("torch.utils.data", "webgrad.utils.data"), ("torch.autograd", "webgrad.autograd"),
+    ("torch.autograd.functional", "webgrad.autograd.functional"), ("torch.func", "webgrad.func"),
     ("torch.linalg", "webgrad.linalg"), ("torch.fft", "webgrad.fft"), ("torch.special", "webgrad.special"),
     ("torch.random", "webgrad.random"), ("torch.amp", "webgrad.amp"), ("torch.cuda", "webgrad.cuda"),
     ("torch.cuda.amp", "webgrad.cuda.amp"), ("torch.accelerator", "webgrad.accelerator"),

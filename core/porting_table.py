@@ -54,6 +54,9 @@ _F16 = ("on cpu, and on the GPU backends (wgpu, webgpu) where the device has Web
 _BF16 = "cpu only: the GPU backends raise TypeError (WGSL has no bfloat16 type); use float16 or float32 there"
 _CHECKPOINT = ("runs the segment once, directly: PyTorch's values and gradients, with its use_reentrant rules; "
                "the activations are kept (no memory saved)")
+_VMAP = ("runs the function once per batch element and stacks the results (no batching rules): PyTorch's values, a "
+         "Python loop's speed; randomness= watches the default generator")
+_DOUBLE_BACKWARD = "the double-backward trick (two reverse passes; no forward-mode AD): forward mode's values"
 SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half": _F16,
                    "torch.bfloat16": _BF16, "torch.Tensor.bfloat16": _BF16,
                    "torch.jit": "TorchScript's decorators and queries with Python's meaning (script returns its "
@@ -62,7 +65,16 @@ SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half
                    "torch.onnx": "importable; export raises (webgrad has no ONNX exporter)",
                    "torch.hub": "importable; its functions raise (webgrad downloads nothing at run time)",
                    "torch.utils.checkpoint.checkpoint": _CHECKPOINT,
-                   "torch.utils.checkpoint.checkpoint_sequential": _CHECKPOINT}
+                   "torch.utils.checkpoint.checkpoint_sequential": _CHECKPOINT,
+                   "torch.vmap": _VMAP, "torch.func.vmap": _VMAP,
+                   "torch.func.jacfwd": "computed by reverse mode (webgrad has no forward-mode AD): the same values",
+                   "torch.func.hessian": "jacrev(jacrev(f)) (no forward-mode AD): the same values",
+                   "torch.func.jvp": _DOUBLE_BACKWARD, "torch.func.linearize": _DOUBLE_BACKWARD,
+                   "torch.func.functionalize": "runs the function eagerly; an output aliasing an input mutated inside "
+                                               "(or, with remove='mutations_and_views', a view of an input) comes "
+                                               "back as a copy, as PyTorch's",
+                   "torch.autograd.functional.jacobian": "vectorize=True and strategy='forward-mode' (PyTorch's checks "
+                                                         "kept) give the same values from the same reverse passes"}
 
 # torch name -> why webgrad refuses it, and what to do instead
 REFUSED = {
@@ -120,7 +132,7 @@ FAMILIES = [
      "PyTorch's machinery for its flag modules, not a flag: nothing to port"),
     (r"torch\.(cudnn|miopen|mkldnn|native|batch_norm_(stats|elemt|gather\w*|update\w*|backward\w*))\w*$",
      "a PyTorch backend's kernel entry point: call the generic op instead (e.g. nn.functional.batch_norm, conv2d)"),
-    (r"torch\.(fx|export|library|classes|package|overrides|futures|fork|wait|func|vmap|cond|while_loop|"
+    (r"torch\.(fx|export|library|classes|package|overrides|futures|fork|wait|cond|while_loop|"
      r"cpp|monitor|mtia|xpu|mps|nested|masked|jagged|Script\w*|\w*Type|Graph\w*|Node|Value|Block|Code|"
      r"Argument\w*|FunctionSchema|AliasDb|CompilationUnit|ConcreteModuleType\w*|parse_\w+|import_ir_module\w*|"
      r"merge_type_from_type_comment|unify_type_list|FileCheck|ErrorReport|ExecutionPlan|Gradient|"

@@ -95,7 +95,8 @@ def _all_pairs():
             + _pairs("nn.utils.rnn", torch.nn.utils.rnn, wg.nn.utils.rnn)
             + _pairs("autograd", torch.autograd, wg.autograd) + _pairs("amp", torch.amp, wg.amp)
             + _pairs("cuda", torch.cuda, wg.cuda) + _pairs("random", torch.random, wg.random)
-            + _pairs("accelerator", torch.accelerator, wg.accelerator))
+            + _pairs("accelerator", torch.accelerator, wg.accelerator) + _pairs("func", torch.func, wg.func)
+            + _pairs("autograd.functional", torch.autograd.functional, wg.autograd.functional))
 
 
 PAIRS = _all_pairs()

@@ -27,7 +27,8 @@ MODULES = {
     "webgrad.backends.cuda": wg.backends.cuda, "webgrad.backends.cudnn": wg.backends.cudnn,
     "webgrad.backends.mps": wg.backends.mps, "webgrad.backends.mkldnn": wg.backends.mkldnn,
     "webgrad.backends.mkl": wg.backends.mkl, "webgrad.backends.openmp": wg.backends.openmp,
-    "webgrad.backends.opt_einsum": wg.backends.opt_einsum,
+    "webgrad.backends.opt_einsum": wg.backends.opt_einsum, "webgrad.func": wg.func,
+    "webgrad.autograd.functional": wg.autograd.functional,
 }
 
 # callables that take any keyword by design, as PyTorch's do: name -> why

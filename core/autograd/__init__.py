@@ -285,7 +285,7 @@ class Function:
         raise NotImplementedError("subclasses of webgrad.Function implement backward(ctx, *grad_outputs)")
 
 
-from . import anomaly_mode, function, grad_mode, variable  # noqa: E402  (they import Function from here)
+from . import anomaly_mode, function, functional, grad_mode, variable  # noqa: E402  (they import Function from here)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from .grad_mode import is_multithreading_enabled, set_multithreading_enabled  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402

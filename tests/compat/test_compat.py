@@ -2,7 +2,8 @@
 
 Each program in this folder is written as public PyTorch programs are (nanoGPT-style GPT, the
 PyTorch examples' MNIST, word language model, VAE, regression and policy gradients, the tutorials' polynomial
-fits) and imports torch as they do. Each case runs the program under PyTorch, then ported by
+fits, torch.func's per-sample-gradients and model-ensembling tutorials) and imports torch as they do.
+Each case runs the program under PyTorch, then ported by
 ``harness.load(program, "webgrad")`` (its torch import statements rewritten and nothing else,
 checked line by line) on every backend, from PyTorch's initial weights and with the same numpy
 data, and compares: the per-step losses within 1e-4 relative, and the other numbers each program
@@ -50,6 +51,7 @@ CASES = {
     "poly_module": ("poly_module", {}, [], False),
     "poly_module_dynamic_net": ("poly_module", {"net": "DynamicNet"}, [], False),
     "reinforce": ("reinforce", {"dropout": 0.0}, ["probe"], False),
+    "per_sample_grads": ("per_sample_grads", {}, ["per_sample_matches", "ensemble"], False),
     "actor_critic": ("reinforce", {"model": "actor_critic"}, ["probe"], False),
 }
 _reference = {}
