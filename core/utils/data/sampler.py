@@ -70,8 +70,8 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n, count = len(self.data_source), self.num_samples
         rng = host_random(self.generator, "RandomSampler")
-        if self.replacement:
-            return iter([rng.randrange(n) for _ in range(count)])
+        if self.replacement:   # drawn as iterated: minGPT's trainer asks for num_samples=1e10
+            return (rng.randrange(n) for _ in range(count))
         orders = (_shuffled(n, rng) for _ in range(math.ceil(count / n) if n else 0))
         return itertools.islice(itertools.chain.from_iterable(orders), count)
 
