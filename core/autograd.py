@@ -197,6 +197,12 @@ class FunctionCtx:
         return self._saved
 
 
+def _output_alias(t, outs, originals):
+    """What ``save_for_backward(t)`` keeps: the output ``apply`` returns when forward returned ``t``
+    itself (found by identity: ``==`` on tensors compares values), else ``t``."""
+    return next((alias for alias, o in zip(outs, originals) if o is t), t)
+
+
 class Function:
     """PyTorch-style custom autograd function: subclass with static ``forward(ctx, *args)``
     and ``backward(ctx, *grad_outputs)``, call with ``.apply(*args)``.
@@ -226,7 +232,7 @@ class Function:
             out = cls.forward(ctx, *args)
         outs = tuple(o._alias_detached() for o in (out if isinstance(out, tuple) else (out,)))
         originals = out if isinstance(out, tuple) else (out,)
-        to_save = tuple(outs[originals.index(t)] if any(t is o for o in originals) else t for t in ctx._to_save)
+        to_save = tuple(_output_alias(t, outs, originals) for t in ctx._to_save)
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         del ctx._to_save
 
@@ -251,3 +257,7 @@ class Function:
     @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("subclasses of webgrad.Function implement backward(ctx, *grad_outputs)")
+
+
+# torch.autograd.gradcheck's names (the checks run autograd.grad above, so they import this module)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
