@@ -36,10 +36,6 @@ class _Loss(Module):
     def forward(self, input, target):
         return getattr(F, self.fn)(input, target, **{n: getattr(self, n) for n in self._options()})
 
-    def extra_repr(self):
-        shown = [n for n in self._options() if not isinstance(getattr(self, n), Tensor)]
-        return ", ".join(f"{n}={getattr(self, n)!r}" for n in shown)
-
 
 class _WeightedLoss(_Loss):
     """PyTorch's base of the losses with a class ``weight`` (kept as a buffer), for subclasses scripts write."""

@@ -64,9 +64,6 @@ class GaussianNLLLoss(Module):
     def forward(self, input, target, var):
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
 
-    def extra_repr(self):
-        return f"full={self.full}, eps={self.eps}, reduction={self.reduction!r}"
-
 
 class TripletMarginWithDistanceLoss(Module):
     """``TripletMarginLoss`` with any ``distance_function(a, b)`` (default: pairwise_distance).
@@ -87,9 +84,6 @@ class TripletMarginWithDistanceLoss(Module):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
-
-    def extra_repr(self):
-        return f"margin={self.margin}, swap={self.swap}, reduction={self.reduction!r}"
 
 
 __all__ = ["MarginRankingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "HingeEmbeddingLoss", "SoftMarginLoss",

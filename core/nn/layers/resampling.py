@@ -26,7 +26,7 @@ class Upsample(Module):
                              self.recompute_scale_factor)
 
     def extra_repr(self):
-        what = f"scale_factor={self.scale_factor}" if self.scale_factor is not None else f"size={self.size}"
+        what = f"scale_factor={_floats(self.scale_factor)}" if self.scale_factor is not None else f"size={self.size}"
         return f"{what}, mode={self.mode!r}"
 
 
@@ -56,6 +56,11 @@ class _Shuffle(Module):
 
     def extra_repr(self):
         return f"{self.arg}={getattr(self, self.arg)}"
+
+
+def _floats(factor):
+    """A scale factor as PyTorch's Upsample keeps it: a float, or a tuple of floats."""
+    return tuple(float(f) for f in factor) if isinstance(factor, (tuple, list)) else float(factor)
 
 
 class PixelShuffle(_Shuffle):
@@ -117,12 +122,15 @@ class _Pad(Module):
         return F.pad(input, self.padding, self.mode, self.value)
 
     def extra_repr(self):
-        return f"{self.padding}" + (f", value={self.value}" if self.mode == "constant" else "")
+        return f"{self.padding}"
 
 
 class _ValuePad(_Pad):
     def __init__(self, padding, value: float):
         super().__init__(padding, value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
 
 
 class _PlainPad(_Pad):

@@ -220,9 +220,6 @@ class MultiheadAttention(Module):
         out, weights = attention(split(q), split(k), split(v), mask, dropout_p)
         return out.transpose(1, 2).reshape(n, length, e), weights
 
-    def extra_repr(self):
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"
-
 
 # ------------------------------------------------------------------ encoder and decoder layers
 
