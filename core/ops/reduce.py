@@ -8,10 +8,10 @@ logsumexp, norm and amax/amin are compositions of them and elementwise kernels.
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from functools import partial
 
 from .. import kernel_names as K
+from ..return_types import return_type
 from ..dtypes import bool_, default_int, get_default_dtype, to_dtype
 from ..engine import no_grad, record_function, run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
@@ -20,8 +20,8 @@ from . import binary
 from .movement import cat, narrow, pad
 from .common import check_tensor, scalar_tensor
 
-_max_result = namedtuple("max", ["values", "indices"])
-_min_result = namedtuple("min", ["values", "indices"])
+_max_result = return_type("max", ["values", "indices"])
+_min_result = return_type("min", ["values", "indices"])
 
 
 # ---------------------------------------------------------------- helpers
@@ -445,7 +445,7 @@ def _moment_mean(input, dim, unbiased, keepdim):
     return _mean(input, _axes(input, dim, "mean"), bool(keepdim))
 
 
-_aminmax_result = namedtuple("aminmax", ["min", "max"])
+_aminmax_result = return_type("aminmax", ["min", "max"])
 
 
 def aminmax(input, *, dim=None, keepdim=False):

@@ -12,9 +12,9 @@ every number (last ascending, first descending), as in PyTorch.
 """
 from __future__ import annotations
 
-from collections import namedtuple
 
 from .. import kernel_names as K
+from ..return_types import return_type
 from ..dtypes import bool_, int64
 from ..engine import run_kernel
 from ..shapes import normalize_axis
@@ -23,11 +23,11 @@ from . import binary, movement, reduce, unary
 from .common import check_tensor, is_scalar, python_scalar, reshape_to, scalar_tensor
 from .indexing import gather
 
-_sort_result = namedtuple("sort", ["values", "indices"])
-_topk_result = namedtuple("topk", ["values", "indices"])
-_kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
-_median_result = namedtuple("median", ["values", "indices"])
-_nanmedian_result = namedtuple("nanmedian", ["values", "indices"])
+_sort_result = return_type("sort", ["values", "indices"])
+_topk_result = return_type("topk", ["values", "indices"])
+_kthvalue_result = return_type("kthvalue", ["values", "indices"])
+_median_result = return_type("median", ["values", "indices"])
+_nanmedian_result = return_type("nanmedian", ["values", "indices"])
 
 
 # ---------------------------------------------------------------- helpers
