@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...ops import binary, unary
 from ...ops.common import check_tensor
 from ...shapes import normalize_axis
-from .activation import _maybe_inplace, softmax
+from .activation import _maybe_inplace, implicit_dim, softmax
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
@@ -199,6 +199,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     >>> softmin(wg.tensor([0.0, 0.0]), dim=0).tolist()
     [0.5, 0.5]
     """
+    if dim is None:
+        dim = implicit_dim("softmin", check_tensor("softmin", input).ndim, _stacklevel)
     return softmax(unary.neg(check_tensor("softmin", input)), dim, dtype=dtype)
 
 
