@@ -1,6 +1,7 @@
 """Module backward hooks against PyTorch's: register_full_backward_hook / _pre_hook see the same
 grad_input and grad_output, and what they return replaces them, on every backend; the deprecated
 register_backward_hook runs as the full hook (grad_input[0] is PyTorch's for a one-node layer)."""
+import contextlib
 import doctest
 import importlib
 import warnings
@@ -15,14 +16,19 @@ RNG = np.random.default_rng(0)
 X, X2 = RNG.standard_normal((3, 4)).astype(np.float32), RNG.standard_normal((3, 2)).astype(np.float32)
 
 
-def model(lib, device=None):
-    torch.manual_seed(0)
-    ref = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
+def same_layer(lib, device, seed, make):
+    """``make(lib.nn)`` with the initial weights torch's seeded ``make(torch.nn)`` gets."""
+    torch.manual_seed(seed)
+    ref = make(torch.nn)
     if lib is torch:
         return ref
-    m = wg.nn.Sequential(wg.nn.Linear(4, 5), wg.nn.Tanh(), wg.nn.Linear(5, 2))
-    m.load_state_dict({k: wg.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
-    return m.to(device)
+    layer = make(wg.nn)
+    layer.load_state_dict({k: wg.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    return layer.to(device)
+
+
+def model(lib, device=None):
+    return same_layer(lib, device, 0, lambda nn: nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 2)))
 
 
 def as_lists(grads):
@@ -78,11 +84,7 @@ def test_backward_hooks_as_torch(case, x_requires_grad, backend):
 def test_hook_with_two_inputs_gives_zeros_for_the_one_without_grad(backend):
     seen = {}
     for lib, kw in ((torch, {}), (wg, {"device": backend})):
-        torch.manual_seed(1)
-        ref = torch.nn.Bilinear(4, 2, 3)
-        m = ref if lib is torch else wg.nn.Bilinear(4, 2, 3).to(backend)
-        if lib is wg:
-            m.load_state_dict({k: wg.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+        m = same_layer(lib, backend, 1, lambda nn: nn.Bilinear(4, 2, 3))
         m.register_full_backward_hook(lambda mod, gi, go, lib=lib: seen.update({lib.__name__: as_lists(gi)}))
         m(lib.tensor(X, requires_grad=True, **kw), lib.tensor(X2, **kw)).sum().backward()
     assert close(seen["webgrad"], seen["torch"]) and not seen["webgrad"][1].any()
@@ -101,25 +103,13 @@ def test_removed_hooks_and_no_grad_forwards_do_not_run(backend):
 def test_deprecated_backward_hook_runs_as_the_full_hook(backend):
     got, image = {}, RNG.standard_normal((1, 2, 5, 5)).astype(np.float32)
     for lib, kw in ((torch, {}), (wg, {"device": backend})):
-        torch.manual_seed(2)
-        ref = torch.nn.Conv2d(2, 3, 3)
-        conv = ref if lib is torch else wg.nn.Conv2d(2, 3, 3).to(backend)
-        if lib is wg:
-            conv.load_state_dict({k: wg.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
-        with pytest.warns(FutureWarning) if lib is wg else _nothing():
+        conv = same_layer(lib, backend, 2, lambda nn: nn.Conv2d(2, 3, 3))
+        with pytest.warns(FutureWarning) if lib is wg else contextlib.nullcontext():
             conv.register_backward_hook(lambda mod, gi, go, name=lib.__name__: got.update({name: (gi[0], go[0])}))
         x = lib.tensor(image, requires_grad=True, **kw)
         (conv(x) ** 2).sum().backward()
     for g, w in zip(got["webgrad"], got["torch"]):
         np.testing.assert_allclose(g.tolist(), w.tolist(), rtol=1e-5, atol=1e-6)
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def test_docstrings():
