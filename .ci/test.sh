@@ -29,7 +29,7 @@ APT_PACKAGES=(mesa-vulkan-drivers chromium openmpi-bin libopenmpi-dev)
 TORCH_PIN="torch==2.13.0"
 # every extra of pyproject.toml's [project.optional-dependencies] (a test keeps them in step),
 # checked before pip is asked
-TEST_PACKAGES=("pytest>=7" build "setuptools>=68" wheel scikit-learn safetensors playwright hypothesis "mpi4py>=3.1" jupyterlite-core==0.8.6 jupyterlite-pyodide-kernel==0.8.6 packaging)
+TEST_PACKAGES=("pytest>=7" build "setuptools>=68" wheel scikit-learn safetensors playwright hypothesis "mpi4py>=3.1" jupyterlite-core==0.8.6 jupyterlite-pyodide-kernel==0.8.6 packaging tensorboard)
 
 install_debian() {
     command -v dpkg >/dev/null || { say "not a Debian system: install Vulkan (mesa) drivers, chromium and Open MPI yourself"; return; }

@@ -9,8 +9,8 @@ and ``opt_einsum`` members (also importable, as ``import webgrad.backends.cudnn 
 
 >>> import webgrad as wg
 >>> wg.backends.cudnn.benchmark = True
->>> wg.backends.cuda.matmul.allow_tf32
-False
+>>> wg.backends.cuda.matmul.allow_tf32 = True; wg.backends.cuda.matmul.allow_tf32   # kept, read back
+True
 """
 from __future__ import annotations
 

@@ -106,7 +106,7 @@ class Generator:
         >>> wg.rand(2, generator=g.set_state(s)).tolist() == a
         True
         >>> s.shape
-        (5056,)
+        webgrad.Size([5056])
         """
         key, pos = self._stream.get() if self._stream is not None else _seeded_words(self._seed)
         key = [int(k) for k in key]   # (a uint32 array, or a list)

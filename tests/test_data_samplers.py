@@ -116,3 +116,15 @@ def test_samplers_drive_a_loader(backend):
     assert sorted(sum(batches, [])) == [0, 2, 4] and [len(b) for b in batches] == [2, 1]
     loader = wud.DataLoader(ds, batch_size=4, sampler=wud.WeightedRandomSampler([0, 0, 1, 0, 0, 0, 0, 0], 8))
     assert [b[0].tolist() for b in loader] == [[2] * 4] * 2
+
+
+def test_random_sampler_with_replacement_draws_as_iterated():
+    """minGPT's Trainer samples ``num_samples=int(1e10)`` with replacement and takes a few batches:
+    the indices must come one at a time, not as a list made up front."""
+    g = wg.Generator().manual_seed(4)
+    sampler = wud.RandomSampler(range(6), replacement=True, num_samples=int(1e10), generator=g)
+    assert len(sampler) == 10 ** 10
+    loader = wud.DataLoader(list(range(6)), batch_size=4, sampler=sampler)
+    batches = list(itertools.islice(loader, 3))
+    assert [b.shape for b in batches] == [(4,)] * 3
+    assert all(0 <= i < 6 for b in batches for i in b.tolist())

@@ -148,7 +148,7 @@ def stack_module_state(models):
     >>> import webgrad as wg
     >>> params, buffers = wg.func.stack_module_state([wg.nn.Linear(3, 2) for _ in range(4)])
     >>> params["weight"].shape, params["weight"].requires_grad, buffers
-    ((4, 2, 3), True, {})
+    (webgrad.Size([4, 2, 3]), True, {})
     """
     if len(models) == 0:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")

@@ -6,10 +6,12 @@ walks those three dicts.
 """
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 
-from ..engine import no_grad
+from ..engine import is_grad_enabled, no_grad
 from ..tensor import Tensor, to_args
+from .backward_hooks import BackwardHooks
 from .parameter import Parameter
 
 
@@ -48,6 +50,7 @@ class Module:
         d["_parameters"], d["_buffers"], d["_modules"] = OrderedDict(), OrderedDict(), OrderedDict()
         d["_non_persistent"] = set()
         d["_forward_hooks"], d["_forward_pre_hooks"] = OrderedDict(), OrderedDict()
+        d["_backward_hooks"], d["_backward_pre_hooks"] = OrderedDict(), OrderedDict()
 
     def forward(self, *input):
         raise NotImplementedError(f"{type(self).__name__} is missing the required forward() method")
@@ -63,12 +66,23 @@ class Module:
             new = hook(self, args)
             if new is not None:
                 args = new if isinstance(new, tuple) else (new,)
+        backward = self._backward_hook_points()
+        if backward is not None:
+            args = backward.wrap_inputs(args)
         out = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             new = hook(self, args, out)
             if new is not None:
                 out = new
-        return out
+        return out if backward is None else backward.wrap_outputs(out)
+
+    def _backward_hook_points(self):
+        """This call's backward hook points, when backward hooks are registered and grad is on."""
+        d = self.__dict__
+        hooks, pre_hooks = d.get("_backward_hooks"), d.get("_backward_pre_hooks")
+        if not (hooks or pre_hooks) or not is_grad_enabled():
+            return None
+        return BackwardHooks(self, pre_hooks.values(), hooks.values())
 
     def compile(self, *args, **kwargs) -> None:
         """Compile this module's calls in place (``webgrad.compile``'s arguments), as PyTorch's
@@ -164,6 +178,27 @@ class Module:
     def register_forward_pre_hook(self, hook):
         """Call ``hook(module, args)`` before every forward; a returned value replaces the args."""
         return self._add_hook(self._forward_pre_hooks, hook)
+
+    def register_full_backward_hook(self, hook):
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients with respect to this
+        module's inputs are computed (``None`` for inputs that need none); a returned tuple
+        replaces ``grad_input``. See ``webgrad.nn.backward_hooks``."""
+        return self._add_hook(self.__dict__.setdefault("_backward_hooks", OrderedDict()), hook)
+
+    def register_full_backward_pre_hook(self, hook):
+        """Call ``hook(module, grad_output)`` when the gradients with respect to this module's
+        outputs are computed; a returned tuple replaces ``grad_output``."""
+        return self._add_hook(self.__dict__.setdefault("_backward_pre_hooks", OrderedDict()), hook)
+
+    def register_backward_hook(self, hook):
+        """PyTorch's deprecated backward hook, run here as ``register_full_backward_hook``: its
+        ``grad_input`` holds the gradients with respect to the module's inputs. (PyTorch's passes the
+        last autograd node's input gradients instead, which include a layer's weight and bias
+        gradients and, for a module of several nodes, miss the module's inputs; a FutureWarning says so.)"""
+        warnings.warn("register_backward_hook is deprecated: webgrad runs the hook as register_full_backward_hook "
+                      "would (grad_input: the gradients with respect to the module's inputs); use "
+                      "register_full_backward_hook", FutureWarning, stacklevel=2)
+        return self.register_full_backward_hook(hook)
 
     def _add_hook(self, table, hook):
         Module._hook_id += 1

@@ -8,7 +8,7 @@ from ..dtypes import bool_, get_default_dtype
 from ..engine import _mode, run_kernel
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
-from .common import binary_operands, check_tensor, is_scalar, scalar_tensor
+from .common import binary_operands, check_tensor, is_scalar, scalar_tensor, scale_first
 from .indexing import nonzero
 
 
@@ -58,13 +58,18 @@ def _scaled(op: str, other, alpha):
     return mul(other, alpha)
 
 
-def add(input, other, *, alpha=1):
+_ADD_FORM, _ADD_NOW = "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"
+
+
+def add(input, other, *deprecated, alpha=1):
     """``input + alpha * other``, broadcasting; either side may be a Python number.
 
     >>> import webgrad as wg
     >>> wg.add(wg.tensor([1.0, 2.0]), 1, alpha=2).tolist()
     [3.0, 4.0]
     """
+    if deprecated:
+        (other,), alpha = scale_first("add", (other, *deprecated), _ADD_FORM, _ADD_NOW)
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype and alpha == 1:  # fast path
         try:
             return run_kernel(K.ADD, input, other)
@@ -80,13 +85,15 @@ def _no_bool(op: str, operation: str, *operands):
                            f"`~` or logical_not(), for two masks `^` or logical_xor()")
 
 
-def sub(input, other, *, alpha=1):
+def sub(input, other, *deprecated, alpha=1):
     """``input - alpha * other``, broadcasting; a bool operand is refused (RuntimeError), as in PyTorch.
 
     >>> import webgrad as wg
     >>> wg.sub(wg.tensor([3, 4]), 1).tolist()
     [2, 3]
     """
+    if deprecated:
+        (other,), alpha = scale_first("sub", (other, *deprecated), _ADD_FORM, _ADD_NOW)
     _no_bool("sub", "subtraction, the `-` operator,", input, other)
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype and alpha == 1:  # fast path
         try:
@@ -325,24 +332,24 @@ def inplace(self: Tensor, name: str, fn, *args, **kwargs) -> Tensor:
     return self._assign(fn(src, *[src if a is self else a for a in args], **kwargs), name)
 
 
-def add_(self, other, *, alpha=1):
+def add_(self, other, *deprecated, alpha=1):
     """In-place ``self += alpha * other``.
 
     >>> import webgrad as wg
     >>> wg.tensor([1.0, 2.0]).add_(1).tolist()
     [2.0, 3.0]
     """
-    return inplace(self, "add_", add, other, alpha=alpha)
+    return inplace(self, "add_", add, other, *deprecated, alpha=alpha)
 
 
-def sub_(self, other, *, alpha=1):
+def sub_(self, other, *deprecated, alpha=1):
     """In-place ``self -= alpha * other``.
 
     >>> import webgrad as wg
     >>> wg.tensor([1.0, 2.0]).sub_(1).tolist()
     [0.0, 1.0]
     """
-    return inplace(self, "sub_", sub, other, alpha=alpha)
+    return inplace(self, "sub_", sub, other, *deprecated, alpha=alpha)
 
 
 def mul_(self, other):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import warnings
 
 from .. import kernel_names as K
 from ..dtypes import promote_scalar, promote_tensors, scalar_dtype
@@ -12,6 +13,26 @@ from ..engine import run_kernel
 from ..tensor import Tensor
 
 _SCALARS = (bool, int, float)
+
+
+def scale_first(op: str, args: tuple, form: str, current: str) -> tuple:
+    """PyTorch's deprecated overloads that put the scale before the tensors (``x.add_(alpha, other)``,
+    ``torch.addcmul(x, value, t1, t2)``, as old scripts write ``p.data.add_(-lr, p.grad.data)``):
+    ``args``, the positional arguments after ``input``, as (the tensors, the scale), with PyTorch's
+    UserWarning naming the ``form`` used and the ``current`` one.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     scale_first("add", (2, "t"), "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1")
+    (('t',), 2)
+    """
+    if not is_scalar(args[0]):
+        raise TypeError(f"{op}: got {len(args)} positional arguments after input; only PyTorch's deprecated "
+                        f"{op}(input, {form}) takes that many, and its first is a number, not "
+                        f"{type(args[0]).__name__}")
+    warnings.warn(f"This overload of {op} is deprecated:\n\t{op}({form})\nConsider using one of the following "
+                  f"signatures instead:\n\t{op}({current})", UserWarning, stacklevel=3)
+    return args[1:], args[0]
 
 
 def is_scalar(x) -> bool:

@@ -17,7 +17,7 @@ from .. import kernel_names as K
 from ..engine import run_kernel
 from ..tensor import Tensor
 from . import binary, unary
-from .common import check_tensor, inplace_method, is_scalar
+from .common import check_tensor, inplace_method, is_scalar, scale_first
 
 
 def _float(op: str, input) -> Tensor:
@@ -308,24 +308,31 @@ def _scaled(product, value):
     return product if value == 1 else binary.mul(product, value)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
+_ADDC_FORM, _ADDC_NOW = "Number value, Tensor tensor1, Tensor tensor2", "Tensor tensor1, Tensor tensor2, *, Number value = 1"
+
+
+def addcmul(input, tensor1, tensor2, *deprecated, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2``, broadcasting.
 
     >>> import webgrad as wg
     >>> wg.addcmul(wg.ones(2), wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0]), value=0.5).tolist()
     [2.5, 5.0]
     """
+    if deprecated:
+        (tensor1, tensor2), value = scale_first("addcmul", (tensor1, tensor2, *deprecated), _ADDC_FORM, _ADDC_NOW)
     check_tensor("addcmul", input)
     return binary.add(input, _scaled(binary.mul(tensor1, tensor2), value))
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
+def addcdiv(input, tensor1, tensor2, *deprecated, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2``, broadcasting (integer division refused, as in PyTorch).
 
     >>> import webgrad as wg
     >>> wg.addcdiv(wg.ones(2), wg.tensor([1.0, 2.0]), wg.tensor([4.0, 4.0]), value=2).tolist()
     [1.5, 2.0]
     """
+    if deprecated:
+        (tensor1, tensor2), value = scale_first("addcdiv", (tensor1, tensor2, *deprecated), _ADDC_FORM, _ADDC_NOW)
     check_tensor("addcdiv", input)
     for t in (tensor1, tensor2):
         if isinstance(t, Tensor) and not t._dtype.is_floating:

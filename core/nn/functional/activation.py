@@ -3,6 +3,8 @@ softmax and log_softmax run one fused kernel each (``Softmax``/``LogSoftmax``, w
 are the fused ``SoftmaxGrad``/``LogSoftmaxGrad``: core/gradients/activations.py)."""
 from __future__ import annotations
 
+import warnings
+
 from ... import kernel_names as K
 from ...dtypes import to_dtype
 from ...engine import run_kernel
@@ -75,11 +77,19 @@ def elu_(input, alpha=1.0):
     return elu(input, alpha, inplace=True)
 
 
-def _along(op, kernel, input, dim, dtype):
+def implicit_dim(op: str, ndim: int, stacklevel: int) -> int:
+    """PyTorch's legacy choice when ``op`` gets no ``dim`` (old scripts' ``F.log_softmax(x)``): 0 for
+    0-, 1- and 3-d inputs, else 1, with its deprecation warning."""
+    warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
+                  f"as an argument.", UserWarning, stacklevel=stacklevel + 1)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _along(op, kernel, input, dim, dtype, stacklevel):
     """``kernel`` along ``dim`` of ``input`` (first cast to ``dtype``; an integer input becomes float32)."""
     check_tensor(op, input)
     if dim is None:
-        raise TypeError(f"{op}: pass the dimension to normalise over, e.g. {op}(x, dim=-1)")
+        dim = implicit_dim(op, input.ndim, stacklevel + 1)
     dim = normalize_axis(dim, input.ndim, op)
     x = input if dtype is None else input.to(to_dtype(dtype))
     if not x.dtype.is_floating:
@@ -96,7 +106,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     >>> softmax(wg.tensor([0.0, 0.0]), dim=0).tolist()
     [0.5, 0.5]
     """
-    return _along("softmax", K.SOFTMAX, input, dim, dtype)
+    return _along("softmax", K.SOFTMAX, input, dim, dtype, _stacklevel)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -106,7 +116,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     >>> round(log_softmax(wg.tensor([0.0, 0.0]), dim=0)[0].item(), 4)
     -0.6931
     """
-    return _along("log_softmax", K.LOG_SOFTMAX, input, dim, dtype)
+    return _along("log_softmax", K.LOG_SOFTMAX, input, dim, dtype, _stacklevel)
 
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax", "log_softmax",

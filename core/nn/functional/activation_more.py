@@ -11,7 +11,7 @@ from ...ops.common import check_tensor
 from ...ops.random import _values
 from ...random import draw
 from ...shapes import normalize_axis
-from .activation import _maybe_inplace, softmax
+from .activation import _maybe_inplace, implicit_dim, softmax
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
@@ -203,6 +203,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     >>> softmin(wg.tensor([0.0, 0.0]), dim=0).tolist()
     [0.5, 0.5]
     """
+    if dim is None:
+        dim = implicit_dim("softmin", check_tensor("softmin", input).ndim, _stacklevel)
     return softmax(unary.neg(check_tensor("softmin", input)), dim, dtype=dtype)
 
 

@@ -21,8 +21,14 @@ class _Activation(Module):
         return getattr(F, self.fn)(input, **self._kwargs())
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"   # as PyTorch's
-                         for k, v in self._kwargs().items() if (k, v) != _INPLACE)
+        return ", ".join(_option_repr(k, v) for k, v in self._kwargs().items() if (k, v) != _INPLACE)   # as PyTorch's
+
+
+def _option_repr(name, value) -> str:
+    """One option as PyTorch's activations show it: ``dim=1``, ``approximate='tanh'``, a shrink's bare ``0.5``."""
+    if name == "lambd":
+        return f"{value}"
+    return f"{name}={value!r}" if isinstance(value, str) else f"{name}={value}"
 
 
 def bind_options(owner: str, options, args, kwargs) -> dict:

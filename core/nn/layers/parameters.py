@@ -53,8 +53,12 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(f"  ({i}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
-                         for i, p in enumerate(self))   # (PyTorch's lines, with their two spaces)
+        return "\n".join(f"  ({i}): Parameter containing: [{p.dtype} of size {_size(p)}]" for i, p in enumerate(self))
+
+
+def _size(p) -> str:
+    """A parameter's shape as PyTorch's parameter containers print it: ``2x3``."""
+    return "x".join(str(n) for n in p.shape)
 
 
 class ParameterDict(Module):
@@ -109,6 +113,9 @@ class ParameterDict(Module):
         """Add (name, parameter) pairs from a dict or an iterable of pairs."""
         for name, p in (parameters.items() if hasattr(parameters, "items") else parameters):
             self[name] = p
+
+    def extra_repr(self):
+        return "\n".join(f"  ({k}): Parameter containing: [{p.type()} of size {_size(p)}]" for k, p in self.items())
 
 
 __all__ = ["ParameterList", "ParameterDict"]

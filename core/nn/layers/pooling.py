@@ -3,7 +3,14 @@ LPPool1d/2d, MaxUnpool1d/2d (thin wrappers over the functional forms)."""
 from __future__ import annotations
 
 from .. import functional as F
+from ..functional._utils import ntuple
 from ..module import Module
+
+
+def _sizes_repr(module, dims: int) -> str:
+    """kernel_size, stride and padding as tuples of ``dims`` ints, as PyTorch shows AvgPool1d and MaxUnpoolNd."""
+    return ", ".join(f"{n}={ntuple(getattr(module, n), dims, type(module).__name__, n)}"
+                     for n in ("kernel_size", "stride", "padding"))
 
 
 class _MaxPoolNd(Module):
@@ -87,9 +94,8 @@ class AvgPool1d(Module):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
-    def extra_repr(self):   # (PyTorch's AvgPool1d keeps one-element tuples)
-        one = lambda v: v if isinstance(v, tuple) else (v,)   # noqa: E731
-        return f"kernel_size={one(self.kernel_size)}, stride={one(self.stride)}, padding={one(self.padding)}"
+    def extra_repr(self):
+        return _sizes_repr(self, 1)
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -269,7 +275,7 @@ class _MaxUnpoolNd(Module):
         return getattr(F, self.fn)(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+        return _sizes_repr(self, int(self.fn[-2]))
 
 
 class MaxUnpool1d(_MaxUnpoolNd):

@@ -74,9 +74,9 @@ class RandomSampler(Sampler):
         generator = self.generator
         if generator is None:
             generator = Generator().manual_seed(draw_seed64(None, "RandomSampler"))
-        if self.replacement:
-            for size in [32] * (count // 32) + [count % 32]:
-                yield from draw(generator, "RandomSampler", "integers", size, 0, n).tolist()
+        if self.replacement:   # PyTorch's chunks of 32, drawn as iterated (minGPT's trainer asks for 1e10 samples)
+            for start in range(0, count, 32):
+                yield from draw(generator, "RandomSampler", "integers", min(32, count - start), 0, n).tolist()
             return
         for _ in range(count // n):
             yield from permutation(n, generator, "RandomSampler")
