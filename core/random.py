@@ -127,11 +127,14 @@ class Generator:
         values = new_state.tolist()
         if not all(0 <= v < 256 for v in values):
             raise RuntimeError("set_state: this tensor is not a generator state (its values are not bytes)")
-        seed, left, _, _, *rest = _STATE.unpack(bytes(values))
+        seed, left, _, drawn, *rest = _STATE.unpack(bytes(values))
         key, normal, valid = rest[:_STATE_WORDS], rest[_STATE_WORDS + 1], rest[_STATE_WORDS + 3]
         if not 1 <= left <= _STATE_WORDS or any(k >> 32 for k in key):
             raise RuntimeError(f"set_state: this tensor is not a generator state (left={left} is outside "
                                f"[1, {_STATE_WORDS}] or a state word exceeds 32 bits)")
+        if drawn == 0 and left == 1 and list(key) == _seeded_words(seed)[0]:   # as seeded, nothing drawn:
+            self._restore((seed, None, normal if valid else None))           # get_state gives these bytes back
+            return self
         stream = _host().Stream(seed)
         stream.set(key, _STATE_WORDS + 1 - left)
         self._restore((seed, stream, normal if valid else None))
