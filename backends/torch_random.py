@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 
+from .torch_random_pure import scalar_normals
+
 _F32, _F64 = np.float32, np.float64
 _TWO_PI = 2.0 * math.pi
 _BITS = {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}   # numeric_limits<T>::digits
@@ -183,18 +185,9 @@ def _normal_fill(s, n, dtype, mean, std):
 
 
 def _normal_scalar(s, n, mean, std, cached):
-    """normal_distribution<double>, one value at a time: each pair of uniforms (u1, u2) gives
-    r cos(2 pi u1) now and keeps r sin(2 pi u1) for the next value. Returns (values, cache)."""
-    out = []
-    while len(out) < n:
-        if cached is not None:
-            out.append(cached)
-            cached = None
-            continue
-        u1, u2 = _unit(s, 2, "float64").tolist()
-        r = math.sqrt(-2.0 * math.log1p(-u2))
-        cached = r * math.sin(_TWO_PI * u1)
-        out.append(r * math.cos(_TWO_PI * u1))
+    """normal_distribution<double>, one value at a time (``torch_random_pure.scalar_normals``).
+    Returns (values, cache)."""
+    out, cached = scalar_normals(lambda: _unit(s, 2, "float64").tolist(), n, cached)
     out = np.array(out, dtype=_F64)
     return (out if (mean, std) == (0.0, 1.0) else fma64(out, std, mean)), cached
 

@@ -98,17 +98,25 @@ def normal(s, n, dtype, mean, std, contiguous, cached):
         if n % 16:
             data[n - 16:] = _box_muller16(_unit(s, 16, kind), f32)
         return [v * std + mean for v in data], cached
+    out, cached = scalar_normals(lambda: _unit(s, 2, "float64"), n, cached)
+    return [v * std + mean for v in out], cached
+
+
+def scalar_normals(pair, n: int, cached) -> tuple:
+    """PyTorch's normal_distribution<double>, one value at a time: each pair of uniforms (u1, u2) from
+    ``pair()`` gives r cos(2 pi u1) now and keeps r sin(2 pi u1) for the next value. Returns
+    (the ``n`` values as a list, the kept value or None)."""
     out = []
     while len(out) < n:
         if cached is not None:
             out.append(cached)
             cached = None
             continue
-        u1, u2 = _unit(s, 2, "float64")
+        u1, u2 = pair()
         r = math.sqrt(-2.0 * math.log1p(-u2))
         cached = r * math.sin(_TWO_PI * u1)
         out.append(r * math.cos(_TWO_PI * u1))
-    return [v * std + mean for v in out], cached
+    return out, cached
 
 
 def integers(s, n, low, high) -> list:

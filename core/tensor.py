@@ -15,8 +15,7 @@ from .engine import _mode, record_function, run_kernel
 from .host import as_host, is_array_like
 from .printing import tensor_repr
 from .shapes import numel
-from .size import Size
-from .size import size_of
+from .size import Size, size_of
 
 
 class Tensor:
