@@ -359,3 +359,37 @@ def test_integer_linspace_truncates_as_torch(backend):
     assert wg.linspace(0, 1, 3, dtype=wg.int32).tolist() == [0, 0, 1]
     assert wg.linspace(1, 2.5, 4, dtype=wg.int64).tolist() == [1, 1, 1, 2]
     assert wg.linspace(-3, 4, 5, dtype=wg.int64).tolist() == [-3, -1, 0, 2, 4]
+
+
+RANGE_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32"]
+LINSPACES = [(0, 1, 7), (-3.3, 7.1, 100), (1e-3, 5, 33), (-1, 1, 1000), (2, -5, 17), (0.1, 0.7, 30000), (3, 3, 4),
+             (0, 1, 1), (5, 9, 0), (-100, 100, 77)]
+ARANGES = [(0, 1, 0.1), (-3.3, 7.1, 0.37), (0.001, 5, 0.013), (-1, 1, 0.002), (0, 3, 1e-4), (0, 50, 0.7)]  # within 32768 values: see float_range
+
+
+def _same_as_torch(ours, theirs, backend):
+    """Bit for bit on cpu; on the GPU backends (float32 arithmetic; WGSL's fma need not be fused) within an
+    ulp of the largest value."""
+    ulp = 2.0 ** -23 if ours.dtype.itemsize >= 4 else 2.0 ** -10
+    ours, theirs = ours.cpu().double().numpy(), theirs.double().numpy()
+    if backend == "cpu":
+        np.testing.assert_array_equal(ours, theirs)
+    else:
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=ulp * max(1.0, np.abs(theirs).max(initial=0)))
+
+
+@pytest.mark.parametrize("dtype", RANGE_DTYPES)
+def test_linspace_is_torchs_to_the_last_bit(dtype, backend):
+    """PyTorch's linspace: the first half from start, the rest back from end, each a fused multiply-add
+    (float16/bfloat16: each operation rounded to the dtype); integers computed in float64 and truncated."""
+    for start, end, steps in LINSPACES:
+        _same_as_torch(wg.linspace(start, end, steps, dtype=getattr(wg, dtype)),
+                       torch.linspace(start, end, steps, dtype=getattr(torch, dtype)), backend)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_float_arange_is_torchs_to_the_last_bit(dtype, backend):
+    """PyTorch's float arange computes by vectors of lanes (see backends/cpu/creation.float_range)."""
+    for start, end, step in ARANGES:
+        _same_as_torch(wg.arange(start, end, step, dtype=getattr(wg, dtype)),
+                       torch.arange(start, end, step, dtype=getattr(torch, dtype)), backend)
