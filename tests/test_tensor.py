@@ -393,3 +393,29 @@ def test_float_arange_is_torchs_to_the_last_bit(dtype, backend):
     for start, end, step in ARANGES:
         _same_as_torch(wg.arange(start, end, step, dtype=getattr(wg, dtype)),
                        torch.arange(start, end, step, dtype=getattr(torch, dtype)), backend)
+
+
+@pytest.mark.parametrize("convert", [int, float])
+def test_int_and_float_of_many_elements_raise_torchs_value_error(convert):
+    for lib in (wg, torch):
+        with pytest.raises(ValueError, match="only one element tensors"):
+            convert(lib.tensor([1, 2]))
+    assert convert(wg.tensor([[2.5]])) == convert(torch.tensor([[2.5]]))
+
+
+NUMPY_SCALAR_LISTS = [[np.float64(1.5)], [np.float32(1.5)], [np.int32(1)], [np.float16(1)], [np.bool_(True)],
+                      [1, np.float64(2.5)], [[np.float64(1)], [2.0]], [np.int32(1), 2], [np.float32(1), 2.5],
+                      [np.float16(1), 2.5], [True, np.int32(2)], [np.float32(1), np.float64(2)], [1, 2], [1.5]]
+
+
+@pytest.mark.parametrize("data", NUMPY_SCALAR_LISTS, ids=repr)
+def test_numpy_scalars_in_lists_bring_their_dtype_as_in_torch(data, backend):
+    """torch.tensor promotes over every element's type: a numpy scalar counts with its dtype (an RL
+    program's numpy rewards make a float64 tensor), a Python float with the default dtype."""
+    theirs = torch.tensor(data)
+    if str(theirs.dtype).split(".")[1] not in {d.name for d in wg.get_backend().dtypes}:
+        with pytest.raises(TypeError, match="not supported"):   # float64 on a GPU backend, as a float64 array
+            wg.tensor(data)
+        return
+    ours = wg.tensor(data)
+    assert ours.dtype.name == str(theirs.dtype).split(".")[1] and ours.tolist() == theirs.tolist()
