@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
+from typing import TypeVar
 
 from ..engine import is_grad_enabled, no_grad
 from ..tensor import Tensor, to_args
+from . import module_state
 from .backward_hooks import BackwardHooks
 from .parameter import Parameter
 
@@ -43,6 +45,9 @@ class Module:
 
     training: bool
     _hook_id = 0
+    call_super_init = False    # PyTorch's class attributes, read by some subclasses
+    dump_patches = False
+    T_destination = TypeVar("T_destination", bound=dict)
 
     def __init__(self):
         d = self.__dict__
@@ -269,9 +274,48 @@ class Module:
         mod = self
         for part in target.split(".") if target else ():
             if part not in mod._modules:
-                raise AttributeError(f"{type(mod).__name__} has no submodule '{part}' (looking up '{target}')")
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{part}` (looking up '{target}')")
             mod = mod._modules[part]
         return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target``.
+
+        >>> import webgrad as wg
+        >>> wg.nn.Sequential(wg.nn.Linear(2, 3)).get_parameter("0.bias").shape
+        webgrad.Size([3])
+        """
+        mod, name = self._owner_of(target)
+        if not isinstance(getattr(mod, name), Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return getattr(mod, name)
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target``."""
+        mod, name = self._owner_of(target)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
+    def _owner_of(self, target: str):
+        """(the module holding dotted path ``target``'s last name, that name)."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        return mod, name
+
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target`` (its parent must exist; with ``strict``, so must it)."""
+        if not target:
+            raise ValueError("set_submodule: cannot set the submodule without a target name")
+        path, _, name = target.rpartition(".")
+        parent = self.get_submodule(path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
 
     def apply(self, fn) -> "Module":
         """Call ``fn(m)`` on every child (recursively), then on this module; returns self."""
@@ -328,9 +372,36 @@ class Module:
     def cpu(self) -> "Module":
         return self.to("cpu")
 
+    def to_empty(self, *, device, recurse: bool = True) -> "Module":
+        """Move parameters and buffers to ``device`` leaving their values unspecified (here: kept)."""
+        return self.to(device)
+
+    def type(self, dst_type) -> "Module":
+        """Cast every parameter and buffer (integer ones too) to ``dst_type``, in place."""
+        with no_grad():
+            for t in list(self.parameters()) + list(self.buffers()):
+                t.data = t.detach().to(dst_type)
+        return self
+
+    def share_memory(self) -> "Module":
+        """No effect (returns the module): webgrad shares no tensors between processes."""
+        return self
+
     def cuda(self, device=None) -> "Module":
         """Raises as PyTorch does without CUDA: webgrad's GPU backend is ``wgpu`` (``module.to("wgpu")``)."""
         return self.to("cuda")
+
+    def xpu(self, device=None) -> "Module":
+        """Raises as PyTorch does without an XPU (Intel GPU); webgrad's GPU backend is ``wgpu``."""
+        return self.to("xpu")
+
+    def ipu(self, device=None) -> "Module":
+        """Raises as PyTorch does without an IPU; webgrad's GPU backend is ``wgpu``."""
+        return self.to("ipu")
+
+    def mtia(self, device=None) -> "Module":
+        """Raises as PyTorch does without an MTIA device; webgrad's GPU backend is ``wgpu``."""
+        return self.to("mtia")
 
     def float(self) -> "Module":
         from ..dtypes import float32
@@ -356,29 +427,26 @@ class Module:
         from ..dtypes import bfloat16
         return self.to(bfloat16)
 
-    # ------------------------------------------------------------ state
+    # ------------------------------------------------------------ state (core/nn/module_state.py)
+    _version = 1   # recorded in a state dict's metadata, as PyTorch's
+
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False) -> "OrderedDict":
-        """Parameters and persistent buffers by dotted name (detached unless ``keep_vars``).
+        """Parameters, persistent buffers and extra state by dotted name (detached unless ``keep_vars``).
 
         >>> import webgrad as wg
         >>> list(wg.nn.Sequential(wg.nn.Linear(2, 2)).state_dict())
         ['0.weight', '0.bias']
         """
-        out = OrderedDict() if destination is None else destination
-        for name, mod in self.named_modules(prefix=prefix.rstrip(".")):
-            stem = f"{name}." if name else ""
-            for key, p in mod._parameters.items():
-                if p is not None:
-                    out[stem + key] = p if keep_vars else p.detach()
-            for key, b in mod._buffers.items():
-                if b is not None and key not in mod._non_persistent:
-                    out[stem + key] = b if keep_vars else b.detach()
-        return out
+        return module_state.state_dict(self, destination, prefix, keep_vars)
 
-    def load_state_dict(self, state_dict, strict: bool = True):
-        """Copy values from ``state_dict`` into this module's parameters and buffers (in place,
-        cast to each one's dtype and backend). With ``strict``, missing or unexpected keys raise;
-        returns ``(missing_keys, unexpected_keys)``.
+    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
+        """This module's own entries (not its children's); subclasses may override it, as in PyTorch."""
+        module_state.save_own(self, destination, prefix, keep_vars)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copy values from ``state_dict`` into this module's parameters and buffers (in place, cast to
+        each one's dtype and backend; with ``assign``, the given tensors become them). With ``strict``,
+        missing or unexpected keys raise; returns ``(missing_keys, unexpected_keys)``.
 
         >>> import webgrad as wg
         >>> a, b = wg.nn.Linear(2, 2), wg.nn.Linear(2, 2)
@@ -386,34 +454,53 @@ class Module:
         >>> b.weight.tolist() == a.weight.tolist()
         True
         """
-        for name, mod in self.named_modules():
-            if hasattr(mod, "_materialize_from_state"):   # lazy layers take their shapes from the state
-                mod._materialize_from_state(state_dict, f"{name}." if name else "")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                from ..tensor import tensor
-                value = tensor(value)
-            if tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape {tuple(value.shape)}, "
-                              f"the shape in current model is {tuple(target.shape)}")
-                continue
-            with no_grad():
-                target.copy_(value)
-        if strict and (missing or unexpected):
-            if missing:
-                errors.insert(0, f"Missing key(s) in state_dict: {', '.join(map(repr, missing))}.")
-            if unexpected:
-                errors.insert(0, f"Unexpected key(s) in state_dict: {', '.join(map(repr, unexpected))}.")
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        return _IncompatibleKeys(missing, unexpected)
+        return module_state.load_state_dict(self, state_dict, strict, assign)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        """Load this module's own entries (those under ``prefix``); subclasses may override it, as in PyTorch."""
+        module_state.load_own(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs)
+
+    def get_extra_state(self):
+        """What a module puts in its state dict beyond parameters and buffers, under ``"_extra_state"``:
+        override it (and ``set_extra_state``) to use it."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called: "
+                           "override get_extra_state() in your module to add extra state to its state dict")
+
+    def set_extra_state(self, state) -> None:
+        """Take back what ``get_extra_state`` gave (override both)."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called: "
+                           "override set_extra_state() in your module to load extra state from a state dict")
+
+    def register_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, prefix, keep_vars)`` before ``state_dict`` saves this module."""
+        return self._add_hook(self.__dict__.setdefault("_state_dict_pre_hooks", OrderedDict()), hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict`` saved this module
+        and its children (it may change ``state_dict`` in place, and must return None)."""
+        return self._add_hook(self.__dict__.setdefault("_state_dict_hooks", OrderedDict()), (hook, False))
+
+    def _register_state_dict_hook(self, hook):
+        """PyTorch's older form of ``register_state_dict_post_hook``: the hook may return a new state dict."""
+        return self._add_hook(self.__dict__.setdefault("_state_dict_hooks", OrderedDict()), (hook, True))
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` before this module loads its entries (it may rename keys in ``state_dict``)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """PyTorch's older form: ``hook(state_dict, prefix, ...)``, the module first ``with_module``."""
+        def call(*args):
+            return hook(self, *args) if with_module else hook(*args)
+        return self._add_hook(self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict()), call)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """Call ``hook(module, incompatible_keys)`` after this module and its children loaded (it may
+        clear keys from ``incompatible_keys.missing_keys``/``unexpected_keys`` in place)."""
+        return self._add_hook(self.__dict__.setdefault("_load_state_dict_post_hooks", OrderedDict()), hook)
 
     # ------------------------------------------------------------ repr
     def extra_repr(self) -> str:
