@@ -182,12 +182,12 @@ class SavedTensor:
         self._data, self._backend, self.out_index = t._data, t._backend, t._out_index
         self.ref = None if by_value else _weakref(t)
 
-    def unpack(self, node, version):
+    def unpack(self, node, version, check=True):
         if self.ref is None:
             return Tensor._wrap(self._data, self._backend)
         t = self.ref()
         if t is not None:
-            if t._version != version:
+            if t._version != version and check:
                 raise _modified_error(t, node, version)
             if t.grad_fn is node:
                 return t
@@ -339,11 +339,11 @@ class Node:
         """The saved tensors as Tensors (in their graph positions, so rules can be differentiated)."""
         if self.saved is None:
             raise RuntimeError(_FREED.format(self.kernel))
-        out = []
-        for s, v in zip(self.saved, self.versions):
+        out, read = [], self.read_saved()
+        for k, (s, v) in enumerate(zip(self.saved, self.versions)):
             if type(s) is SavedTensor:
-                out.append(s.unpack(self, v))
-            elif s._version != v:
+                out.append(s.unpack(self, v, check=read is None or k in read))
+            elif s._version != v and (read is None or k in read):
                 raise _modified_error(s, self, v)
             else:
                 out.append(s)
@@ -361,11 +361,19 @@ class Node:
                 raise RuntimeError(_FREED.format(self.kernel))
             return saved
         if _last_change[0] < self.order:   # a tensor was changed in place since this node was made
-            for s, v in zip(saved, self.versions):
+            read = self.read_saved()
+            for k, (s, v) in enumerate(zip(saved, self.versions)):
                 t = (s.ref and s.ref()) if type(s) is SavedTensor else s   # a dead output can no longer change
-                if t is not None and t._version != v:
+                if t is not None and t._version != v and (read is None or k in read):
                     raise _modified_error(t, self, v)
         return saved
+
+    def read_saved(self):
+        """The places in ``saved`` that the wanted gradients read (None: all), by the rule's ``saved_for``."""
+        reads = self.rule.saved_for
+        if reads is None:
+            return None
+        return {k for edge, places in zip(self.next, reads) if edge is not None for k in places}
 
     @property
     def needs_input_grad(self) -> tuple:

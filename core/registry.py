@@ -88,7 +88,10 @@ class GradientRule(NamedTuple):
     gradient is made up for them: e.g. LayerNorm's mean and rstd, kept for its backward.
     ``kernel``: the name of a backward kernel computing the same gradients over native arrays,
     which a backward that records nothing runs instead of ``fn`` on a backend that registers it
-    (see ``register_gradient``)."""
+    (see ``register_gradient``). ``saved_for``: per input, the places in ``saved`` its gradient reads
+    (None: every input's reads all); the backward checks for in-place changes only the saved
+    tensors that a wanted gradient reads, as PyTorch saves only those (``y * 2`` keeps ``2`` alone,
+    so ``y`` may change in place afterwards)."""
     fn: Callable
     inputs_to_save: tuple
     outputs_to_save: tuple
@@ -96,6 +99,7 @@ class GradientRule(NamedTuple):
     output_values: tuple = ()
     non_differentiable: tuple = ()
     kernel: Optional[str] = None
+    saved_for: Optional[tuple] = None
 
 
 _gradients: dict = {}
@@ -108,10 +112,10 @@ def _as_indices(spec) -> tuple:
 
 
 def gradient_rule(fn: Callable, inputs_to_save=(), outputs_to_save=(), output_values=(),
-                  non_differentiable=(), kernel=None) -> GradientRule:
+                  non_differentiable=(), kernel=None, saved_for=None) -> GradientRule:
     """The rule ``fn`` keeping the inputs and outputs named (index lists, or True for all), and the
     outputs ``output_values`` by value; the outputs ``non_differentiable`` get no gradient; ``kernel``
-    names its backward kernel.
+    names its backward kernel; ``saved_for`` says which saved tensors each input's gradient reads.
 
     >>> gradient_rule(print, inputs_to_save=[0, 1]).saves
     'inputs'
@@ -123,11 +127,12 @@ def gradient_rule(fn: Callable, inputs_to_save=(), outputs_to_save=(), output_va
         saves = "nothing" if not ins else "inputs" if ins is True or ins == tuple(range(len(ins))) else "some"
     else:
         saves = "output" if not ins and outs == (0,) else "some"
-    return GradientRule(fn, ins, outs, saves, values, _as_indices(non_differentiable), kernel)
+    reads = None if saved_for is None else tuple(tuple(int(i) for i in r) for r in saved_for)
+    return GradientRule(fn, ins, outs, saves, values, _as_indices(non_differentiable), kernel, reads)
 
 
 def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_save=(), outputs_to_save=(),
-                      output_values=(), non_differentiable=(), kernel: Optional[str] = None):
+                      output_values=(), non_differentiable=(), kernel: Optional[str] = None, saved_for=None):
     """Register the backward rule of kernel ``name``.
 
     ``fn(dy, saved, attrs)`` gets ``dy`` (a tuple for multi-output kernels), ``saved``
@@ -145,7 +150,10 @@ def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_sav
     the output gradient(s) then the saved tensors, as native arrays, and as keywords the kernel's
     attrs plus ``needs`` (per input, whether it wants a gradient), ``shapes`` and ``dtypes`` (per
     input); it returns one native array (or None) per input, as ``fn`` does. A rule registered
-    later without ``kernel`` stops its use. Usable as a decorator::
+    later without ``kernel`` stops its use. ``saved_for`` (per input, the places in ``saved`` its
+    gradient reads) lets a saved tensor change in place after the call when no wanted gradient reads
+    it, as in PyTorch (``y * c`` for a constant ``c``: ``y`` is not read); by default all are checked.
+    Usable as a decorator::
 
         @webgrad.register_gradient("MyOp", inputs_to_save=[0])
         def my_op_grad(dy, saved, attrs):
@@ -154,8 +162,9 @@ def register_gradient(name: str, fn: Optional[Callable] = None, *, inputs_to_sav
     if fn is None:
         return lambda f: register_gradient(name, f, inputs_to_save=inputs_to_save, outputs_to_save=outputs_to_save,
                                            output_values=output_values, non_differentiable=non_differentiable,
-                                           kernel=kernel)
-    _gradients[name] = gradient_rule(fn, inputs_to_save, outputs_to_save, output_values, non_differentiable, kernel)
+                                           kernel=kernel, saved_for=saved_for)
+    _gradients[name] = gradient_rule(fn, inputs_to_save, outputs_to_save, output_values, non_differentiable, kernel,
+                                     saved_for)
     return fn
 
 

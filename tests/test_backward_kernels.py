@@ -139,10 +139,19 @@ def test_a_saved_tensor_modified_in_place_is_caught_on_the_native_path():
 
 def test_a_parameter_reloaded_after_the_forward_is_caught_on_the_native_path():
     lin = wg.nn.Linear(3, 2)
-    loss = lin(wg.ones(4, 3)).sum()   # the MatMul saved lin.weight
+    loss = lin(wg.ones(4, 3, requires_grad=True)).sum()   # the input's gradient reads lin.weight
     lin.load_state_dict({k: v + 1 for k, v in lin.state_dict().items()})   # an in-place change, not an op
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         loss.backward()
+
+
+def test_a_parameter_reloaded_after_the_forward_is_fine_when_no_gradient_reads_it():
+    """As PyTorch: with an input that wants no gradient, the weight's own gradient reads the input only."""
+    lin = wg.nn.Linear(3, 2)
+    loss = lin(wg.ones(4, 3)).sum()
+    lin.load_state_dict({k: v + 1 for k, v in lin.state_dict().items()})
+    loss.backward()
+    assert lin.weight.grad.tolist() == [[4.0] * 3] * 2
 
 
 def test_an_in_place_change_before_the_forward_leaves_the_check_out_and_the_gradient_right():

@@ -328,3 +328,40 @@ def test_overwriting_with_a_constant_cuts_the_gradient(overwrite, backend):
     assert y.requires_grad
     (y * 5).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+# A tensor changed in place after an op used it: an error at backward exactly where PyTorch's saved
+# tensors say so (PyTorch keeps only what the wanted gradients read: y * 2 keeps 2, not y).
+CHANGED_AFTER_USE = {
+    "y * const, then y changed": "y = x * 1; z = y * 0.5; y.add_(1); z.sum().backward()",
+    "y * const tensor": "y = x * 1; z = y * L.ones(3); y.add_(1); z.sum().backward()",
+    "y / const": "y = x * 1; z = y / 2; y.add_(1); z.sum().backward()",
+    "y @ const": "y = x * 1; z = y @ L.ones(3, 2); y.add_(1); z.sum().backward()",
+    "y * y": "y = x * 1; z = y * y; y.add_(1); z.sum().backward()",
+    "y * w, w wants grad": "w = L.ones(3, requires_grad=True); y = x * 1; z = y * w; y.add_(1); z.sum().backward()",
+    "y ** 2, output changed": "y = x ** 2; y.add_(1); y.sum().backward()",
+    "exp, output changed": "y = x.exp(); z = y + 0; y.add_(1); z.sum().backward()",
+    "elu, output changed": "y = L.nn.functional.elu(x); z = y + 0; y.add_(1); z.sum().backward()",
+    "linear then dropout in place": "l = L.nn.Linear(3, 3); y = L.nn.functional.dropout(l(x), 0.5, True, True); "
+                                    "y.sum().backward()",
+    "y % const": "y = x * 1; z = y % 0.7; y.add_(1); z.sum().backward()",
+}
+
+
+@pytest.mark.parametrize("name", CHANGED_AFTER_USE)
+def test_changed_after_use_raises_where_torch_does(name, backend):
+    import torch
+
+    def run(lib):
+        lib.manual_seed(0)
+        x = lib.tensor([[0.3, -0.6, 0.9], [1.2, -0.2, 0.5]], requires_grad=True)
+        try:
+            exec(CHANGED_AFTER_USE[name], {"L": lib, "x": x})
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e) or "in-place" in str(e), str(e)
+            return "raises"
+        return x.grad.tolist()
+    ours, theirs = run(wg), run(torch)
+    assert (ours == "raises") == (theirs == "raises")
+    if theirs != "raises":
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)

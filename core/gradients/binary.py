@@ -20,7 +20,7 @@ def _sub(dy, saved, attrs):
     return dy, (run_kernel(K.NEG, dy) if saved.edges[1] is not None else None)
 
 
-@register_gradient(K.MUL, inputs_to_save=True, kernel=K.MUL_GRAD)
+@register_gradient(K.MUL, inputs_to_save=True, kernel=K.MUL_GRAD, saved_for=[[1], [0]])
 def _mul(dy, saved, attrs):
     a, b = saved
     need_a, need_b = saved.edges
@@ -28,7 +28,7 @@ def _mul(dy, saved, attrs):
             run_kernel(K.MUL, dy, a) if need_b is not None else None)
 
 
-@register_gradient(K.DIV, inputs_to_save=True, kernel=K.DIV_GRAD)
+@register_gradient(K.DIV, inputs_to_save=True, kernel=K.DIV_GRAD, saved_for=[[1], [0, 1]])
 def _div(dy, saved, attrs):
     a, b = saved   # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
     return dy / b, -dy * a / (b * b)
@@ -41,21 +41,21 @@ def _floor_divide(dy, saved, attrs):
     return wg.zeros_like(dy), wg.zeros_like(dy)
 
 
-@register_gradient(K.REMAINDER, inputs_to_save=True)
+@register_gradient(K.REMAINDER, inputs_to_save=True, saved_for=[[], [0, 1]])
 def _remainder(dy, saved, attrs):
     """a % b = a - b * (a // b): dy for a, -dy * (a // b) for b."""
     a, b = saved
     return dy, (-dy * run_kernel(K.FLOOR_DIVIDE, a, b) if saved.edges[1] is not None else None)
 
 
-@register_gradient(K.FMOD, inputs_to_save=True)
+@register_gradient(K.FMOD, inputs_to_save=True, saved_for=[[], [0, 1]])
 def _fmod(dy, saved, attrs):
     """fmod(a, b) = a - b * trunc(a / b): dy for a, -dy * trunc(a / b) for b."""
     a, b = saved
     return dy, (-dy * _ops().div(a, b, rounding_mode="trunc") if saved.edges[1] is not None else None)
 
 
-@register_gradient(K.POW, inputs_to_save=[0, 1], outputs_to_save=[0])
+@register_gradient(K.POW, inputs_to_save=[0, 1], outputs_to_save=[0], saved_for=[[0, 1], [0, 1, 2]])
 def _pow(dy, saved, attrs):
     wg = _ops()
     a, b, y = saved

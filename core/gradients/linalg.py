@@ -33,7 +33,7 @@ def folds_batch(a_shape, b_shape, ta):
     return len(b_shape) == 2 < len(a_shape) and not ta
 
 
-@register_gradient(K.MATMUL, inputs_to_save=True, kernel=K.MATMUL_GRAD)
+@register_gradient(K.MATMUL, inputs_to_save=True, kernel=K.MATMUL_GRAD, saved_for=[[1], [0]])
 def _matmul(dy, saved, attrs):
     a, b = saved
     need_a, need_b = saved.needs_input_grad

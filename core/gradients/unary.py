@@ -91,10 +91,11 @@ def _leaky_relu(dy, saved, attrs):
     return (_ops().where(x > 0, dy, dy * attrs["negative_slope"]),)
 
 
-@register_gradient(K.ELU, inputs_to_save=[0], outputs_to_save=[0])
+@register_gradient(K.ELU, inputs_to_save=[0])
 def _elu(dy, saved, attrs):
-    x, y = saved
-    return (_ops().where(x > 0, dy, dy * (y + attrs["alpha"])),)
+    """PyTorch's rule from the input (not the output, which may then change in place): dy * alpha * exp(x)."""
+    (x,) = saved
+    return (_ops().where(x > 0, dy, dy * attrs["alpha"] * _ops().exp(x)),)
 
 
 @register_gradient(K.SOFTPLUS, inputs_to_save=True)
