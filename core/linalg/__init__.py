@@ -1,0 +1,33 @@
+"""``webgrad.linalg``: PyTorch's ``torch.linalg``, on every backend, with gradients.
+
+Norms and products are compositions of existing ops; the factorizations are kernels (LU with partial
+pivoting, triangular solves, ...) on cpu (numpy) and the GPU backends (WGSL), whose gradients are
+written with ops. ``torch_names`` holds the same functions under PyTorch's older ``torch.*`` and
+``Tensor`` names (``torch.det``, ``Tensor.inverse``, ``torch.cross`` ...).
+
+>>> import webgrad as wg
+>>> wg.linalg.vector_norm(wg.tensor([3.0, 4.0])).item()
+5.0
+"""
+from ..ops.linalg import matmul
+from ..ops.movement import diagonal as _diagonal
+from ..porting_table import module_getattr as _module_getattr
+from .errors import LinAlgError
+from .norms import matrix_norm, norm, vector_norm
+from .products import linalg_cross as cross
+from .products import matrix_power, multi_dot, vecdot
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal ``offset`` of the matrices of ``A`` (dims ``dim1``, ``dim2``), as a last dim: a view.
+
+    >>> import webgrad as wg
+    >>> wg.linalg.diagonal(wg.eye(2).expand(3, 2, 2)).shape
+    webgrad.Size([3, 2])
+    """
+    return _diagonal(A, offset, dim1, dim2)
+
+
+__all__ = ["LinAlgError", "cross", "diagonal", "matmul", "matrix_norm", "matrix_power", "multi_dot", "norm",
+           "vecdot", "vector_norm"]
+__getattr__ = _module_getattr("webgrad.linalg")

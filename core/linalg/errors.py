@@ -1,0 +1,67 @@
+"""``webgrad.linalg.LinAlgError`` (PyTorch's ``torch.linalg.LinAlgError``) and the argument checks
+the linear-algebra ops share: PyTorch's error types, each message naming the op, what it got and
+what it wanted."""
+from __future__ import annotations
+
+from ..ops.common import check_tensor
+from ..shapes import ShapeError
+
+
+class LinAlgError(RuntimeError):
+    """Raised by a linear-algebra op whose input has no answer: a singular matrix to invert or solve
+    with, a matrix that is not positive-definite for a Cholesky factorization. A RuntimeError, as
+    PyTorch's.
+
+    >>> import webgrad as wg
+    >>> try:
+    ...     wg.linalg.inv(wg.zeros(2, 2))
+    ... except wg.linalg.LinAlgError as e:
+    ...     print(isinstance(e, RuntimeError))
+    True
+    """
+
+
+def floating(op: str, x, name: str = "A"):
+    """``x`` itself, when it is a Tensor of a floating dtype (PyTorch's linear algebra takes no integers)."""
+    check_tensor(op, x, name)
+    if not x.dtype.is_floating:
+        raise RuntimeError(f"{op}: Expected a floating point tensor as input. Got {x.dtype.name} "
+                           f"(convert it with .float() or .double())")
+    return x
+
+
+def matrices(op: str, x, name: str = "A"):
+    """``x`` when it is a floating tensor of matrices (at least 2 dims)."""
+    floating(op, x, name)
+    if x.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions, got shape "
+                           f"{tuple(x.shape)}")
+    return x
+
+
+def factorizable(op: str, x, name: str = "A"):
+    """``x`` when it is a tensor of matrices of float32 or float64: the dtypes a factorization takes
+    (PyTorch's CPU LAPACK has no half precision; the error type is PyTorch's)."""
+    matrices(op, x, name)
+    if x.dtype.itemsize < 4:
+        raise NotImplementedError(f"{op}: not implemented for {x.dtype.name} (factorizations take float32 or "
+                                  f"float64, as PyTorch's on the CPU)")
+    return x
+
+
+def square(op: str, x, name: str = "A"):
+    """``x`` when it is a float32 or float64 tensor of square matrices."""
+    factorizable(op, x, name)
+    if x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(f"{op}: {name} must be batches of square matrices, but they are {x.shape[-2]} by "
+                           f"{x.shape[-1]} matrices")
+    return x
+
+
+def same_dtype(op: str, a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{op}: Expected all tensors to have the same dtype, got {a.dtype.name} and "
+                           f"{b.dtype.name}")
+
+
+__all__ = ["LinAlgError", "ShapeError"]
