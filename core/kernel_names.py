@@ -91,6 +91,13 @@ SORT = "Sort"                 # axis: int, descending: bool; x of rank >= 1 -> (
 # --- linear algebra -------------------------------------------------------------
 MATMUL = "MatMul"             # (a[..., m, k], b[..., k, n]) with batch broadcasting;
                               # transpose_a, transpose_b: bool (operands given transposed)
+LU_FACTOR = "LuFactor"        # a[..., n, n] float -> (lu[..., n, n], pivots: int32 [..., n], perm: int64 [..., n],
+                              # info: int32 [...]): LAPACK's getrf with partial pivoting (the first largest |pivot|),
+                              # L (unit diagonal, not stored) and U packed in lu; pivots 1-based row swaps; perm the
+                              # rows of a that make L U (a[perm] = L U); info the 1-based first zero pivot, or 0
+TRIANGULAR_SOLVE = "TriangularSolve"  # (a[..., n, n], b[..., n, k]), one batch shape; upper, unitriangular: bool
+                              # -> x with tri(a) x = b, tri(a) a's upper or lower triangle (diagonal taken as 1
+                              # when unitriangular; the other triangle never read); a zero diagonal gives inf/NaN
 
 # --- movement -------------------------------------------------------------------
 RESHAPE = "Reshape"           # shape: tuple (fully resolved)

@@ -26,3 +26,55 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False):
         return out                                 # plan's bias Add may write into it)
     return np.asarray(np.matmul(a, b), dtype=a.dtype)
 
+
+
+def _batched(a):
+    """``a`` as a stack of matrices [B, n, m] (a copy: the factorizations work in place)."""
+    return np.array(a.reshape((-1,) + a.shape[-2:]), dtype=a.dtype, copy=True)
+
+
+def _swap_rows(x, rows, k, p):
+    """Swap rows ``k`` and ``p[b]`` of each matrix ``x[b]``."""
+    top = x[rows, k].copy()
+    x[rows, k] = x[rows, p]
+    x[rows, p] = top
+
+
+@cpu_kernel(K.LU_FACTOR)
+def lu_factor(a):
+    """LAPACK's getrf, unblocked: at step k the first row of largest |a[i, k]| (i >= k) becomes the
+    pivot, the column below is divided by it (left as it is when it is 0, recorded in info) and the
+    trailing block takes the rank-1 update. Every matrix of the batch moves in one numpy call a step."""
+    n = a.shape[-1]
+    lu = _batched(a)
+    count = lu.shape[0]
+    rows = np.arange(count)
+    pivots = np.zeros((count, n), np.int32)
+    perm = np.tile(np.arange(n, dtype=np.int64), (count, 1))
+    info = np.zeros(count, np.int32)
+    for k in range(n):
+        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        pivots[:, k] = p + 1
+        _swap_rows(lu, rows, k, p)
+        _swap_rows(perm, rows, k, p)
+        d = lu[:, k, k]
+        zero = d == 0
+        info[(info == 0) & zero] = k + 1
+        lu[:, k + 1:, k] /= np.where(zero, 1, d)[:, None]
+        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k:k + 1] * lu[:, k:k + 1, k + 1:]
+    batch = a.shape[:-2]
+    return lu.reshape(a.shape), pivots.reshape(batch + (n,)), perm.reshape(batch + (n,)), info.reshape(batch)
+
+
+@cpu_kernel(K.TRIANGULAR_SOLVE)
+def triangular_solve(a, b, *, upper, unitriangular):
+    """Substitution, a row at a time for the whole batch and every column of b: forward for a lower
+    triangle, backward for an upper one (a zero on the diagonal gives inf or NaN, as LAPACK's trsm)."""
+    n = a.shape[-1]
+    x = np.zeros(b.shape, dtype=b.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in (range(n - 1, -1, -1) if upper else range(n)):
+            done = slice(i + 1, n) if upper else slice(0, i)
+            s = b[..., i, :] - np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+            x[..., i, :] = s if unitriangular else s / a[..., i, i][..., None]
+    return x

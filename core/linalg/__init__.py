@@ -13,6 +13,8 @@ from ..ops.linalg import matmul
 from ..ops.movement import diagonal as _diagonal
 from ..porting_table import module_getattr as _module_getattr
 from .errors import LinAlgError
+from .lu import (det, inv, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, slogdet, solve, solve_ex,
+                 solve_triangular)
 from .norms import matrix_norm, norm, vector_norm
 from .products import linalg_cross as cross
 from .products import matrix_power, multi_dot, vecdot
@@ -28,6 +30,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal(A, offset, dim1, dim2)
 
 
-__all__ = ["LinAlgError", "cross", "diagonal", "matmul", "matrix_norm", "matrix_power", "multi_dot", "norm",
-           "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "diagonal", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "vecdot", "vector_norm"]
 __getattr__ = _module_getattr("webgrad.linalg")

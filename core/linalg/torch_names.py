@@ -1,7 +1,13 @@
 """The linear-algebra names PyTorch keeps in ``torch`` and on ``Tensor`` beside ``torch.linalg``
-(``torch.det``, ``torch.cross``, ``Tensor.matrix_power`` ...): the same functions under their older
-names and signatures. ``METHODS`` are attached to Tensor by ``webgrad.linalg``'s import."""
+(``torch.det``, ``torch.cross``, ``Tensor.inverse`` ...): the same functions under their older
+names and signatures. ``METHODS`` are attached to Tensor when this module is imported."""
+import warnings
+
+from ..return_types import slogdet as _slogdet_result
+from ..return_types import triangular_solve as _triangular_solve_result
 from ..tensor import Tensor
+from . import lu as _lu
+from .lu import logdet, lu_unpack
 from .norms import dist, frobenius_norm, nuclear_norm
 from .products import chain_matmul, cross, matrix_power as _matrix_power, vdot
 
@@ -16,9 +22,89 @@ def matrix_power(input, n):
     return _matrix_power(input, n)
 
 
-METHODS = {"cross": cross, "dist": dist, "vdot": vdot, "matrix_power": matrix_power}
+def det(input):
+    """``torch.det``: ``linalg.det``.
+
+    >>> import webgrad as wg
+    >>> wg.det(wg.tensor([[2.0, 1.0], [1.0, 2.0]])).item()
+    3.0
+    """
+    return _lu.det(input)
+
+
+def slogdet(input):
+    """``torch.slogdet``: ``linalg.slogdet`` as ``return_types.slogdet``.
+
+    >>> import webgrad as wg
+    >>> wg.slogdet(wg.tensor([[2.0, 0.0], [0.0, -1.0]])).sign.item()
+    -1.0
+    """
+    return _slogdet_result(*_lu.slogdet(input))
+
+
+def inverse(input):
+    """``torch.inverse``: ``linalg.inv``.
+
+    >>> import webgrad as wg
+    >>> wg.inverse(wg.tensor([[4.0]])).item()
+    0.25
+    """
+    return _lu.inv(input)
+
+
+def lu(A, pivot=True, get_infos=False):
+    """``torch.lu``: ``(A_LU, pivots)`` of ``linalg.lu_factor_ex``, and its ``infos`` when ``get_infos``
+    (without it a singular A raises, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> wg.lu(wg.tensor([[1.0, 2.0], [3.0, 4.0]]))[1].tolist()
+    [2, 2]
+    """
+    LU, pivots, info = _lu.lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    """``torch.lu_solve``: ``linalg.lu_solve(LU_data, LU_pivots, b)``.
+
+    >>> import webgrad as wg
+    >>> LU, piv = wg.lu(wg.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    >>> wg.lu_solve(wg.tensor([[2.0], [2.0]]), LU, piv).tolist()
+    [[1.0], [0.5]]
+    """
+    return _lu.lu_solve(LU_data, LU_pivots, b)
+
+
+_warned = set()
+
+
+def _deprecated(name, instead):
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(f"torch.{name} is deprecated in favor of {instead} and will be removed in a future PyTorch "
+                      f"release.", UserWarning, stacklevel=3)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """``torch.triangular_solve`` (deprecated in PyTorch for ``linalg.solve_triangular``, with its warning,
+    once): ``(solution, cloned_coefficient)``, X with ``A @ X = b`` (``A^T @ X = b`` when ``transpose``).
+
+    >>> import webgrad as wg, warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     wg.triangular_solve(wg.tensor([[2.0], [4.0]]), wg.tensor([[2.0, 0.0], [0.0, 4.0]])).solution.tolist()
+    [[1.0], [1.0]]
+    """
+    _deprecated("triangular_solve", "torch.linalg.solve_triangular")
+    coefficient = A.mT if transpose else A
+    x = _lu.solve_triangular(coefficient, b, upper=upper != bool(transpose), unitriangular=unitriangular)
+    return _triangular_solve_result(x, A.clone())
+
+
+METHODS = {"cross": cross, "dist": dist, "vdot": vdot, "matrix_power": matrix_power, "det": det, "slogdet": slogdet,
+           "logdet": logdet, "inverse": inverse, "lu": lu, "lu_solve": lu_solve, "triangular_solve": triangular_solve}
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
-__all__ = ["chain_matmul", "cross", "dist", "frobenius_norm", "matrix_power", "nuclear_norm", "vdot"]
+__all__ = ["chain_matmul", "cross", "det", "dist", "frobenius_norm", "inverse", "logdet", "lu", "lu_solve", "lu_unpack",
+           "matrix_power", "nuclear_norm", "slogdet", "triangular_solve", "vdot"]

@@ -1,0 +1,62 @@
+"""LuFactor and TriangularSolve in WGSL (``kernels/lu_*.wgsl``, ``kernels/triangular_solve.wgsl``).
+
+Both are sequential in one index (the pivot step, the row solved), so each step is a dispatch over
+the batch: LU takes two per pivot step (the pivot search, swap and column scaling with one invocation
+per matrix; the trailing block's rank-1 update with one per element), a triangular solve one per row
+(one invocation per matrix and right-hand side). No invocation loops more than about 3n times, so
+matrices of any size stay under lavapipe's 65,535-trip loop limit; the cost is 2n (or n) dispatches.
+"""
+from __future__ import annotations
+
+from webgrad import kernel_names as K
+from webgrad.dtypes import int32, int64
+
+from .program import Program
+
+WG = 64
+
+
+def _program(body, inputs, outputs, uniforms):
+    return lambda: Program(K.LU_FACTOR if body.startswith("lu") else K.TRIANGULAR_SOLVE, body, inputs=inputs,
+                           outputs=outputs, uniforms=uniforms, wg=WG)
+
+
+_LU_OUT = [("lu", "f32"), ("pivots", "i32"), ("perm", "i32"), ("info", "i32")]
+_LU_STEP = [("n", "u32", 1), ("k", "u32", 1), ("count", "u32", 1)]
+
+
+def lu_factor(be, a):
+    n, batch = a.shape[-1], a.shape[:-2]
+    count = a.size // (n * n) if n else 0
+    outs = [be.alloc(a.shape, a.dtype), be.alloc(batch + (n,), int32), be.alloc(batch + (n,), int64),
+            be.alloc(batch, int32)]
+    if count == 0:
+        return tuple(outs)
+    be.run(("lu_init",), _program("lu_init", [("a", "f32")], _LU_OUT, [("n", "u32", 1), ("total", "u32", 1)]),
+           [a], outs, [n, a.size], -(-a.size // WG))
+    for k in range(n):
+        be.run(("lu_pivot",), _program("lu_pivot", [], _LU_OUT, _LU_STEP), [], outs, [n, k, count], -(-count // WG))
+        if k < n - 1:
+            block = count * (n - k - 1) ** 2
+            be.run(("lu_update",), _program("lu_update", [], [("lu", "f32")], _LU_STEP), [], outs[:1],
+                   [n, k, count], -(-block // WG))
+    return tuple(outs)
+
+
+def triangular_solve(be, a, b, *, upper, unitriangular):
+    n, cols = a.shape[-1], b.shape[-1]
+    x = be.alloc(b.shape, b.dtype)
+    count = b.size // (n * cols) if n and cols else 0
+    if count == 0:
+        return x
+    build = _program("triangular_solve", [("a", "f32"), ("b", "f32")], [("x", "f32")],
+                     [("n", "u32", 1), ("cols", "u32", 1), ("count", "u32", 1), ("row", "u32", 1),
+                      ("lo", "u32", 1), ("hi", "u32", 1), ("unit", "u32", 1)])
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        lo, hi = (i + 1, n) if upper else (0, i)
+        be.run(("triangular_solve",), build, [a, b], [x], [n, cols, count, i, lo, hi, int(bool(unitriangular))],
+               -(-count * cols // WG))
+    return x
+
+
+KERNELS = {K.LU_FACTOR: lu_factor, K.TRIANGULAR_SOLVE: triangular_solve}
