@@ -30,7 +30,7 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False):
 
 def _batched(a):
     """``a`` as a stack of matrices [B, n, m] (a copy: the factorizations work in place)."""
-    return np.array(a.reshape((-1,) + a.shape[-2:]), dtype=a.dtype, copy=True)
+    return np.array(a.reshape((math.prod(a.shape[:-2]),) + a.shape[-2:]), dtype=a.dtype, copy=True)
 
 
 def _swap_rows(x, rows, k, p):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from webgrad import kernel_names as K
 from webgrad.dtypes import int32, int64
+from webgrad.registry import get_kernel
 
 from .program import Program
 
@@ -30,7 +31,8 @@ def lu_factor(be, a):
     count = a.size // (n * n) if n else 0
     outs = [be.alloc(a.shape, a.dtype), be.alloc(batch + (n,), int32), be.alloc(batch + (n,), int64),
             be.alloc(batch, int32)]
-    if count == 0:
+    if count == 0:   # no matrices, or 0 x 0 ones (whose info is 0)
+        outs[3] = get_kernel(K.FILL, be.name)(shape=batch, value=0, dtype=int32)
         return tuple(outs)
     be.run(("lu_init",), _program("lu_init", [("a", "f32")], _LU_OUT, [("n", "u32", 1), ("total", "u32", 1)]),
            [a], outs, [n, a.size], -(-a.size // WG))

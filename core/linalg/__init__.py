@@ -13,7 +13,7 @@ from ..ops.linalg import matmul
 from ..ops.movement import diagonal as _diagonal
 from ..porting_table import module_getattr as _module_getattr
 from .errors import LinAlgError
-from .lu import (det, inv, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, slogdet, solve, solve_ex,
+from .lu_ops import (det, inv, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, slogdet, solve, solve_ex,
                  solve_triangular)
 from .norms import matrix_norm, norm, vector_norm
 from .products import linalg_cross as cross

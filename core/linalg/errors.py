@@ -30,19 +30,19 @@ def floating(op: str, x, name: str = "A"):
     return x
 
 
-def matrices(op: str, x, name: str = "A"):
-    """``x`` when it is a floating tensor of matrices (at least 2 dims)."""
+def matrices(op: str, x, name: str = "A", ndim: int = 2):
+    """``x`` when it is a floating tensor of matrices (at least ``ndim`` dims)."""
     floating(op, x, name)
-    if x.ndim < 2:
-        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions, got shape "
+    if x.ndim < ndim:
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least {ndim} dimensions, got shape "
                            f"{tuple(x.shape)}")
     return x
 
 
-def factorizable(op: str, x, name: str = "A"):
-    """``x`` when it is a tensor of matrices of float32 or float64: the dtypes a factorization takes
-    (PyTorch's CPU LAPACK has no half precision; the error type is PyTorch's)."""
-    matrices(op, x, name)
+def factorizable(op: str, x, name: str = "A", ndim: int = 2):
+    """``x`` when it is a tensor of matrices (or of at least ``ndim`` dims) of float32 or float64: the
+    dtypes a factorization takes (PyTorch's CPU LAPACK has no half precision; the error type is PyTorch's)."""
+    matrices(op, x, name, ndim)
     if x.dtype.itemsize < 4:
         raise NotImplementedError(f"{op}: not implemented for {x.dtype.name} (factorizations take float32 or "
                                   f"float64, as PyTorch's on the CPU)")

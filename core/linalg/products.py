@@ -177,7 +177,7 @@ def matrix_power(A, n):
     if n == 0:
         return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape).clone()
     if n < 0:
-        from .lu import inv
+        from .lu_ops import inv
         A, n = inv(square("linalg.matrix_power", A)), -n
     return _power(A, n)
 

@@ -6,8 +6,8 @@ import warnings
 from ..return_types import slogdet as _slogdet_result
 from ..return_types import triangular_solve as _triangular_solve_result
 from ..tensor import Tensor
-from . import lu as _lu
-from .lu import logdet, lu_unpack
+from . import lu_ops as _lu
+from .lu_ops import logdet, lu_unpack
 from .norms import dist, frobenius_norm, nuclear_norm
 from .products import chain_matmul, cross, matrix_power as _matrix_power, vdot
 
@@ -54,25 +54,32 @@ def inverse(input):
 
 def lu(A, pivot=True, get_infos=False):
     """``torch.lu``: ``(A_LU, pivots)`` of ``linalg.lu_factor_ex``, and its ``infos`` when ``get_infos``
-    (without it a singular A raises, as PyTorch's).
+    (a singular A raises nothing either way, as PyTorch's).
 
-    >>> import webgrad as wg
-    >>> wg.lu(wg.tensor([[1.0, 2.0], [3.0, 4.0]]))[1].tolist()
+    Deprecated in PyTorch for ``linalg.lu_factor``, with its warning, once.
+
+    >>> import webgrad as wg, warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     wg.lu(wg.tensor([[1.0, 2.0], [3.0, 4.0]]))[1].tolist()
     [2, 2]
     """
-    LU, pivots, info = _lu.lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    _deprecated("lu", "torch.linalg.lu_factor / torch.linalg.lu_factor_ex")
+    LU, pivots, info = _lu.lu_factor_ex(A, pivot=pivot)
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
-def lu_solve(b, LU_data, LU_pivots):
-    """``torch.lu_solve``: ``linalg.lu_solve(LU_data, LU_pivots, b)``.
+def lu_solve(input, LU_data, LU_pivots):
+    """``torch.lu_solve``: ``linalg.lu_solve(LU_data, LU_pivots, input)`` (deprecated in PyTorch, with its
+    warning, once).
 
-    >>> import webgrad as wg
-    >>> LU, piv = wg.lu(wg.tensor([[2.0, 0.0], [0.0, 4.0]]))
-    >>> wg.lu_solve(wg.tensor([[2.0], [2.0]]), LU, piv).tolist()
+    >>> import webgrad as wg, warnings
+    >>> LU, piv = wg.linalg.lu_factor(wg.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    >>> with warnings.catch_warnings(record=True):
+    ...     wg.lu_solve(wg.tensor([[2.0], [2.0]]), LU, piv).tolist()
     [[1.0], [0.5]]
     """
-    return _lu.lu_solve(LU_data, LU_pivots, b)
+    _deprecated("lu_solve", "torch.linalg.lu_solve")
+    return _lu.lu_solve(LU_data, LU_pivots, input)
 
 
 _warned = set()
@@ -85,9 +92,9 @@ def _deprecated(name, instead):
                       f"release.", UserWarning, stacklevel=3)
 
 
-def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     """``torch.triangular_solve`` (deprecated in PyTorch for ``linalg.solve_triangular``, with its warning,
-    once): ``(solution, cloned_coefficient)``, X with ``A @ X = b`` (``A^T @ X = b`` when ``transpose``).
+    once): ``(solution, cloned_coefficient)``, X with ``A @ X = input`` (``A^T @ X = input`` when ``transpose``).
 
     >>> import webgrad as wg, warnings
     >>> with warnings.catch_warnings(record=True):
@@ -96,7 +103,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """
     _deprecated("triangular_solve", "torch.linalg.solve_triangular")
     coefficient = A.mT if transpose else A
-    x = _lu.solve_triangular(coefficient, b, upper=upper != bool(transpose), unitriangular=unitriangular)
+    x = _lu.solve_triangular(coefficient, input, upper=upper != bool(transpose), unitriangular=unitriangular)
     return _triangular_solve_result(x, A.clone())
 
 

@@ -65,7 +65,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     _no_pivot("linalg.lu_factor_ex", pivot)
     lu, pivots, _, info = _factor("linalg.lu_factor_ex", A)
     if check_errors:
-        _raise_singular("linalg.lu_factor_ex", info, "U[{k},{k}] is zero: the matrix is singular")
+        _raise_zero_pivot("torch.linalg.lu_factor_ex", info)
     return linalg_lu_factor_ex(lu, pivots, info)
 
 
@@ -78,13 +78,18 @@ def lu_factor(A, *, pivot=True):
     """
     _no_pivot("linalg.lu_factor", pivot)
     lu, pivots, _, info = _factor("linalg.lu_factor", A)
+    _raise_zero_pivot("torch.linalg.lu_factor", info)
+    return linalg_lu_factor(lu, pivots)
+
+
+def _raise_zero_pivot(op, info):
+    """PyTorch's RuntimeError (not a LinAlgError) for a factorization with a zero pivot."""
     failed = _failed(info)
     if failed is not None:
         at, k = failed
-        raise RuntimeError(f"torch.linalg.lu_factor: {_batch_note(info, at)}U[{k},{k}] is zero and using it on "
-                           f"lu_solve would result in a division by zero. If you still want to perform the "
-                           f"factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-    return linalg_lu_factor(lu, pivots)
+        raise RuntimeError(f"{op}: {_batch_note(info, at)}U[{k},{k}] is zero and using it on lu_solve would result "
+                           f"in a division by zero. If you still want to perform the factorization, consider "
+                           f"calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 
 
 def _permutation(pivots, m):
@@ -158,11 +163,15 @@ def _triangular(A, B, upper, unit):
 
 def _batched(op, A, B):
     """A and B expanded to one batch shape (A's matrices, B's right-hand sides)."""
+    _check_rhs(op, A, B)
     batch = tuple(broadcast_shapes(A.shape[:-2], B.shape[:-2]))
+    return A.expand(batch + tuple(A.shape[-2:])), B.expand(batch + tuple(B.shape[-2:]))
+
+
+def _check_rhs(op, A, B):
     if A.shape[-1] != B.shape[-2]:
         raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation AX = B ({A.shape[-2]}x"
                            f"{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
-    return A.expand(batch + tuple(A.shape[-2:])), B.expand(batch + tuple(B.shape[-2:]))
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
@@ -218,10 +227,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     same_dtype(op, LU, B)
     if not left:
         return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
+    _check_rhs(op, LU, B)
     perm = _permutation(pivots, LU.shape[-1])
-    if LU.shape[-1] != B.shape[-2]:
-        raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation AX = B ({LU.shape[-2]}x"
-                           f"{LU.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     return _solve_factored(*_expand_factors(LU, perm, B), adjoint=adjoint)
 
 
@@ -240,11 +247,12 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     """
     op = "linalg.solve"
     square(op, A)
-    factorizable(op, B, "B")
+    factorizable(op, B, "B", ndim=1)
     same_dtype(op, A, B)
     vector = _is_vector(A, B)
     A = A if left else A.mT
     rhs = B.unsqueeze(-1) if vector else (B if left else B.mT)
+    _check_rhs(op, A, rhs)
     lu_, _, perm, info = _factor(op, A)
     x = _solve_factored(*_expand_factors(lu_, perm, rhs))
     x = x.squeeze(-1) if vector else (x if left else x.mT)
@@ -305,8 +313,8 @@ def det(A):
     """The determinant of square ``A`` (batched): the product of U's diagonal, signed by the row swaps.
 
     >>> import webgrad as wg
-    >>> wg.linalg.det(wg.tensor([[1.0, 2.0], [3.0, 4.0]])).item()
-    -2.0
+    >>> wg.linalg.det(wg.tensor([[2.0, 1.0], [1.0, 2.0]])).item()
+    3.0
     """
     lu_, pivots, _, _ = _factor("linalg.det", A)
     return lu_.diagonal(0, -2, -1).prod(-1) * _swap_sign(pivots, A.dtype)
