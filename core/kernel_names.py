@@ -98,6 +98,9 @@ LU_FACTOR = "LuFactor"        # a[..., n, n] float -> (lu[..., n, n], pivots: in
 TRIANGULAR_SOLVE = "TriangularSolve"  # (a[..., n, n], b[..., n, k]), one batch shape; upper, unitriangular: bool
                               # -> x with tri(a) x = b, tri(a) a's upper or lower triangle (diagonal taken as 1
                               # when unitriangular; the other triangle never read); a zero diagonal gives inf/NaN
+CHOLESKY = "Cholesky"          # a[..., n, n] float (its lower triangle read) -> (l[..., n, n] lower triangular, zeros
+                              # above, info: int32 [...]: 0, or the 1-based order of the first leading minor that is
+                              # not positive-definite, after which l holds NaN)
 
 # --- movement -------------------------------------------------------------------
 RESHAPE = "Reshape"           # shape: tuple (fully resolved)

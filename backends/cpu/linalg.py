@@ -78,3 +78,21 @@ def triangular_solve(a, b, *, upper, unitriangular):
             s = b[..., i, :] - np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
             x[..., i, :] = s if unitriangular else s / a[..., i, i][..., None]
     return x
+
+
+@cpu_kernel(K.CHOLESKY)
+def cholesky(a):
+    """Cholesky–Banachiewicz by columns, the whole batch a column at a time: l[j, j] = sqrt(a[j, j] -
+    |l[j, :j]|^2), then the column below. A pivot that is not positive (or NaN) sets info, as LAPACK's potrf."""
+    n = a.shape[-1]
+    src = _batched(a)
+    l = np.zeros_like(src)
+    info = np.zeros(src.shape[0], np.int32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for j in range(n):
+            d = src[:, j, j] - np.einsum("bk,bk->b", l[:, j, :j], l[:, j, :j])
+            info[(info == 0) & ~(d > 0)] = j + 1
+            l[:, j, j] = np.sqrt(d)
+            l[:, j + 1:, j] = (src[:, j + 1:, j] - np.einsum("bik,bk->bi", l[:, j + 1:, :j], l[:, j, :j])) \
+                / l[:, j, j][:, None]
+    return l.reshape(a.shape), info.reshape(a.shape[:-2])

@@ -1,9 +1,10 @@
-"""LuFactor and TriangularSolve in WGSL (``kernels/lu_*.wgsl``, ``kernels/triangular_solve.wgsl``).
+"""LuFactor, TriangularSolve and Cholesky in WGSL (``kernels/lu_*.wgsl``, ``triangular_solve.wgsl``,
+``cholesky.wgsl``).
 
 Both are sequential in one index (the pivot step, the row solved), so each step is a dispatch over
 the batch: LU takes two per pivot step (the pivot search, swap and column scaling with one invocation
 per matrix; the trailing block's rank-1 update with one per element), a triangular solve one per row
-(one invocation per matrix and right-hand side). No invocation loops more than about 3n times, so
+(one invocation per matrix and right-hand side), a Cholesky factorization one per column. No invocation loops more than about 3n times, so
 matrices of any size stay under lavapipe's 65,535-trip loop limit; the cost is 2n (or n) dispatches.
 """
 from __future__ import annotations
@@ -61,4 +62,17 @@ def triangular_solve(be, a, b, *, upper, unitriangular):
     return x
 
 
-KERNELS = {K.LU_FACTOR: lu_factor, K.TRIANGULAR_SOLVE: triangular_solve}
+def cholesky(be, a):
+    """A dispatch per column (one invocation per matrix and row at or below the diagonal), after zeros."""
+    n, batch = a.shape[-1], a.shape[:-2]
+    fill = get_kernel(K.FILL, be.name)
+    l, info = fill(shape=a.shape, value=0.0, dtype=a.dtype), fill(shape=batch, value=0, dtype=int32)
+    count = a.size // (n * n) if n else 0
+    build = lambda: Program(K.CHOLESKY, "cholesky", inputs=[("a", "f32")], outputs=[("l", "f32"), ("info", "i32")],
+                            uniforms=[("n", "u32", 1), ("j", "u32", 1), ("count", "u32", 1)], wg=WG)  # noqa: E731
+    for j in range(n if count else 0):
+        be.run(("cholesky",), build, [a], [l, info], [n, j, count], -(-count * (n - j) // WG))
+    return l, info
+
+
+KERNELS = {K.LU_FACTOR: lu_factor, K.TRIANGULAR_SOLVE: triangular_solve, K.CHOLESKY: cholesky}

@@ -35,3 +35,13 @@ def _lu_factor(dy, saved, attrs):
     x = _solve(lu, x.mT, True, False).mT            # (U^-1 x^T)^T = x U^-T
     p = (perm.unsqueeze(-2) == arange(n, device=perm.device).unsqueeze(-1)).to(lu.dtype)
     return (p @ x,)
+
+
+@register_gradient(K.CHOLESKY, outputs_to_save=[0], non_differentiable=(1,))
+def _cholesky(dy, saved, attrs):
+    """PyTorch's rule (Murray 2016): dA = L^-T phi L^-1, phi = P + tril(P, -1)^T halved, P = tril(L^T dL)."""
+    (l,) = saved
+    p = (l.mT @ dy[0]).tril()
+    phi = 0.5 * (p + p.tril(-1).mT)
+    x = _solve(l.mT, phi, True, False)                 # L^-T phi
+    return (_solve(l.mT, x.mT, True, False).mT,)       # x L^-1 = (L^-T x^T)^T

@@ -12,6 +12,7 @@ written with ops. ``torch_names`` holds the same functions under PyTorch's older
 from ..ops.linalg import matmul
 from ..ops.movement import diagonal as _diagonal
 from ..porting_table import module_getattr as _module_getattr
+from .cholesky_ops import cholesky, cholesky_ex
 from .errors import LinAlgError
 from .lu_ops import (det, inv, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, slogdet, solve, solve_ex,
                  solve_triangular)
@@ -30,7 +31,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal(A, offset, dim1, dim2)
 
 
-__all__ = ["LinAlgError", "cross", "det", "diagonal", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
            "matmul", "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_ex",
            "solve_triangular", "vecdot", "vector_norm"]
 __getattr__ = _module_getattr("webgrad.linalg")

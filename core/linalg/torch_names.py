@@ -7,6 +7,8 @@ from ..return_types import slogdet as _slogdet_result
 from ..return_types import triangular_solve as _triangular_solve_result
 from ..tensor import Tensor
 from . import lu_ops as _lu
+from .cholesky_ops import cholesky_inverse, cholesky_solve
+from .cholesky_ops import torch_cholesky as cholesky
 from .lu_ops import logdet, lu_unpack
 from .norms import dist, frobenius_norm, nuclear_norm
 from .products import chain_matmul, cross, matrix_power as _matrix_power, vdot
@@ -108,10 +110,11 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
 
 
 METHODS = {"cross": cross, "dist": dist, "vdot": vdot, "matrix_power": matrix_power, "det": det, "slogdet": slogdet,
-           "logdet": logdet, "inverse": inverse, "lu": lu, "lu_solve": lu_solve, "triangular_solve": triangular_solve}
+           "logdet": logdet, "inverse": inverse,
+           "cholesky": cholesky, "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "lu": lu, "lu_solve": lu_solve, "triangular_solve": triangular_solve}
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
-__all__ = ["chain_matmul", "cross", "det", "dist", "frobenius_norm", "inverse", "logdet", "lu", "lu_solve", "lu_unpack",
+__all__ = ["chain_matmul", "cholesky", "cholesky_inverse", "cholesky_solve", "cross", "det", "dist", "frobenius_norm", "inverse", "logdet", "lu", "lu_solve", "lu_unpack",
            "matrix_power", "nuclear_norm", "slogdet", "triangular_solve", "vdot"]
