@@ -101,6 +101,11 @@ TRIANGULAR_SOLVE = "TriangularSolve"  # (a[..., n, n], b[..., n, k]), one batch 
 CHOLESKY = "Cholesky"          # a[..., n, n] float (its lower triangle read) -> (l[..., n, n] lower triangular, zeros
                               # above, info: int32 [...]: 0, or the 1-based order of the first leading minor that is
                               # not positive-definite, after which l holds NaN)
+GEQRF = "Geqrf"               # a[..., m, n] float -> (a2[..., m, n], tau[..., min(m, n)]): LAPACK's geqrf, Householder
+                              # QR: R on and above a2's diagonal, reflector k's vector below it (its leading 1 not
+                              # stored), H_k = I - tau_k v v^T, beta = -sign(alpha) |x| (no reflection when x[1:] = 0)
+HOUSEHOLDER_PRODUCT = "HouseholderProduct"  # (a[..., m, n], tau[..., k]), k <= n <= m -> q[..., m, n]: the first n
+                              # columns of H_0 H_1 ... H_{k-1} from the reflectors in a's first k columns (LAPACK's orgqr)
 
 # --- movement -------------------------------------------------------------------
 RESHAPE = "Reshape"           # shape: tuple (fully resolved)

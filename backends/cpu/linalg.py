@@ -96,3 +96,30 @@ def cholesky(a):
             l[:, j + 1:, j] = (src[:, j + 1:, j] - np.einsum("bik,bk->bi", l[:, j + 1:, :j], l[:, j, :j])) \
                 / l[:, j, j][:, None]
     return l.reshape(a.shape), info.reshape(a.shape[:-2])
+
+
+@cpu_kernel(K.GEQRF)
+def geqrf(a):
+    """LAPACK's geqrf itself, through numpy's ``qr(mode='raw')`` (which returns the packed factors transposed)."""
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        return a.copy(), np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+    h, tau = np.linalg.qr(a, mode="raw")
+    return np.ascontiguousarray(h.swapaxes(-1, -2), dtype=a.dtype), np.asarray(tau, dtype=a.dtype)
+
+
+@cpu_kernel(K.HOUSEHOLDER_PRODUCT)
+def householder_product(a, tau):
+    """orgqr, unblocked: the identity's first n columns, with the reflectors applied from the last one,
+    q[k:] -= tau_k v (v^T q[k:]), the whole batch a reflector at a time."""
+    m, n = a.shape[-2:]
+    src = _batched(a)
+    t = tau.reshape((src.shape[0], tau.shape[-1]))
+    q = np.zeros_like(src)
+    q[:, range(n), range(n)] = 1
+    for k in reversed(range(t.shape[-1])):
+        v = src[:, k:, k].copy()
+        v[:, 0] = 1
+        w = np.einsum("bi,bij->bj", v, q[:, k:, :]) * t[:, k][:, None]
+        q[:, k:, :] -= v[:, :, None] * w[:, None, :]
+    return q.reshape(a.shape)

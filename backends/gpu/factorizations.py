@@ -75,4 +75,50 @@ def cholesky(be, a):
     return l, info
 
 
-KERNELS = {K.LU_FACTOR: lu_factor, K.TRIANGULAR_SOLVE: triangular_solve, K.CHOLESKY: cholesky}
+_APPLY = [("m", "u32", 1), ("k", "u32", 1), ("count", "u32", 1), ("kmax", "u32", 1), ("xcols", "u32", 1),
+          ("ycols", "u32", 1), ("first", "u32", 1)]
+
+
+def _apply_program(name, inputs, outputs, subs):
+    return lambda: Program(name, "householder_apply", inputs=inputs, outputs=outputs, uniforms=_APPLY, wg=WG, subs=subs)
+
+
+def geqrf(be, a):
+    """Per column k: the reflector (one invocation per matrix), then its application to the columns
+    after k (one per matrix and column)."""
+    m, n = a.shape[-2:]
+    kmax = min(m, n)
+    count = a.size // (m * n) if m and n else 0
+    r = get_kernel(K.IDENTITY, be.name)(a)
+    tau = get_kernel(K.FILL, be.name)(shape=a.shape[:-2] + (kmax,), value=0.0, dtype=a.dtype)
+    vector = lambda: Program(K.GEQRF, "householder_vector", inputs=[], outputs=[("r", "f32"), ("tau", "f32")],  # noqa: E731
+                             uniforms=[("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("count", "u32", 1),
+                                       ("kmax", "u32", 1)], wg=WG)
+    apply = _apply_program(K.GEQRF, [], [("r", "f32"), ("tau", "f32")], {"X": "r", "Y": "r", "TAU": "tau"})
+    for k in range(kmax if count else 0):
+        be.run(("householder_vector",), vector, [], [r, tau], [m, n, k, count, kmax], -(-count // WG))
+        if k + 1 < n:
+            be.run(("householder_apply", "geqrf"), apply, [], [r, tau], [m, k, count, kmax, n, n, k + 1],
+                   -(-count * (n - k - 1) // WG))
+    return r, tau
+
+
+def householder_product(be, a, tau):
+    """The identity's first n columns, then one dispatch per reflector, the last first (as orgqr)."""
+    m, n = a.shape[-2:]
+    kmax = tau.shape[-1]
+    count = a.size // (m * n) if m and n else 0
+    q = be.alloc(a.shape, a.dtype)
+    be.run(("eye_batch",), lambda: Program(K.HOUSEHOLDER_PRODUCT, "eye_batch", inputs=[], outputs=[("q", "f32")],
+                                           uniforms=[("m", "u32", 1), ("n", "u32", 1), ("total", "u32", 1)], wg=WG),
+           [], [q], [m, n, a.size], -(-a.size // WG))
+    apply = _apply_program(K.HOUSEHOLDER_PRODUCT, [("x", "f32"), ("tau", "f32")], [("q", "f32")],
+                           {"X": "x", "Y": "q", "TAU": "tau"})
+    for k in reversed(range(kmax if count else 0)):
+        be.run(("householder_apply", "orgqr"), apply, [a, tau], [q], [m, k, count, kmax, n, n, 0],
+               -(-count * n // WG))
+    return q
+
+
+KERNELS = {K.LU_FACTOR: lu_factor, K.TRIANGULAR_SOLVE: triangular_solve, K.CHOLESKY: cholesky, K.GEQRF: geqrf,
+           K.HOUSEHOLDER_PRODUCT: householder_product}

@@ -19,6 +19,7 @@ from .lu_ops import (det, inv, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, sl
 from .norms import matrix_norm, norm, vector_norm
 from .products import linalg_cross as cross
 from .products import matrix_power, multi_dot, vecdot
+from .qr_ops import householder_product, qr
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -31,7 +32,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal(A, offset, dim1, dim2)
 
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-           "matmul", "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_ex",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "householder_product", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_norm", "matrix_power", "multi_dot", "norm", "qr", "slogdet", "solve", "solve_ex",
            "solve_triangular", "vecdot", "vector_norm"]
 __getattr__ = _module_getattr("webgrad.linalg")
