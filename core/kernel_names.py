@@ -106,6 +106,9 @@ GEQRF = "Geqrf"               # a[..., m, n] float -> (a2[..., m, n], tau[..., m
                               # stored), H_k = I - tau_k v v^T, beta = -sign(alpha) |x| (no reflection when x[1:] = 0)
 HOUSEHOLDER_PRODUCT = "HouseholderProduct"  # (a[..., m, n], tau[..., k]), k <= n <= m -> q[..., m, n]: the first n
                               # columns of H_0 H_1 ... H_{k-1} from the reflectors in a's first k columns (LAPACK's orgqr)
+SVD = "Svd"                   # a[..., m, n] float -> (u[..., m, k], s[..., k], vh[..., k, n]), k = min(m, n): the thin
+                              # SVD, s descending (the vectors' signs are the backend's: LAPACK's gesdd on cpu)
+EIGH = "Eigh"                 # a[..., n, n] float, symmetric -> (w[..., n] ascending, v[..., n, n]): A = V diag(w) V^T
 
 # --- movement -------------------------------------------------------------------
 RESHAPE = "Reshape"           # shape: tuple (fully resolved)

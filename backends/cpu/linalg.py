@@ -123,3 +123,24 @@ def householder_product(a, tau):
         w = np.einsum("bi,bij->bj", v, q[:, k:, :]) * t[:, k][:, None]
         q[:, k:, :] -= v[:, :, None] * w[:, None, :]
     return q.reshape(a.shape)
+
+
+@cpu_kernel(K.SVD)
+def svd(a):
+    """LAPACK's gesdd through numpy (PyTorch's default driver on the CPU), thin."""
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        k = min(m, n)
+        batch = a.shape[:-2]
+        return (np.zeros(batch + (m, k), a.dtype), np.zeros(batch + (k,), a.dtype), np.zeros(batch + (k, n), a.dtype))
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), vh.astype(a.dtype, copy=False)
+
+
+@cpu_kernel(K.EIGH)
+def eigh(a):
+    """LAPACK's syevd through numpy (as PyTorch's), on the lower triangle."""
+    if a.size == 0:
+        return np.zeros(a.shape[:-1], a.dtype), a.copy()
+    w, v = np.linalg.eigh(a)
+    return w.astype(a.dtype, copy=False), v.astype(a.dtype, copy=False)

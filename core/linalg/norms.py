@@ -41,7 +41,7 @@ def _dims(op, A, dim):
 
 
 def _spectral(A, d0, d1, keepdim, pick):
-    from .svd import svdvals
+    from .spectral_ops import svdvals
     s = svdvals(A.movedim((d0, d1), (-2, -1)))
     out = pick(s)
     if keepdim:
