@@ -20,6 +20,7 @@ from .norms import matrix_norm, norm, vector_norm
 from .products import linalg_cross as cross
 from .products import matrix_power, multi_dot, vecdot
 from .qr_ops import householder_product, qr
+from .tensor_ops import matrix_exp, tensorinv, tensorsolve, vander
 from .spectral_ops import cond, eigh, eigvalsh, lstsq, matrix_rank, pinv, svd, svdvals
 
 
@@ -35,6 +36,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
            "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
-           "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+           "tensorsolve", "vander", "vecdot", "vector_norm"]
 __getattr__ = _module_getattr("webgrad.linalg")
