@@ -84,8 +84,8 @@ def test_torch_cross_without_dim_warns_and_takes_the_first_dim_of_size_3():
 
 
 def test_chain_matmul_warns_once_and_multiplies():
-    from webgrad.linalg import products
-    products._warned_chain.clear()
+    from webgrad.linalg.errors import DEPRECATION_WARNED
+    DEPRECATION_WARNED.discard("chain_matmul")
     with pytest.warns(UserWarning, match="deprecated"):
         got = wg.chain_matmul(wg.ones(2, 3), wg.ones(3, 4))
     with warnings.catch_warnings():

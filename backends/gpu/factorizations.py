@@ -1,11 +1,13 @@
-"""LuFactor, TriangularSolve and Cholesky in WGSL (``kernels/lu_*.wgsl``, ``triangular_solve.wgsl``,
-``cholesky.wgsl``).
+"""LuFactor, TriangularSolve, Cholesky, Geqrf and HouseholderProduct in WGSL (``kernels/lu_*.wgsl``,
+``triangular_solve.wgsl``, ``cholesky.wgsl``, ``householder_*.wgsl``, ``eye_batch.wgsl``).
 
-Both are sequential in one index (the pivot step, the row solved), so each step is a dispatch over
-the batch: LU takes two per pivot step (the pivot search, swap and column scaling with one invocation
-per matrix; the trailing block's rank-1 update with one per element), a triangular solve one per row
-(one invocation per matrix and right-hand side), a Cholesky factorization one per column. No invocation loops more than about 3n times, so
-matrices of any size stay under lavapipe's 65,535-trip loop limit; the cost is 2n (or n) dispatches.
+Each is sequential in one index (the pivot step, the row solved, the column factored, the reflector
+applied), so each step is a dispatch over the batch: LU takes two per pivot step (the pivot search,
+swap and column scaling with one invocation per matrix; the trailing block's rank-1 update with one
+per element), a triangular solve one per row (one invocation per matrix and right-hand side), Cholesky
+one per column, Householder QR two per column and forming Q one per reflector. No invocation loops
+more than about 3n times, so matrices of any size stay under lavapipe's 65,535-trip loop limit; the
+cost is a number of dispatches proportional to n.
 """
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ from .program import Program
 WG = 64
 
 
-def _program(body, inputs, outputs, uniforms):
-    return lambda: Program(K.LU_FACTOR if body.startswith("lu") else K.TRIANGULAR_SOLVE, body, inputs=inputs,
-                           outputs=outputs, uniforms=uniforms, wg=WG)
+def program(body, inputs, outputs, uniforms, label=None, subs=None):
+    """The builder of the program ``kernels/<body>.wgsl`` (labelled with its kernel's name for errors)."""
+    label = label or (K.LU_FACTOR if body.startswith("lu") else K.TRIANGULAR_SOLVE)
+    return lambda: Program(label, body, inputs=inputs, outputs=outputs, uniforms=uniforms, wg=WG, subs=subs)
 
 
 _LU_OUT = [("lu", "f32"), ("pivots", "i32"), ("perm", "i32"), ("info", "i32")]
@@ -35,13 +38,13 @@ def lu_factor(be, a):
     if count == 0:   # no matrices, or 0 x 0 ones (whose info is 0)
         outs[3] = get_kernel(K.FILL, be.name)(shape=batch, value=0, dtype=int32)
         return tuple(outs)
-    be.run(("lu_init",), _program("lu_init", [("a", "f32")], _LU_OUT, [("n", "u32", 1), ("total", "u32", 1)]),
+    be.run(("lu_init",), program("lu_init", [("a", "f32")], _LU_OUT, [("n", "u32", 1), ("total", "u32", 1)]),
            [a], outs, [n, a.size], -(-a.size // WG))
     for k in range(n):
-        be.run(("lu_pivot",), _program("lu_pivot", [], _LU_OUT, _LU_STEP), [], outs, [n, k, count], -(-count // WG))
+        be.run(("lu_pivot",), program("lu_pivot", [], _LU_OUT, _LU_STEP), [], outs, [n, k, count], -(-count // WG))
         if k < n - 1:
             block = count * (n - k - 1) ** 2
-            be.run(("lu_update",), _program("lu_update", [], [("lu", "f32")], _LU_STEP), [], outs[:1],
+            be.run(("lu_update",), program("lu_update", [], [("lu", "f32")], _LU_STEP), [], outs[:1],
                    [n, k, count], -(-block // WG))
     return tuple(outs)
 
@@ -52,7 +55,7 @@ def triangular_solve(be, a, b, *, upper, unitriangular):
     count = b.size // (n * cols) if n and cols else 0
     if count == 0:
         return x
-    build = _program("triangular_solve", [("a", "f32"), ("b", "f32")], [("x", "f32")],
+    build = program("triangular_solve", [("a", "f32"), ("b", "f32")], [("x", "f32")],
                      [("n", "u32", 1), ("cols", "u32", 1), ("count", "u32", 1), ("row", "u32", 1),
                       ("lo", "u32", 1), ("hi", "u32", 1), ("unit", "u32", 1)])
     for i in (range(n - 1, -1, -1) if upper else range(n)):
@@ -68,8 +71,8 @@ def cholesky(be, a):
     fill = get_kernel(K.FILL, be.name)
     l, info = fill(shape=a.shape, value=0.0, dtype=a.dtype), fill(shape=batch, value=0, dtype=int32)
     count = a.size // (n * n) if n else 0
-    build = lambda: Program(K.CHOLESKY, "cholesky", inputs=[("a", "f32")], outputs=[("l", "f32"), ("info", "i32")],
-                            uniforms=[("n", "u32", 1), ("j", "u32", 1), ("count", "u32", 1)], wg=WG)  # noqa: E731
+    build = program("cholesky", [("a", "f32")], [("l", "f32"), ("info", "i32")],
+                     [("n", "u32", 1), ("j", "u32", 1), ("count", "u32", 1)], K.CHOLESKY)
     for j in range(n if count else 0):
         be.run(("cholesky",), build, [a], [l, info], [n, j, count], -(-count * (n - j) // WG))
     return l, info
@@ -80,7 +83,7 @@ _APPLY = [("m", "u32", 1), ("k", "u32", 1), ("count", "u32", 1), ("kmax", "u32",
 
 
 def _apply_program(name, inputs, outputs, subs):
-    return lambda: Program(name, "householder_apply", inputs=inputs, outputs=outputs, uniforms=_APPLY, wg=WG, subs=subs)
+    return program("householder_apply", inputs, outputs, _APPLY, name, subs)
 
 
 def geqrf(be, a):
@@ -91,9 +94,9 @@ def geqrf(be, a):
     count = a.size // (m * n) if m and n else 0
     r = get_kernel(K.IDENTITY, be.name)(a)
     tau = get_kernel(K.FILL, be.name)(shape=a.shape[:-2] + (kmax,), value=0.0, dtype=a.dtype)
-    vector = lambda: Program(K.GEQRF, "householder_vector", inputs=[], outputs=[("r", "f32"), ("tau", "f32")],  # noqa: E731
-                             uniforms=[("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("count", "u32", 1),
-                                       ("kmax", "u32", 1)], wg=WG)
+    vector = program("householder_vector", [], [("r", "f32"), ("tau", "f32")],
+                      [("m", "u32", 1), ("n", "u32", 1), ("k", "u32", 1), ("count", "u32", 1), ("kmax", "u32", 1)],
+                      K.GEQRF)
     apply = _apply_program(K.GEQRF, [], [("r", "f32"), ("tau", "f32")], {"X": "r", "Y": "r", "TAU": "tau"})
     for k in range(kmax if count else 0):
         be.run(("householder_vector",), vector, [], [r, tau], [m, n, k, count, kmax], -(-count // WG))
@@ -109,8 +112,8 @@ def householder_product(be, a, tau):
     kmax = tau.shape[-1]
     count = a.size // (m * n) if m and n else 0
     q = be.alloc(a.shape, a.dtype)
-    be.run(("eye_batch",), lambda: Program(K.HOUSEHOLDER_PRODUCT, "eye_batch", inputs=[], outputs=[("q", "f32")],
-                                           uniforms=[("m", "u32", 1), ("n", "u32", 1), ("total", "u32", 1)], wg=WG),
+    be.run(("eye_batch",), program("eye_batch", [], [("q", "f32")],
+                                    [("m", "u32", 1), ("n", "u32", 1), ("total", "u32", 1)], K.HOUSEHOLDER_PRODUCT),
            [], [q], [m, n, a.size], -(-a.size // WG))
     apply = _apply_program(K.HOUSEHOLDER_PRODUCT, [("x", "f32"), ("tau", "f32")], [("q", "f32")],
                            {"X": "x", "Y": "q", "TAU": "tau"})

@@ -11,27 +11,22 @@ from __future__ import annotations
 from webgrad import kernel_names as K
 from webgrad.registry import get_kernel
 
-from .program import Program
+from .factorizations import WG, program
 
-WG = 64
 SWEEPS = 12
-
-
-def _program(label, body, inputs, outputs, uniforms, subs=None):
-    return lambda: Program(label, body, inputs=inputs, outputs=outputs, uniforms=uniforms, wg=WG, subs=subs)
 
 
 def _jacobi(be, w, label):
     """Rotate the columns of ``w`` ([count, m, n], m >= n) in place; returns V ([count, n, n])."""
     count, m, n = w.shape
     v = be.alloc((count, n, n), w.dtype)
-    be.run(("eye_batch",), _program(label, "eye_batch", [], [("q", "f32")],
-                                    [("m", "u32", 1), ("n", "u32", 1), ("total", "u32", 1)]),
+    be.run(("eye_batch",), program("eye_batch", [], [("q", "f32")],
+                                   [("m", "u32", 1), ("n", "u32", 1), ("total", "u32", 1)], label),
            [], [v], [n, n, v.size], -(-v.size // WG))
     half = (n + 1) // 2
-    build = _program(label, "jacobi_round", [], [("w", "f32"), ("v", "f32")],
-                     [("m", "u32", 1), ("n", "u32", 1), ("half", "u32", 1), ("count", "u32", 1),
-                      ("round", "u32", 1)])
+    build = program("jacobi_round", [], [("w", "f32"), ("v", "f32")],
+                    [("m", "u32", 1), ("n", "u32", 1), ("half", "u32", 1), ("count", "u32", 1), ("round", "u32", 1)],
+                    label)
     for _ in range(SWEEPS if n > 1 else 0):
         for r in range(2 * half - 1):
             be.run(("jacobi_round",), build, [], [w, v], [m, n, half, count, r], -(-count * half // WG))
@@ -55,11 +50,11 @@ def _thin_svd(be, a, label):
         v = _jacobi(be, w, label)
         norms = be.alloc((count, n), a.dtype)
         uniforms = [("m", "u32", 1), ("n", "u32", 1), ("count", "u32", 1)]
-        be.run(("svd_norms",), _program(label, "svd_norms", [("w", "f32")], [("norms", "f32")], uniforms),
+        be.run(("svd_norms",), program("svd_norms", [("w", "f32")], [("norms", "f32")], uniforms, label),
                [w], [norms], [m, n, count], -(-count * n // WG))
-        be.run(("svd_finish", flip), _program(label, "svd_finish", [("w", "f32"), ("v", "f32"), ("norms", "f32")],
-                                              [("s", "f32"), ("left", "f32"), ("right", "f32")], uniforms,
-                                              {"FLIP": "true" if flip else "false"}),
+        be.run(("svd_finish", flip), program("svd_finish", [("w", "f32"), ("v", "f32"), ("norms", "f32")],
+                                             [("s", "f32"), ("left", "f32"), ("right", "f32")], uniforms, label,
+                                             {"FLIP": "true" if flip else "false"}),
                [w, v, norms], [s, left, right], [m, n, count], -(-count * n // WG))
     k = n
     if flip:
@@ -82,8 +77,8 @@ def eigh(be, a):
     shift = get_kernel(K.MAX, be.name)(rows, axes=(rank - 2,), keepdim=False) if n else rows
     b = be.alloc(a.shape, a.dtype)
     if a.size:
-        be.run(("eigh_shift",), _program(K.EIGH, "eigh_shift", [("a", "f32"), ("shift", "f32")], [("out", "f32")],
-                                         [("n", "u32", 1), ("total", "u32", 1)]),
+        be.run(("eigh_shift",), program("eigh_shift", [("a", "f32"), ("shift", "f32")], [("out", "f32")],
+                                        [("n", "u32", 1), ("total", "u32", 1)], K.EIGH),
                [a, shift], [b], [n, a.size], -(-a.size // WG))
     u, s, vh = _thin_svd(be, b, K.EIGH)
     w = get_kernel(K.SUB, be.name)(s, get_kernel(K.RESHAPE, be.name)(shift, shape=tuple(shift.shape) + (1,)))

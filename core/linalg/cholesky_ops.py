@@ -3,13 +3,11 @@ One kernel (Cholesky, reading the lower triangle as LAPACK's potrf with uplo 'L'
 TriangularSolve, so the gradients follow from the two kernels' rules."""
 from __future__ import annotations
 
-import warnings
-
 from .. import kernel_names as K
 from ..engine import run_kernel
 from ..ops.creation import eye
 from ..return_types import linalg_cholesky_ex
-from .errors import LinAlgError, factorizable, same_dtype, square
+from .errors import LinAlgError, deprecated, factorizable, same_dtype, square
 from .lu_ops import _batch_note, _batched, _failed
 
 
@@ -79,9 +77,6 @@ def cholesky_inverse(input, upper=False):
     return cholesky_solve(eye(n, dtype=input.dtype, device=input.device).expand(tuple(input.shape)), input, upper)
 
 
-_warned = []
-
-
 def torch_cholesky(input, upper=False):
     """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``, with its warning, once).
 
@@ -90,8 +85,5 @@ def torch_cholesky(input, upper=False):
     ...     wg.cholesky(wg.tensor([[9.0]])).item()
     3.0
     """
-    if not _warned:
-        _warned.append(True)
-        warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
-                      "PyTorch release.", UserWarning, stacklevel=2)
+    deprecated("cholesky", "torch.linalg.cholesky")
     return cholesky(input, upper=upper)

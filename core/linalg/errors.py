@@ -3,6 +3,8 @@ the linear-algebra ops share: PyTorch's error types, each message naming the op,
 what it wanted."""
 from __future__ import annotations
 
+import warnings
+
 from ..ops.common import check_tensor
 from ..shapes import ShapeError
 
@@ -62,6 +64,24 @@ def same_dtype(op: str, a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{op}: Expected all tensors to have the same dtype, got {a.dtype.name} and "
                            f"{b.dtype.name}")
+
+
+DEPRECATION_WARNED: set = set()   # the deprecated torch names that warned already (PyTorch warns once)
+
+
+def deprecated(name: str, instead: str, message: str = ""):
+    """PyTorch's UserWarning for its deprecated ``torch.<name>``, once a process, as PyTorch's TORCH_WARN_ONCE.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     deprecated("example", "torch.linalg.example"); deprecated("example", "torch.linalg.example")
+    >>> len(seen)
+    1
+    """
+    if name not in DEPRECATION_WARNED:
+        DEPRECATION_WARNED.add(name)
+        warnings.warn(message or f"torch.{name} is deprecated in favor of {instead} and will be removed in a future "
+                                 f"PyTorch release.", UserWarning, stacklevel=3)
 
 
 __all__ = ["LinAlgError", "ShapeError"]

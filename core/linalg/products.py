@@ -10,7 +10,7 @@ from ..ops.creation import eye
 from ..ops.joining import broadcast_tensors
 from ..ops.movement import roll
 from ..shapes import normalize_axis
-from .errors import floating, same_dtype, square
+from .errors import deprecated, floating, same_dtype, square
 
 
 def vecdot(x, y, *, dim=-1):
@@ -93,9 +93,6 @@ def multi_dot(tensors):
     return out.squeeze(0) if first else out
 
 
-_warned_chain = []
-
-
 def chain_matmul(*matrices):
     """The product of 2-D matrices in the cheapest order (deprecated in PyTorch for ``linalg.multi_dot``,
     with its warning, once).
@@ -105,11 +102,9 @@ def chain_matmul(*matrices):
     ...     wg.chain_matmul(wg.ones(2, 3), wg.ones(3, 4)).shape
     webgrad.Size([2, 4])
     """
-    if not _warned_chain:
-        _warned_chain.append(True)
-        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-                      "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-                      "multiple parameters.", UserWarning, stacklevel=2)
+    deprecated("chain_matmul", "torch.linalg.multi_dot", "torch.chain_matmul is deprecated and will be removed in a "
+               "future PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list of two or more "
+               "tensors rather than multiple parameters.")
     if len(matrices) == 1:
         return matrices[0].clone()
     for i, m in enumerate(matrices):

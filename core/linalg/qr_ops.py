@@ -3,15 +3,13 @@ Householder QR, packed) and HouseholderProduct (LAPACK's orgqr); qr records one 
 PyTorch's formula written with ops (geqrf has no derivative, in PyTorch either)."""
 from __future__ import annotations
 
-import warnings
-
 from .. import kernel_names as K
 from ..engine import no_grad, record_function, run_kernel
 from ..ops.creation import eye
 from ..ops.movement import pad
 from ..return_types import geqrf as _geqrf_result
 from ..return_types import linalg_qr, qr as _qr_result
-from .errors import factorizable, same_dtype
+from .errors import deprecated, factorizable, same_dtype
 
 _MODES = ("reduced", "complete", "r")
 
@@ -143,9 +141,6 @@ def qr(A, mode="reduced"):
     return linalg_qr(q, r)
 
 
-_warned = []
-
-
 def torch_qr(input, some=True):
     """``torch.qr`` (deprecated in PyTorch for ``linalg.qr``, with its warning, once): 'reduced' when
     ``some``, else 'complete'.
@@ -155,8 +150,5 @@ def torch_qr(input, some=True):
     ...     wg.qr(wg.eye(2)).R.abs().tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    if not _warned:
-        _warned.append(True)
-        warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
-                      "release.", UserWarning, stacklevel=2)
+    deprecated("qr", "torch.linalg.qr")
     return _qr_result(*qr(input, "reduced" if some else "complete"))

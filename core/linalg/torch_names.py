@@ -1,13 +1,12 @@
 """The linear-algebra names PyTorch keeps in ``torch`` and on ``Tensor`` beside ``torch.linalg``
 (``torch.det``, ``torch.cross``, ``Tensor.inverse`` ...): the same functions under their older
 names and signatures. ``METHODS`` are attached to Tensor when this module is imported."""
-import warnings
-
 from ..return_types import slogdet as _slogdet_result
 from ..return_types import triangular_solve as _triangular_solve_result
 from ..tensor import Tensor
 from . import lu_ops as _lu
 from .cholesky_ops import cholesky_inverse, cholesky_solve
+from .errors import deprecated
 from .cholesky_ops import torch_cholesky as cholesky
 from .lu_ops import logdet, lu_unpack
 from .norms import dist, frobenius_norm, nuclear_norm
@@ -80,7 +79,7 @@ def lu(A, pivot=True, get_infos=False):
     ...     wg.lu(wg.tensor([[1.0, 2.0], [3.0, 4.0]]))[1].tolist()
     [2, 2]
     """
-    _deprecated("lu", "torch.linalg.lu_factor / torch.linalg.lu_factor_ex")
+    deprecated("lu", "torch.linalg.lu_factor / torch.linalg.lu_factor_ex")
     LU, pivots, info = _lu.lu_factor_ex(A, pivot=pivot)
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
@@ -95,18 +94,8 @@ def lu_solve(input, LU_data, LU_pivots):
     ...     wg.lu_solve(wg.tensor([[2.0], [2.0]]), LU, piv).tolist()
     [[1.0], [0.5]]
     """
-    _deprecated("lu_solve", "torch.linalg.lu_solve")
+    deprecated("lu_solve", "torch.linalg.lu_solve")
     return _lu.lu_solve(LU_data, LU_pivots, input)
-
-
-_warned = set()
-
-
-def _deprecated(name, instead):
-    if name not in _warned:
-        _warned.add(name)
-        warnings.warn(f"torch.{name} is deprecated in favor of {instead} and will be removed in a future PyTorch "
-                      f"release.", UserWarning, stacklevel=3)
 
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
@@ -118,7 +107,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     ...     wg.triangular_solve(wg.tensor([[2.0], [4.0]]), wg.tensor([[2.0, 0.0], [0.0, 4.0]])).solution.tolist()
     [[1.0], [1.0]]
     """
-    _deprecated("triangular_solve", "torch.linalg.solve_triangular")
+    deprecated("triangular_solve", "torch.linalg.solve_triangular")
     coefficient = A.mT if transpose else A
     x = _lu.solve_triangular(coefficient, input, upper=upper != bool(transpose), unitriangular=unitriangular)
     return _triangular_solve_result(x, A.clone())
