@@ -74,6 +74,7 @@ def deprecated(name: str, instead: str, message: str = ""):
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
     ...     deprecated("example", "torch.linalg.example"); deprecated("example", "torch.linalg.example")
     >>> len(seen)
     1
