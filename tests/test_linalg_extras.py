@@ -74,3 +74,27 @@ def test_errors_match_torch_types():
             call(torch)
         with pytest.raises(type(theirs.value)):
             call(wg)
+
+
+NODE_NAMES = {
+    "det": lambda m, a, s, b: m.linalg.det(a), "slogdet": lambda m, a, s, b: m.linalg.slogdet(a)[1],
+    "inv": lambda m, a, s, b: m.linalg.inv(a), "solve": lambda m, a, s, b: m.linalg.solve(a, b),
+    "lu_factor": lambda m, a, s, b: m.linalg.lu_factor(a)[0], "lu": lambda m, a, s, b: m.linalg.lu(a)[1],
+    "solve_triangular": lambda m, a, s, b: m.linalg.solve_triangular(a, b, upper=True),
+    "cholesky": lambda m, a, s, b: m.linalg.cholesky(s), "cholesky_upper": lambda m, a, s, b: m.linalg.cholesky(
+        s, upper=True), "qr": lambda m, a, s, b: m.linalg.qr(a)[0], "svd": lambda m, a, s, b: m.linalg.svd(a)[0],
+    "svdvals": lambda m, a, s, b: m.linalg.svdvals(a), "eigh": lambda m, a, s, b: m.linalg.eigh(s)[0],
+    "pinv": lambda m, a, s, b: m.linalg.pinv(a), "matrix_exp": lambda m, a, s, b: m.linalg.matrix_exp(a),
+    "cross": lambda m, a, s, b: m.linalg.cross(a, a),
+    "lu_solve": lambda m, a, s, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NODE_NAMES))
+def test_backward_nodes_carry_pytorchs_names(name):
+    a = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    s, b = a @ a.T, rng.standard_normal((3, 2))
+    got = NODE_NAMES[name](wg, wg.tensor(a, requires_grad=True), wg.tensor(s, requires_grad=True), wg.tensor(b))
+    want = NODE_NAMES[name](torch, torch.tensor(a, requires_grad=True), torch.tensor(s, requires_grad=True),
+                            torch.tensor(b))
+    assert got.grad_fn.name() == want.grad_fn.name()

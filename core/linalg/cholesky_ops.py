@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import kernel_names as K
 from ..engine import run_kernel
+from ..node_names import labelled
 from ..ops.creation import eye
 from ..return_types import linalg_cholesky_ex
 from .errors import LinAlgError, deprecated, factorizable, same_dtype, square
@@ -32,7 +33,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     l, info = run_kernel(K.CHOLESKY, square(op, A))
     if check_errors:
         _raise_not_pd(op, info)
-    return linalg_cholesky_ex(l.mT if upper else l, info)
+    return linalg_cholesky_ex(labelled(l.mT, "LinalgCholeskyExBackward0") if upper else l, info)
 
 
 def cholesky(A, *, upper=False):

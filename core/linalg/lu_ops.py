@@ -10,6 +10,7 @@ from .. import kernel_names as K
 from ..engine import run_kernel
 from ..ops.binary import where
 from ..ops.creation import arange, eye
+from ..node_names import labelled
 from ..ops.joining import broadcast_shapes
 from ..return_types import (linalg_inv_ex, linalg_lu, linalg_lu_factor, linalg_lu_factor_ex, linalg_slogdet,
                             linalg_solve_ex, lu_unpack as _lu_unpack_result)
@@ -151,7 +152,8 @@ def lu(A, *, pivot=True):
     _no_pivot("linalg.lu", pivot)
     lu_, _, perm, _ = _factor("linalg.lu", A)
     L, U = _unpack_lu(lu_)
-    return linalg_lu(_permutation_matrix(perm, A.dtype), L, U)
+    return linalg_lu(_permutation_matrix(perm, A.dtype), labelled(L, "LinalgLuBackward0"),
+                     labelled(U, "LinalgLuBackward0"))
 
 
 # ---------------------------------------------------------------- solving
@@ -229,7 +231,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
     _check_rhs(op, LU, B)
     perm = _permutation(pivots, LU.shape[-1])
-    return _solve_factored(*_expand_factors(LU, perm, B), adjoint=adjoint)
+    return labelled(_solve_factored(*_expand_factors(LU, perm, B), adjoint=adjoint), "LinalgLuSolveBackward0")
 
 
 def _is_vector(A, B):
@@ -258,7 +260,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     x = x.squeeze(-1) if vector else (x if left else x.mT)
     if check_errors:
         _raise_singular(op, info, "The solver failed because the input matrix is singular.")
-    return linalg_solve_ex(x, info)
+    return linalg_solve_ex(labelled(x, "LinalgSolveExBackward0"), info)
 
 
 def solve(A, B, *, left=True):
@@ -286,7 +288,7 @@ def inv_ex(A, *, check_errors=False):
     if check_errors:
         _raise_singular(op, info, "The diagonal element {k} is zero, the inversion could not be completed because "
                                   "the input matrix is singular.")
-    return linalg_inv_ex(_solve_factored(lu_, perm, identity), info)
+    return linalg_inv_ex(labelled(_solve_factored(lu_, perm, identity), "LinalgInvExBackward0"), info)
 
 
 def inv(A):
@@ -317,7 +319,7 @@ def det(A):
     3.0
     """
     lu_, pivots, _, _ = _factor("linalg.det", A)
-    return lu_.diagonal(0, -2, -1).prod(-1) * _swap_sign(pivots, A.dtype)
+    return labelled(lu_.diagonal(0, -2, -1).prod(-1) * _swap_sign(pivots, A.dtype), "LinalgDetBackward0")
 
 
 def slogdet(A):
@@ -332,7 +334,7 @@ def slogdet(A):
     lu_, pivots, _, _ = _factor("linalg.slogdet", A)
     d = lu_.diagonal(0, -2, -1)
     sign = d.sign().prod(-1) * _swap_sign(pivots, A.dtype)
-    return linalg_slogdet(sign, d.abs().log().sum(-1))
+    return linalg_slogdet(sign, labelled(d.abs().log().sum(-1), "LinalgSlogdetBackward0"))
 
 
 def logdet(input):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..node_names import labelled
 from ..ops import linalg as products
 from ..ops.common import check_tensor
 from ..ops.creation import eye
@@ -141,7 +142,7 @@ def linalg_cross(input, other, *, dim=-1):
     [0.0, 0.0, 1.0]
     """
     same_dtype("linalg.cross", check_tensor("linalg.cross", input), check_tensor("linalg.cross", other, "other"))
-    return _cross(*_cross_dim(input, other, dim, "linalg.cross"))
+    return labelled(_cross(*_cross_dim(input, other, dim, "linalg.cross")), "LinalgCrossBackward0")
 
 
 def cross(input, other, dim=None):
@@ -153,7 +154,7 @@ def cross(input, other, dim=None):
     [1.0, 0.0, 0.0]
     """
     same_dtype("cross", check_tensor("cross", input), check_tensor("cross", other, "other"))
-    return _cross(*_cross_dim(input, other, dim, "cross"))
+    return labelled(_cross(*_cross_dim(input, other, dim, "cross")), "LinalgCrossBackward0")
 
 
 def matrix_power(A, n):

@@ -137,7 +137,9 @@ def qr(A, mode="reduced"):
             q = _full_q(a, tau)
         else:
             q = run_kernel(K.HOUSEHOLDER_PRODUCT, a[..., :, :k], tau)
-    record_function("LinalgQr", _qr_backward, [A], (q, r), saved=(q, r), attrs={"mode": mode})
+    node = record_function("LinalgQr", _qr_backward, [A], (q, r), saved=(q, r), attrs={"mode": mode})
+    if node is not None:
+        node.label = "LinalgQrBackward0"
     return linalg_qr(q, r)
 
 

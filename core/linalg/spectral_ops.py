@@ -8,6 +8,7 @@ import math
 from .. import kernel_names as K
 from ..dtype_info import finfo
 from ..engine import no_grad, record_function, run_kernel
+from ..node_names import labelled
 from ..ops.binary import where
 from ..ops.creation import eye
 from ..ops.movement import cat
@@ -73,7 +74,9 @@ def svd(A, full_matrices=True, *, driver=None):
         k = s.shape[-1]
         if full_matrices:
             u, vh = _complete(u, k), _complete(vh.mT, k).mT
-    record_function("LinalgSvd", _svd_backward, [A], (u, s, vh), saved=(u, s, vh))
+    node = record_function("LinalgSvd", _svd_backward, [A], (u, s, vh), saved=(u, s, vh))
+    if node is not None:
+        node.label = "LinalgSvdBackward0"
     return linalg_svd(u, s, vh)
 
 
@@ -135,7 +138,9 @@ def eigh(A, UPLO="L"):
     square("linalg.eigh", A)
     with no_grad():
         w, v = run_kernel(K.EIGH, _symmetric(A, UPLO))
-    record_function("LinalgEigh", _eigh_backward, [A], (w, v), saved=(w, v))
+    node = record_function("LinalgEigh", _eigh_backward, [A], (w, v), saved=(w, v))
+    if node is not None:
+        node.label = "LinalgEighBackward0"
     return linalg_eigh(w, v)
 
 
@@ -174,10 +179,10 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     if hermitian:
         w, v = eigh(A)
         keep = w.abs() > _tolerance(op, w.abs(), atol, rtol, A.shape)
-        return (v * where(keep, 1 / w, 0.0).unsqueeze(-2)) @ v.mT
+        return labelled((v * where(keep, 1 / w, 0.0).unsqueeze(-2)) @ v.mT, "LinalgPinvBackward0")
     u, s, vh = svd(A, full_matrices=False)
     keep = s > _tolerance(op, s, atol, rtol, A.shape)
-    return vh.mT @ (where(keep, 1 / s, 0.0).unsqueeze(-1) * u.mT)
+    return labelled(vh.mT @ (where(keep, 1 / s, 0.0).unsqueeze(-1) * u.mT), "LinalgPinvBackward0")
 
 
 def pinverse(input, rcond=1e-15):

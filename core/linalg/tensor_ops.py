@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..node_names import labelled
 from ..ops.common import check_tensor
 from ..ops.creation import eye
 from ..ops.movement import cat, movedim
@@ -100,7 +101,7 @@ def matrix_exp(A):
         result = identity + (x @ result) / k
     for _ in range(squarings):
         result = result @ result
-    return result
+    return labelled(result, "LinalgMatrixExpBackward0")
 
 
 def kron(input, other):
