@@ -135,3 +135,14 @@ def test_bad_input_raises_torchs_error_types():
             call(torch)
         with pytest.raises(type(theirs.value)):
             call(wg)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3), (2, 0, 3), (3, 0)])
+def test_empty_inputs_give_torchs_shapes(backend, shape):
+    u, s, vh = L.svd(wg.zeros(*shape), full_matrices=False)
+    tu, ts, tvh = torch.linalg.svd(torch.zeros(*shape), full_matrices=False)
+    assert (u.shape, s.shape, vh.shape) == (tu.shape, ts.shape, tvh.shape)
+    if shape[-1] == shape[-2]:
+        w, v = L.eigh(wg.zeros(*shape))
+        tw, tv = torch.linalg.eigh(torch.zeros(*shape))
+        assert (w.shape, v.shape) == (tw.shape, tv.shape)

@@ -72,14 +72,15 @@ def eigh(be, a):
     """Eigenvalues ascending (the shifted singular values, reversed), eigenvectors as columns."""
     n = a.shape[-1]
     rank = len(a.shape)
+    if a.size == 0:
+        return be.alloc(a.shape[:-1], a.dtype), be.alloc(a.shape, a.dtype)
     absolute = get_kernel(K.ABS, be.name)(a)
     rows = get_kernel(K.SUM, be.name)(absolute, axes=(rank - 1,), keepdim=False)
-    shift = get_kernel(K.MAX, be.name)(rows, axes=(rank - 2,), keepdim=False) if n else rows
+    shift = get_kernel(K.MAX, be.name)(rows, axes=(rank - 2,), keepdim=False)
     b = be.alloc(a.shape, a.dtype)
-    if a.size:
-        be.run(("eigh_shift",), program("eigh_shift", [("a", "f32"), ("shift", "f32")], [("out", "f32")],
-                                        [("n", "u32", 1), ("total", "u32", 1)], K.EIGH),
-               [a, shift], [b], [n, a.size], -(-a.size // WG))
+    be.run(("eigh_shift",), program("eigh_shift", [("a", "f32"), ("shift", "f32")], [("out", "f32")],
+                                    [("n", "u32", 1), ("total", "u32", 1)], K.EIGH),
+           [a, shift], [b], [n, a.size], -(-a.size // WG))
     u, s, vh = _thin_svd(be, b, K.EIGH)
     w = get_kernel(K.SUB, be.name)(s, get_kernel(K.RESHAPE, be.name)(shift, shape=tuple(shift.shape) + (1,)))
     reverse = get_kernel(K.SLICE, be.name)
