@@ -64,6 +64,8 @@ from . import optim, utils, data  # noqa: E402
 from . import hub, jit, onnx, return_types  # noqa: E402,F401  (PyTorch's modules scripts import at the top)
 from . import func  # noqa: E402  (torch.func: grad, vmap, functional_call, ...)
 from .func import vmap  # noqa: E402  (torch.vmap)
+from . import linalg  # noqa: E402  (torch.linalg)
+from .linalg.torch_names import *  # noqa: E402,F401,F403  (torch.det, torch.cross, ...)
 from . import distributed  # noqa: E402  (MPI is imported only by init_process_group)
 from .serialization import save, load  # noqa: E402
 from .extend import Backend, derive_backend, override_gradient, override_kernel, remove_backend  # noqa: E402

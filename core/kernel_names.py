@@ -91,6 +91,24 @@ SORT = "Sort"                 # axis: int, descending: bool; x of rank >= 1 -> (
 # --- linear algebra -------------------------------------------------------------
 MATMUL = "MatMul"             # (a[..., m, k], b[..., k, n]) with batch broadcasting;
                               # transpose_a, transpose_b: bool (operands given transposed)
+LU_FACTOR = "LuFactor"        # a[..., n, n] float -> (lu[..., n, n], pivots: int32 [..., n], perm: int64 [..., n],
+                              # info: int32 [...]): LAPACK's getrf with partial pivoting (the first largest |pivot|),
+                              # L (unit diagonal, not stored) and U packed in lu; pivots 1-based row swaps; perm the
+                              # rows of a that make L U (a[perm] = L U); info the 1-based first zero pivot, or 0
+TRIANGULAR_SOLVE = "TriangularSolve"  # (a[..., n, n], b[..., n, k]), one batch shape; upper, unitriangular: bool
+                              # -> x with tri(a) x = b, tri(a) a's upper or lower triangle (diagonal taken as 1
+                              # when unitriangular; the other triangle never read); a zero diagonal gives inf/NaN
+CHOLESKY = "Cholesky"          # a[..., n, n] float (its lower triangle read) -> (l[..., n, n] lower triangular, zeros
+                              # above, info: int32 [...]: 0, or the 1-based order of the first leading minor that is
+                              # not positive-definite, after which l holds NaN)
+GEQRF = "Geqrf"               # a[..., m, n] float -> (a2[..., m, n], tau[..., min(m, n)]): LAPACK's geqrf, Householder
+                              # QR: R on and above a2's diagonal, reflector k's vector below it (its leading 1 not
+                              # stored), H_k = I - tau_k v v^T, beta = -sign(alpha) |x| (no reflection when x[1:] = 0)
+HOUSEHOLDER_PRODUCT = "HouseholderProduct"  # (a[..., m, n], tau[..., k]), k <= n <= m -> q[..., m, n]: the first n
+                              # columns of H_0 H_1 ... H_{k-1} from the reflectors in a's first k columns (LAPACK's orgqr)
+SVD = "Svd"                   # a[..., m, n] float -> (u[..., m, k], s[..., k], vh[..., k, n]), k = min(m, n): the thin
+                              # SVD, s descending (the vectors' signs are the backend's: LAPACK's gesdd on cpu)
+EIGH = "Eigh"                 # a[..., n, n] float, symmetric -> (w[..., n] ascending, v[..., n, n]): A = V diag(w) V^T
 
 # --- movement -------------------------------------------------------------------
 RESHAPE = "Reshape"           # shape: tuple (fully resolved)

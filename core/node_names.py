@@ -42,6 +42,8 @@ def _reshape(node) -> str:
 
 
 KERNELS = {   # kernel -> PyTorch's node name (a str, or a function of the node)
+    K.LU_FACTOR: "LinalgLuFactorExBackward0", K.TRIANGULAR_SOLVE: "LinalgSolveTriangularBackward0",
+    K.CHOLESKY: "LinalgCholeskyExBackward0",
     K.MATMUL: _matmul, K.TRANSPOSE: _transpose, K.SUM: _sum, K.RESHAPE: _reshape,
     K.CAST: "ToCopyBackward0", K.IDENTITY: "CloneBackward0", K.CONCAT: "CatBackward0", K.PAD: "ConstantPadNdBackward0",
     K.CLAMP: "ClampBackward1", K.LAYER_NORM: "NativeLayerNormBackward0", K.SOFTMAX_CROSS_ENTROPY: "NllLossBackward0",

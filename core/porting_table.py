@@ -97,6 +97,13 @@ REFUSED = {
                                  "Jacobian-vector products by reverse mode (webgrad.autograd.functional.jvp)",
     **{f"torch.autograd.{n}": "the __torch_function__ protocol: webgrad has no tensor-subclass dispatch to hook into"
        for n in ("handle_torch_function", "has_torch_function", "is_tensor_like")},
+    **{f"torch.linalg.{n}": "returns complex eigenvalues and eigenvectors, and webgrad has no complex dtypes: for a "
+                            "symmetric matrix use webgrad.linalg.eigh / eigvalsh (real)" for n in ("eig", "eigvals")},
+    **{f"torch{owner}.{n}": f"removed from PyTorch (calling it raises there too): use {new}"
+       for owner in ("", ".Tensor") for n, new in (
+           ("eig", "webgrad.linalg.eigh for a symmetric matrix (a general one's eigenvalues are complex)"),
+           ("symeig", "webgrad.linalg.eigh"), ("lstsq", "webgrad.linalg.lstsq"),
+           ("matrix_rank", "webgrad.linalg.matrix_rank"))},
 }
 # refused names that webgrad has as something else: a module of its own under that name
 NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
@@ -186,7 +193,7 @@ KEYWORDS = {
 # webgrad's objects whose missing attributes say why (``__getattr__`` hooks), and PyTorch's counterparts
 _TORCH_OF = {"webgrad": "torch", "webgrad.nn": "torch.nn", "webgrad.nn.functional": "torch.nn.functional",
              "webgrad.Tensor": "torch.Tensor", "webgrad.jit": "torch.jit", "webgrad.onnx": "torch.onnx",
-             "webgrad.hub": "torch.hub", "webgrad.autograd": "torch.autograd"}
+             "webgrad.hub": "torch.hub", "webgrad.autograd": "torch.autograd", "webgrad.linalg": "torch.linalg"}
 
 
 def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError:

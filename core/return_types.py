@@ -40,4 +40,17 @@ _PAIRS = ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian")
 globals().update({name: structseq(name, ("values", "indices")) for name in _PAIRS})
 aminmax = structseq("aminmax", ("min", "max"))
 
-__all__ = [*_PAIRS, "aminmax", "structseq"]
+# linear algebra (webgrad.linalg and torch's older names)
+_LINALG = {
+    "linalg_slogdet": ("sign", "logabsdet"), "slogdet": ("sign", "logabsdet"),
+    "linalg_inv_ex": ("inverse", "info"), "linalg_solve_ex": ("result", "info"),
+    "linalg_lu_factor": ("LU", "pivots"), "linalg_lu_factor_ex": ("LU", "pivots", "info"),
+    "linalg_lu": ("P", "L", "U"), "lu_unpack": ("P", "L", "U"),
+    "triangular_solve": ("solution", "cloned_coefficient"), "linalg_cholesky_ex": ("L", "info"),
+    "linalg_qr": ("Q", "R"), "qr": ("Q", "R"), "linalg_eigh": ("eigenvalues", "eigenvectors"),
+    "linalg_svd": ("U", "S", "Vh"), "svd": ("U", "S", "V"),
+    "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"), "geqrf": ("a", "tau"),
+}
+globals().update({name: structseq(name, fields) for name, fields in _LINALG.items()})
+
+__all__ = [*_PAIRS, "aminmax", *_LINALG, "structseq"]

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import webgrad as wg
-from torch_signatures import mismatches, python_params, torch_signatures
+from torch_signatures import doc_params, mismatches, python_params, torch_signatures
 
 OUT = "out"   # PyTorch's out= (write into a given tensor): not taken anywhere; docs/porting.md says so
 
@@ -32,6 +32,8 @@ EXEMPT = {
     "Tensor.min": ({"other"}, "one positional slot, an int dim or a tensor other (and other= by keyword)"),
     "torch.std": ({"unbiased"}, "std(x, True): a bool in dim's place is unbiased, as PyTorch's overload"),
     "torch.var": ({"unbiased"}, "var(x, True): a bool in dim's place is unbiased"),
+    "torch.nuclear_norm": ({"keepdim"}, "nuclear_norm(x, True): a bool in dim's place is keepdim, as PyTorch's "
+                                        "overload"),
     "torch.std_mean": ({"unbiased"}, "a bool in dim's place is unbiased"),
     "torch.var_mean": ({"unbiased"}, "a bool in dim's place is unbiased"),
     "Tensor.std": ({"unbiased"}, "a bool in dim's place is unbiased"),
@@ -93,7 +95,8 @@ def _all_pairs():
             + _pairs("autograd", torch.autograd, wg.autograd) + _pairs("amp", torch.amp, wg.amp)
             + _pairs("cuda", torch.cuda, wg.cuda) + _pairs("random", torch.random, wg.random)
             + _pairs("accelerator", torch.accelerator, wg.accelerator) + _pairs("func", torch.func, wg.func)
-            + _pairs("autograd.functional", torch.autograd.functional, wg.autograd.functional))
+            + _pairs("autograd.functional", torch.autograd.functional, wg.autograd.functional)
+            + _pairs("linalg", torch.linalg, wg.linalg))
 
 
 PAIRS = _all_pairs()
@@ -112,6 +115,8 @@ def _signatures(key, w, t, name, method):
                                                                      staticmethod))
     except (TypeError, ValueError):
         return None, None
+    if key.startswith("linalg.") and not inspect.isfunction(t):   # a built-in: its docstring holds its signature
+        return ours, [doc_params(t)] if doc_params(t) else []
     return ours, torch_signatures(t, name, method)
 
 

@@ -28,7 +28,7 @@ MODULES = {
     "webgrad.backends.mps": wg.backends.mps, "webgrad.backends.mkldnn": wg.backends.mkldnn,
     "webgrad.backends.mkl": wg.backends.mkl, "webgrad.backends.openmp": wg.backends.openmp,
     "webgrad.backends.opt_einsum": wg.backends.opt_einsum, "webgrad.func": wg.func,
-    "webgrad.autograd.functional": wg.autograd.functional,
+    "webgrad.autograd.functional": wg.autograd.functional, "webgrad.linalg": wg.linalg,
 }
 
 # callables that take any keyword by design, as PyTorch's do: name -> why

@@ -84,6 +84,32 @@ def _stubs(method: bool) -> dict:
     return out
 
 
+def doc_params(fn) -> list:
+    """The parameters in the first line of a built-in's docstring, ``linalg.det(A, *, out=None) -> Tensor``
+    (torch.linalg's built-ins have no stubs of their own; type words such as ``bool pivot`` are dropped)."""
+    head = (fn.__doc__ or "").strip().split("\n")[0]
+    parts, depth, word = [], 0, ""
+    for ch in head[head.find("(") + 1:] if "(" in head else "":
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if depth < 0:
+            break
+        if ch == "," and depth == 0:
+            parts.append(word)
+            word = ""
+        else:
+            word += ch
+    params, kind = [], "pos"
+    for part in (p.strip() for p in parts + [word] if p.strip()):
+        if part == "*":
+            kind = "kw"
+            continue
+        if part == "/":
+            continue
+        name, _, default = part.partition("=")
+        params.append(Param(name.split()[-1].lstrip("*"), kind, bool(default)))
+    return params
+
+
 def torch_signatures(fn, name: str, method: bool = False) -> list:
     """Every signature (a list of Params) Python accepts for PyTorch's ``fn`` called ``name``:
     ``inspect.signature``'s for a Python function, else the stubs' overloads; [] when neither has one."""

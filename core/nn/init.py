@@ -145,3 +145,7 @@ def default_init_(weight, bias=None, fan_in=None):
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+
+from .init_orthogonal import orthogonal_  # noqa: E402  (QR from webgrad.linalg)
+
+__all__ += ["orthogonal_"]
