@@ -186,7 +186,8 @@ KEYWORDS = {
 # webgrad's objects whose missing attributes say why (``__getattr__`` hooks), and PyTorch's counterparts
 _TORCH_OF = {"webgrad": "torch", "webgrad.nn": "torch.nn", "webgrad.nn.functional": "torch.nn.functional",
              "webgrad.Tensor": "torch.Tensor", "webgrad.jit": "torch.jit", "webgrad.onnx": "torch.onnx",
-             "webgrad.hub": "torch.hub", "webgrad.autograd": "torch.autograd"}
+             "webgrad.hub": "torch.hub", "webgrad.autograd": "torch.autograd", "webgrad.special": "torch.special",
+             "webgrad.fft": "torch.fft"}
 
 
 def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError:

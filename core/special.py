@@ -1,0 +1,131 @@
+"""``webgrad.special``: PyTorch's ``torch.special``. Each name is webgrad's op of that meaning
+(``expit`` is ``sigmoid``, ``psi`` is ``digamma`` ...) or a composition of ops that is exact
+(``ndtr``, ``log_ndtr``, ``sinc``, ``entr``, ``xlog1py``); the kernels behind them are erf's family
+(``Erf``, ``Erfc``, ``Erfcx``, ``Erfinv``), on every backend.
+
+>>> import webgrad as wg
+>>> round(wg.special.ndtr(wg.tensor(1.0)).item(), 6)
+0.841345
+"""
+from __future__ import annotations
+
+import math
+
+from . import kernel_names as K
+from .ops import binary, elementary, reduce, unary
+from .ops.aliases import log_softmax as _log_softmax, softmax as _softmax
+from .ops.special import erfc, erfinv
+from .ops.unary import _unary
+from .porting_table import module_getattr as _module_getattr
+from .tensor import Tensor
+
+expit = unary.sigmoid
+exp2, expm1, log1p, erf, round = elementary.exp2, unary.expm1, unary.log1p, unary.erf, unary.round
+logit, xlogy, logsumexp = elementary.logit, elementary.xlogy, reduce.logsumexp
+erfcx = _unary("erfcx", K.ERFCX, True, "The scaled complementary error function ``exp(input ** 2) * erfc(input)``.",
+               "[0.0]", "[1.0]")
+_SQRT1_2 = math.sqrt(0.5)
+
+
+def softmax(input, dim, *, dtype=None) -> Tensor:
+    """``torch.special.softmax``: ``softmax(input, dim)`` (in ``dtype`` when given).
+
+    >>> import webgrad as wg
+    >>> wg.special.softmax(wg.tensor([0.0, 0.0]), 0).tolist()
+    [0.5, 0.5]
+    """
+    return _softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None) -> Tensor:
+    """``torch.special.log_softmax``: ``log_softmax(input, dim)`` (in ``dtype`` when given).
+
+    >>> import webgrad as wg
+    >>> round(wg.special.log_softmax(wg.tensor([0.0, 0.0]), 0)[0].item(), 6)
+    -0.693147
+    """
+    return _log_softmax(input, dim, dtype=dtype)
+
+
+def ndtr(input) -> Tensor:
+    """The standard normal CDF, ``erfc(-input / sqrt(2)) / 2`` (accurate far left, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> wg.special.ndtr(wg.tensor([0.0])).tolist()
+    [0.5]
+    """
+    x = elementary._float("ndtr", input)
+    return binary.mul(erfc(binary.mul(x, -_SQRT1_2)), 0.5)
+
+
+def log_ndtr(input) -> Tensor:
+    """The log of the standard normal CDF: ``log(erfcx(-x / sqrt 2) / 2) - x ** 2 / 2`` below -1 (no
+    underflow far left), ``log1p(-erfc(x / sqrt 2) / 2)`` above, as PyTorch computes it.
+
+    >>> import webgrad as wg
+    >>> round(wg.special.log_ndtr(wg.tensor(-20.0)).item(), 3)
+    -203.917
+    """
+    x = elementary._float("log_ndtr", input)
+    t = binary.mul(x, _SQRT1_2)
+    left = binary.sub(unary.log(binary.mul(erfcx(unary.neg(t)), 0.5)), binary.mul(t, t))
+    right = unary.log1p(binary.mul(erfc(t), -0.5))
+    return binary.where(binary.lt(x, -1.0), left, right)
+
+
+def ndtri(input) -> Tensor:
+    """The inverse of ``ndtr``: ``sqrt(2) * erfinv(2 * p - 1)`` (-inf at 0, inf at 1, NaN outside).
+    Far in the left tail (p below ~1e-7 in float32) ``2p - 1`` rounds and the result loses digits.
+
+    >>> import webgrad as wg
+    >>> round(wg.special.ndtri(wg.tensor(0.975)).item(), 4)
+    1.96
+    """
+    p = elementary._float("ndtri", input)
+    return binary.mul(erfinv(binary.sub(binary.mul(p, 2.0), 1.0)), math.sqrt(2.0))
+
+
+def sinc(input) -> Tensor:
+    """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
+
+    >>> import webgrad as wg
+    >>> wg.special.sinc(wg.tensor([0.0, 1.0])).tolist()[0]
+    1.0
+    """
+    x = elementary._float("sinc", input)
+    zero = binary.eq(x, 0.0)
+    scaled = binary.mul(binary.where(zero, 1.0, x), math.pi)   # no 0/0 in the value or the gradient
+    return binary.where(zero, 1.0, binary.div(unary.sin(scaled), scaled))
+
+
+def entr(input) -> Tensor:
+    """Elementwise entropy ``-x * log(x)``: 0 at 0, -inf for negative x.
+
+    >>> import webgrad as wg
+    >>> wg.special.entr(wg.tensor([0.0, 1.0, -1.0])).tolist()
+    [0.0, -0.0, -inf]
+    """
+    x = elementary._float("entr", input)
+    positive = binary.gt(x, 0.0)
+    safe = binary.where(positive, x, 1.0)
+    value = binary.mul(unary.neg(safe), unary.log(safe))
+    outside = binary.where(binary.eq(x, 0.0), 0.0, binary.where(binary.lt(x, 0.0), -math.inf, x))   # NaN stays
+    return binary.where(positive, value, outside)
+
+
+def xlog1py(input, other) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
+
+    >>> import webgrad as wg
+    >>> wg.special.xlog1py(wg.tensor([0.0, 2.0]), wg.tensor([-1.0, 0.0])).tolist()
+    [0.0, 0.0]
+    """
+    a, b = binary._operands("xlog1py", input, other, floating=True)
+    product = binary.where(binary.eq(a, 0), 0.0, binary.mul(a, unary.log1p(b)))
+    return binary.where(binary.eq(b, b), product, b)
+
+
+__all__ = ["erf", "erfc", "erfcx", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "xlog1py",
+           "logsumexp", "softmax", "log_softmax", "round", "ndtr", "log_ndtr", "ndtri", "sinc", "entr"]
+
+__getattr__ = _module_getattr("webgrad.special")

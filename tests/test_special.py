@@ -1,0 +1,109 @@
+"""The special functions (``webgrad.special``, and their ``torch``/``Tensor`` names): kernels on every
+backend (cpu numpy, WGSL), their gradients by finite differences, values and edge values against
+PyTorch, float64 accuracy against mpmath, and ``nn.init.trunc_normal_``'s draws against PyTorch's."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import webgrad as wg
+from opinfo import OpCase, gradcheck, op_tests, torch_reference as tref
+
+torch = pytest.importorskip("torch")
+mpmath = pytest.importorskip("mpmath")   # a dependency of torch (through sympy)
+
+rng = np.random.default_rng(23)
+
+
+def uniform(lo, hi, *shape):
+    return rng.uniform(lo, hi, shape)
+
+
+CASES = [
+    OpCase("erfinv", wg.erfinv, tref(torch.erfinv), [uniform(-0.95, 0.95, 5, 7)], second_order=True),
+    OpCase("erfinv_tails", wg.erfinv, tref(torch.erfinv), [1 - np.geomspace(1e-3, 0.4, 64)], grad_rtol=1e-3),
+    OpCase("erfc", wg.erfc, tref(torch.erfc), [uniform(-3, 5, 4, 9)], second_order=True),
+    OpCase("erfc_far", wg.erfc, tref(torch.erfc), [uniform(4, 9, 33)], rtol=1e-5, atol=1e-30, grad=False),
+    OpCase("erfcx", wg.special.erfcx, tref(torch.special.erfcx), [uniform(-2, 12, 3, 11)], second_order=True),
+    OpCase("erfc_empty", wg.erfc, tref(torch.erfc), [np.zeros((0, 2))]),
+]
+
+globals().update(op_tests(CASES))
+
+EDGES = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 1.5, -2.0, 0.5, 0.7, 1e-30, 4.5, 9.0, 27.0]
+
+
+@pytest.mark.parametrize("name", ["erfinv", "erfc", "special.erfcx"])
+def test_edge_values_as_torch(backend, name):
+    fn, tfn = wg, torch
+    for part in name.split("."):
+        fn, tfn = getattr(fn, part), getattr(tfn, part)
+    got = fn(wg.tensor(EDGES)).numpy()
+    want = tfn(torch.tensor(EDGES)).numpy()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=name)
+    finite = np.isfinite(want) & (np.abs(want) > 1e-37)   # a GPU may flush subnormals to zero
+    rtol = 2e-6 if backend == "cpu" else 2e-5   # WGSL's exp may be a few ulp off far out (erfc(9))
+    np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, err_msg=name)
+    np.testing.assert_array_equal(got[np.isinf(want)], want[np.isinf(want)], err_msg=name)
+
+
+def _ulps(got, want):
+    ulp = np.spacing(np.abs(want))
+    return np.abs(got - want) / np.where(ulp == 0, np.spacing(0.0), ulp)
+
+
+def test_float64_accuracy_against_mpmath():
+    y = np.concatenate([uniform(-1, 1, 400), 1 - np.geomspace(1e-15, 0.5, 40)])
+    x = np.concatenate([uniform(-6, 27, 400), np.linspace(0.4, 1.2, 41)])
+    with mpmath.workdps(40):
+        erfinv = np.array([float(mpmath.erfinv(v)) for v in y])
+        erfc = np.array([float(mpmath.erfc(v)) for v in x])
+        erfcx = np.array([float(mpmath.erfc(v) * mpmath.exp(mpmath.mpf(v) ** 2)) for v in x[x > -1]])
+    assert _ulps(wg.erfinv(wg.tensor(y, dtype=wg.float64, backend="cpu")).numpy(), erfinv).max() <= 4
+    assert _ulps(wg.erfc(wg.tensor(x, dtype=wg.float64, backend="cpu")).numpy(), erfc).max() <= 8
+    got = wg.special.erfcx(wg.tensor(x[x > -1], dtype=wg.float64, backend="cpu")).numpy()
+    assert _ulps(got, erfcx).max() <= 8
+
+
+def test_float32_within_an_ulp_of_torch_on_cpu():
+    y = rng.uniform(-1, 1, 20000).astype(np.float32)
+    got = wg.erfinv(wg.tensor(y, backend="cpu")).numpy()
+    want = torch.erfinv(torch.from_numpy(y)).numpy()
+    assert np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32)).max() <= 1
+
+
+def test_integer_input_promotes_and_inplace(backend):
+    assert wg.erfc(wg.tensor([0, 1])).dtype is wg.float32
+    x = wg.tensor([0.5, -0.25])
+    assert x.erfinv_() is x
+    np.testing.assert_allclose(x.numpy(), torch.tensor([0.5, -0.25]).erfinv_().numpy(), rtol=1e-6)
+    y = wg.tensor([1.0])
+    wg.erfc_(y)
+    np.testing.assert_allclose(y.numpy(), [math.erfc(1.0)], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="erfinv_"):
+        wg.tensor([1, 2]).erfinv_()   # a float result cannot go into an int tensor, as in PyTorch
+
+
+TRUNC = [((1000,), {}), ((64, 33), dict(mean=0.5, std=0.02, a=0.45, b=0.6)), ((300,), dict(a=1.0, b=3.0)),
+         ((7,), dict(std=0.02, a=-0.04, b=0.04)), ((2, 50), dict(mean=5.0, a=-1.0, b=1.0))]
+
+
+@pytest.mark.parametrize("shape,kw", TRUNC, ids=[str(kw) for _, kw in TRUNC])
+def test_trunc_normal_is_torchs(backend, shape, kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.manual_seed(5)
+        want = torch.nn.init.trunc_normal_(torch.empty(*shape), **kw).numpy()
+        wg.manual_seed(5)
+        got = wg.nn.init.trunc_normal_(wg.empty(*shape), **kw).numpy()
+    assert np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32)).max() <= 1
+    g = wg.Generator().manual_seed(9)
+    again = wg.nn.init.trunc_normal_(wg.empty(*shape), generator=g, **kw).numpy()
+    lo, hi = kw.get("a", -2.0), kw.get("b", 2.0)
+    assert lo <= again.min() and again.max() <= hi
+
+
+def test_trunc_normal_warns_as_torch():
+    with pytest.warns(UserWarning, match="more than 2 std"):
+        wg.nn.init.trunc_normal_(wg.empty(3), mean=5.0, a=-1.0, b=1.0)
