@@ -72,7 +72,7 @@ from .profiler import profile  # noqa: E402
 from .backends.gpu.custom import WgslError, wgsl_elementwise, wgsl_kernel  # noqa: E402
 from . import accelerator, amp, cuda  # noqa: E402
 from . import distributions  # noqa: E402
-from . import special  # noqa: E402  (torch.special)
+from . import fft, special  # noqa: E402  (torch.fft's real names, torch.special)
 from .amp import autocast  # noqa: E402
 from .compiler import compile  # noqa: E402,A001,F811
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402

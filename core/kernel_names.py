@@ -40,6 +40,7 @@ ERF = "Erf"
 ERFC = "Erfc"                 # 1 - erf(x), accurate where erf nears 1 (erfc(10) = 2.1e-45)
 ERFCX = "Erfcx"               # exp(x^2) erfc(x)
 ERFINV = "Erfinv"             # the inverse of erf on [-1, 1] (+-inf at +-1, NaN beyond)
+NDTRI = "Ndtri"               # the inverse of the standard normal CDF on [0, 1] (accurate for tiny p)
 CLAMP = "Clamp"               # min: float | None, max: float | None
 LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
@@ -47,7 +48,7 @@ IDENTITY = "Identity"         # a copy
 
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
-         ERFC, ERFCX, ERFINV, CLAMP, LOGICAL_NOT, CAST, IDENTITY)
+         ERFC, ERFCX, ERFINV, NDTRI, CLAMP, LOGICAL_NOT, CAST, IDENTITY)
 
 # --- elementwise, binary (broadcasting) ---------------------------------------
 ADD = "Add"

@@ -98,6 +98,10 @@ REFUSED = {
     **{f"torch.autograd.{n}": "the __torch_function__ protocol: webgrad has no tensor-subclass dispatch to hook into"
        for n in ("handle_torch_function", "has_torch_function", "is_tensor_like")},
 }
+_COMPLEX_FFT = ("the transforms of torch.fft take or return complex tensors, and webgrad has no complex dtypes: keep "
+                "real and imaginary parts in two real tensors (fftfreq, rfftfreq, fftshift and ifftshift are here)")
+REFUSED.update({f"torch.fft.{n}{k}": _COMPLEX_FFT for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+                for k in ("", "2", "n")})
 # refused names that webgrad has as something else: a module of its own under that name
 NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
 

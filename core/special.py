@@ -4,7 +4,7 @@
 (``Erf``, ``Erfc``, ``Erfcx``, ``Erfinv``), on every backend.
 
 >>> import webgrad as wg
->>> round(wg.special.ndtr(wg.tensor(1.0)).item(), 6)
+>>> print(f"{wg.special.ndtr(wg.tensor(1.0)).item():.6f}")
 0.841345
 """
 from __future__ import annotations
@@ -22,12 +22,14 @@ from .tensor import Tensor
 expit = unary.sigmoid
 exp2, expm1, log1p, erf, round = elementary.exp2, unary.expm1, unary.log1p, unary.erf, unary.round
 logit, xlogy, logsumexp = elementary.logit, elementary.xlogy, reduce.logsumexp
+ndtri = _unary("ndtri", K.NDTRI, True, "The inverse of the standard normal CDF (-inf at 0, inf at 1, NaN outside), "
+               "accurate for tiny probabilities.", "[0.5, 0.0]", "[0.0, -inf]")
 erfcx = _unary("erfcx", K.ERFCX, True, "The scaled complementary error function ``exp(input ** 2) * erfc(input)``.",
                "[0.0]", "[1.0]")
 _SQRT1_2 = math.sqrt(0.5)
 
 
-def softmax(input, dim, *, dtype=None) -> Tensor:
+def softmax(input, dim, dtype=None) -> Tensor:
     """``torch.special.softmax``: ``softmax(input, dim)`` (in ``dtype`` when given).
 
     >>> import webgrad as wg
@@ -37,25 +39,26 @@ def softmax(input, dim, *, dtype=None) -> Tensor:
     return _softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input, dim, *, dtype=None) -> Tensor:
+def log_softmax(input, dim, dtype=None) -> Tensor:
     """``torch.special.log_softmax``: ``log_softmax(input, dim)`` (in ``dtype`` when given).
 
     >>> import webgrad as wg
-    >>> round(wg.special.log_softmax(wg.tensor([0.0, 0.0]), 0)[0].item(), 6)
+    >>> print(f"{wg.special.log_softmax(wg.tensor([0.0, 0.0]), 0)[0].item():.6f}")
     -0.693147
     """
     return _log_softmax(input, dim, dtype=dtype)
 
 
 def ndtr(input) -> Tensor:
-    """The standard normal CDF, ``erfc(-input / sqrt(2)) / 2`` (accurate far left, as PyTorch's).
+    """The standard normal CDF, ``(1 + erf(input / sqrt(2))) / 2`` as PyTorch computes it (so, as
+    PyTorch's, 0 once erf rounds to -1: below about -5.9 in float32, -8.3 in float64).
 
     >>> import webgrad as wg
     >>> wg.special.ndtr(wg.tensor([0.0])).tolist()
     [0.5]
     """
     x = elementary._float("ndtr", input)
-    return binary.mul(erfc(binary.mul(x, -_SQRT1_2)), 0.5)
+    return binary.mul(binary.add(unary.erf(binary.mul(x, _SQRT1_2)), 1.0), 0.5)
 
 
 def log_ndtr(input) -> Tensor:
@@ -63,26 +66,16 @@ def log_ndtr(input) -> Tensor:
     underflow far left), ``log1p(-erfc(x / sqrt 2) / 2)`` above, as PyTorch computes it.
 
     >>> import webgrad as wg
-    >>> round(wg.special.log_ndtr(wg.tensor(-20.0)).item(), 3)
+    >>> print(f"{wg.special.log_ndtr(wg.tensor(-20.0)).item():.3f}")
     -203.917
     """
     x = elementary._float("log_ndtr", input)
+    below = binary.lt(x, -1.0)
     t = binary.mul(x, _SQRT1_2)
-    left = binary.sub(unary.log(binary.mul(erfcx(unary.neg(t)), 0.5)), binary.mul(t, t))
-    right = unary.log1p(binary.mul(erfc(t), -0.5))
-    return binary.where(binary.lt(x, -1.0), left, right)
-
-
-def ndtri(input) -> Tensor:
-    """The inverse of ``ndtr``: ``sqrt(2) * erfinv(2 * p - 1)`` (-inf at 0, inf at 1, NaN outside).
-    Far in the left tail (p below ~1e-7 in float32) ``2p - 1`` rounds and the result loses digits.
-
-    >>> import webgrad as wg
-    >>> round(wg.special.ndtri(wg.tensor(0.975)).item(), 4)
-    1.96
-    """
-    p = elementary._float("ndtri", input)
-    return binary.mul(erfinv(binary.sub(binary.mul(p, 2.0), 1.0)), math.sqrt(2.0))
+    tl, tr = binary.where(below, t, -_SQRT1_2), binary.where(below, 0.0, t)   # each branch on its own side only
+    left = binary.sub(unary.log(binary.mul(erfcx(unary.neg(tl)), 0.5)), binary.mul(tl, tl))
+    right = unary.log1p(binary.mul(erfc(tr), -0.5))
+    return binary.where(below, left, right)
 
 
 def sinc(input) -> Tensor:

@@ -1,4 +1,4 @@
-"""Special functions over numpy arrays, vectorised (numpy has none of them): erfc, erfcx and erfinv.
+"""Special functions over numpy arrays, vectorised (numpy has none of them): erfc, erfcx, erfinv, ndtri.
 
 Every function works in float64 and rounds once to the input's dtype: PyTorch's float32 results lie
 within an ulp of that (``tests/test_special.py`` measures it), and its float64 ones within an ulp
@@ -114,6 +114,32 @@ def erfinv64(y):
     return np.where(a > 1, np.nan, x)
 
 
+def _erfcinv_positive(r):
+    """x >= 0 with erfc(x) = r, for r in (0, 1]: Pavlis' guess for erfinv(1 - r), then four Newton
+    steps on log erfc(x) = log r (quadratic convergence and relative accuracy however small r is)."""
+    y = 1 - r
+    x = _first_guess(y, y)
+    w = np.sqrt(-np.log(r / 2))      # the tail guess from r itself: 1 - r rounds to 1 for tiny r
+    x = np.where(y > 0.7, horner(_C, w) / horner(_D, w), x)
+    log_r = np.log(r)
+    for _ in range(4):
+        scaled = erfcx64(x)
+        log_erfc = np.where(x >= 1, np.log(scaled) - x * x, np.log(erfc64(x)))
+        x = x + (log_erfc - log_r) * scaled / _TWO_OVER_SQRT_PI
+    return x
+
+
+def ndtri64(p):
+    """The inverse of the standard normal CDF over float64 ``p``: -sqrt(2) erfcinv(2 p) below 1/2,
+    sqrt(2) erfcinv(2 (1 - p)) above (-inf at 0, inf at 1, NaN outside [0, 1])."""
+    low = p < 0.5
+    r = 2 * np.where(low, p, 1 - p)
+    x = _erfcinv_positive(np.where((r > 0) & (r <= 1), r, 1.0)) * math.sqrt(2)
+    x = np.where(low, -x, x)
+    x = np.where(r == 0, np.where(low, -np.inf, np.inf), x)
+    return np.where((p < 0) | (p > 1) | (p != p), np.nan, x)
+
+
 def in_float64(fn):
     """``fn`` over float64, its result rounded to the input's float dtype.
 
@@ -129,6 +155,8 @@ def in_float64(fn):
 erfc = in_float64(erfc64)
 erfcx = in_float64(erfcx64)
 erfinv = in_float64(erfinv64)
+ndtri = in_float64(ndtri64)
 
 
-register_table({K.ERFC: _typed(erfc, arrays=1), K.ERFCX: _typed(erfcx, arrays=1), K.ERFINV: _typed(erfinv, arrays=1)})
+register_table({K.ERFC: _typed(erfc, arrays=1), K.ERFCX: _typed(erfcx, arrays=1), K.ERFINV: _typed(erfinv, arrays=1),
+                K.NDTRI: _typed(ndtri, arrays=1)})

@@ -31,7 +31,7 @@ FLOAT_UNARY = {
     K.ELU: "select(p0 * expm1_(x0), x0, x0 > T0(0.0))",
     K.SILU: "x0 * sigmoid_(x0)", K.SOFTPLUS: "select(softplus_(x0 * p0) / p0, x0, x0 * p0 > T0(p1))",
     K.SIGN: _SIGN, K.FLOOR: "floor(x0)", K.CEIL: "ceil(x0)", K.ROUND: "round(x0)", K.ERF: "erf_(x0)",
-    K.ERFC: "erfc_(x0)", K.ERFCX: "erfcx_(x0)", K.ERFINV: "erfinv_(x0)",
+    K.ERFC: "erfc_(x0)", K.ERFCX: "erfcx_(x0)", K.ERFINV: "erfinv_(x0)", K.NDTRI: "ndtri_(x0)",
     K.CLAMP: "min_(max_(x0, T0(p0)), T0(p1))", K.IDENTITY: "x0",
 }
 GELU = {"none": "T0(0.5) * x0 * (T0(1.0) + erf_(x0 * T0(0.7071067811865476)))",
@@ -60,7 +60,7 @@ PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1"
 _HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "sigmoid_", "erf_",
             "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_", "fmod_", "log2_")
 _TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
-_SPECIAL = ("erfc_(", "erfcx_(", "erfinv_(")   # kernels/special.wgsl's (it calls helpers.wgsl's)
+_SPECIAL = ("erfc_(", "erfcx_(", "erfinv_(", "ndtri_(")   # kernels/special.wgsl's (it calls helpers.wgsl's)
 _INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
 
 

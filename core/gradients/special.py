@@ -13,3 +13,4 @@ _rule(K.ERFINV, outputs=_OUT)(lambda dy, y: dy * (math.sqrt(math.pi) / 2) * (y *
 @_rule(K.ERFCX, _IN, outputs=_OUT)
 def _erfcx(dy, x, y):
     return dy * (2 * x * y - _TWO_OVER_SQRT_PI)
+_rule(K.NDTRI, outputs=_OUT)(lambda dy, y: dy * math.sqrt(2 * math.pi) * (y * y / 2).exp())

@@ -26,4 +26,4 @@ erfinv_ = inplace_method("erfinv_", erfinv)  # noqa: F821
 
 METHODS = {**{name: globals()[name] for name in _TABLE}, "erfc_": erfc_, "erfinv_": erfinv_}
 
-__all__ = list(_TABLE) + ["erfc_"]
+__all__ = list(_TABLE)   # torch.erfc_ and the other torch.* in-place aliases: the shapes session's

@@ -52,3 +52,27 @@ fn erfinv_(y: F) -> F {
     let infinite = bitcast<F>((bitcast<U>(y) & U(0x80000000u)) | U(0x7f800000u));
     return select(select(x, infinite, a == F(1.0)), nan_(y), (a > F(1.0)) | isnan_(y));
 }
+fn ndtri_(p: F) -> F {
+    // the inverse normal CDF: -sqrt(2) erfcinv(2 min(p, 1 - p)), signed; erfcinv(r) from Pavlis' guess
+    // (the tail one from r itself, so tiny r keeps its digits) and three Newton steps on log erfc(x) = log r
+    let low = p < F(0.5);
+    let r = F(2.0) * select(F(1.0) - p, p, low);
+    let rr = clamp(r, F(1e-38), F(1.0));
+    let y = F(1.0) - rr;
+    let z = y * y;
+    let centre = y * (((F(-0.140543331) * z + F(0.914624893)) * z + F(-1.645349621)) * z + F(0.886226899))
+        / ((((F(0.012229801) * z + F(-0.329097515)) * z + F(1.442710462)) * z + F(-2.118377725)) * z + F(1.0));
+    let w = sqrt(-log(rr * F(0.5)));
+    let tail = (((F(1.641345311) * w + F(3.429567803)) * w + F(-1.624906493)) * w + F(-1.970840454))
+        / ((F(1.6370678) * w + F(3.5438892)) * w + F(1.0));
+    var x = select(centre, tail, y > F(0.7));
+    let log_r = log(rr);
+    for (var k = 0; k < 3; k++) {
+        let scaled = erfcx_(x);
+        let log_erfc = select(log(erfc_(x)), log(scaled) - x * x, x >= F(1.0));
+        x = x + (log_erfc - log_r) * scaled * F(0.886226925452758);
+    }
+    x = select(x, -x, low) * F(1.4142135623730951);
+    let infinite = bitcast<F>(select(U(0x7f800000u), U(0xff800000u), low));
+    return select(select(x, infinite, r == F(0.0)), nan_(p), (p < F(0.0)) | (p > F(1.0)) | isnan_(p));
+}
