@@ -41,6 +41,9 @@ ERFC = "Erfc"                 # 1 - erf(x), accurate where erf nears 1 (erfc(10)
 ERFCX = "Erfcx"               # exp(x^2) erfc(x)
 ERFINV = "Erfinv"             # the inverse of erf on [-1, 1] (+-inf at +-1, NaN beyond)
 NDTRI = "Ndtri"               # the inverse of the standard normal CDF on [0, 1] (accurate for tiny p)
+LGAMMA = "Lgamma"             # log|Gamma(x)| (inf at the non-positive integers)
+DIGAMMA = "Digamma"           # Gamma'(x) / Gamma(x) (NaN at the negative integers, -+inf at +-0)
+POLYGAMMA = "Polygamma"       # n: int >= 0 -> the n-th derivative of digamma
 CLAMP = "Clamp"               # min: float | None, max: float | None
 LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
@@ -48,7 +51,7 @@ IDENTITY = "Identity"         # a copy
 
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
-         ERFC, ERFCX, ERFINV, NDTRI, CLAMP, LOGICAL_NOT, CAST, IDENTITY)
+         ERFC, ERFCX, ERFINV, NDTRI, LGAMMA, DIGAMMA, POLYGAMMA, CLAMP, LOGICAL_NOT, CAST, IDENTITY)
 
 # --- elementwise, binary (broadcasting) ---------------------------------------
 ADD = "Add"
@@ -72,9 +75,10 @@ LOGICAL_AND = "LogicalAnd"    # -> bool
 LOGICAL_OR = "LogicalOr"      # -> bool
 LOGICAL_XOR = "LogicalXor"    # -> bool
 WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
+ZETA = "Zeta"                 # (x, q) float -> the Hurwitz zeta function sum_k (k + q)^-x
 
 BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS,
-          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
+          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, ZETA)
 
 # --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------
 SUM = "Sum"

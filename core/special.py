@@ -14,14 +14,16 @@ import math
 from . import kernel_names as K
 from .ops import binary, elementary, reduce, unary
 from .ops.aliases import log_softmax as _log_softmax, softmax as _softmax
-from .ops.special import erfc, erfinv
+from .ops.special import digamma, erfc, erfinv, lgamma, mvlgamma, polygamma
 from .ops.unary import _unary
+from .engine import run_kernel
 from .porting_table import module_getattr as _module_getattr
 from .tensor import Tensor
 
 expit = unary.sigmoid
 exp2, expm1, log1p, erf, round = elementary.exp2, unary.expm1, unary.log1p, unary.erf, unary.round
 logit, xlogy, logsumexp = elementary.logit, elementary.xlogy, reduce.logsumexp
+psi, gammaln = digamma, lgamma
 ndtri = _unary("ndtri", K.NDTRI, True, "The inverse of the standard normal CDF (-inf at 0, inf at 1, NaN outside), "
                "accurate for tiny probabilities.", "[0.5, 0.0]", "[0.0, -inf]")
 erfcx = _unary("erfcx", K.ERFCX, True, "The scaled complementary error function ``exp(input ** 2) * erfc(input)``.",
@@ -106,6 +108,27 @@ def entr(input) -> Tensor:
     return binary.where(positive, value, outside)
 
 
+def multigammaln(input, p) -> Tensor:
+    """``torch.special.multigammaln``: ``mvlgamma(input, p)``.
+
+    >>> import webgrad as wg
+    >>> print(f"{wg.special.multigammaln(wg.tensor(2.5), 2).item():.5f}")
+    0.85705
+    """
+    return mvlgamma(input, p)
+
+
+def zeta(input, other) -> Tensor:
+    """The Hurwitz zeta function ``sum_k (k + other) ** -input`` (inf at input 1, NaN below; either may be
+    a number). Its gradient exists in ``other`` only, as PyTorch's.
+
+    >>> import webgrad as wg
+    >>> print(f"{wg.special.zeta(wg.tensor(2.0), 1.0).item():.6f}")   # pi ** 2 / 6
+    1.644934
+    """
+    return run_kernel(K.ZETA, *binary._operands("zeta", input, other, floating=True))
+
+
 def xlog1py(input, other) -> Tensor:
     """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
 
@@ -119,6 +142,7 @@ def xlog1py(input, other) -> Tensor:
 
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "xlog1py",
-           "logsumexp", "softmax", "log_softmax", "round", "ndtr", "log_ndtr", "ndtri", "sinc", "entr"]
+           "logsumexp", "softmax", "log_softmax", "round", "ndtr", "log_ndtr", "ndtri", "sinc", "entr", "digamma", "psi",
+           "gammaln", "polygamma", "multigammaln", "zeta"]
 
 __getattr__ = _module_getattr("webgrad.special")

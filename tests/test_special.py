@@ -20,6 +20,11 @@ def uniform(lo, hi, *shape):
     return rng.uniform(lo, hi, shape)
 
 
+def torch_fn(fn):
+    """A reference calling ``fn`` on the inputs as torch tensors."""
+    return lambda *arrays: fn(*[torch.from_numpy(np.ascontiguousarray(a)) for a in arrays]).numpy()
+
+
 CASES = [
     OpCase("erfinv", wg.erfinv, tref(torch.erfinv), [uniform(-0.95, 0.95, 5, 7)], second_order=True),
     OpCase("erfinv_tails", wg.erfinv, tref(torch.erfinv), [1 - np.geomspace(1e-3, 0.4, 64)], grad_rtol=1e-3),
@@ -36,6 +41,19 @@ CASES = [
     OpCase("sinc", wg.special.sinc, tref(torch.special.sinc), [np.concatenate([uniform(-4, 4, 20), [0.0]])],
            second_order=True),
     OpCase("entr", wg.special.entr, tref(torch.special.entr), [uniform(0.05, 3, 4, 5)], second_order=True),
+    OpCase("lgamma", wg.lgamma, tref(torch.lgamma), [np.concatenate([uniform(0.5, 6, 20), [1.0, 2.0]])],
+           second_order=True),
+    OpCase("lgamma_wide", wg.lgamma, tref(torch.lgamma), [np.concatenate([uniform(0.01, 40, 30), [1e-3, 1e4]])]),
+    OpCase("lgamma_negative", wg.lgamma, tref(torch.lgamma), [uniform(-6, 0, 4, 5)], grad_rtol=1e-3),
+    OpCase("digamma", wg.digamma, tref(torch.digamma), [uniform(0.3, 12, 5, 6)], rtol=1e-5, second_order=True),
+    OpCase("digamma_negative", wg.digamma, tref(torch.digamma), [uniform(-6, 0, 4, 5)], rtol=1e-5, grad_rtol=1e-3),
+    OpCase("polygamma2", lambda x: wg.polygamma(2, x), torch_fn(lambda x: torch.polygamma(2, x)),
+           [uniform(0.3, 9, 4, 5)], rtol=1e-5),
+    OpCase("mvlgamma", lambda x: wg.mvlgamma(x, 3), torch_fn(lambda x: torch.mvlgamma(x, 3)), [uniform(1.2, 7, 3, 4)]),
+    OpCase("zeta_q", lambda q: wg.special.zeta(3.0, q),
+           torch_fn(lambda q: torch.special.zeta(torch.tensor(3.0, dtype=q.dtype), q)), [uniform(0.5, 9, 4, 5)]),
+    OpCase("zeta", wg.special.zeta, tref(torch.special.zeta), [uniform(1.1, 6, 3, 1), uniform(-5, 9, 5)], grad=False,
+           rtol=1e-5),
     OpCase("xlog1py", wg.special.xlog1py, tref(torch.special.xlog1py), [uniform(-2, 2, 3, 4), uniform(-0.9, 3, 4)],
            second_order=True),
 ]
@@ -59,8 +77,9 @@ def test_edge_values_as_torch(backend, name):
     np.testing.assert_array_equal(got[np.isinf(want)], want[np.isinf(want)], err_msg=name)
 
 
-SPECIAL_EDGES = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -40.0, 1e-30, 30.0]
-NAMES = ["ndtr", "log_ndtr", "ndtri", "sinc", "entr", "expit", "exp2", "expm1", "log1p", "erf", "logit", "round"]
+SPECIAL_EDGES = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -40.0, 1e-30, 30.0, -2.5, 1e30]
+NAMES = ["ndtr", "log_ndtr", "ndtri", "sinc", "entr", "expit", "exp2", "expm1", "log1p", "erf", "logit", "round",
+         "gammaln", "psi", "digamma"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -84,6 +103,41 @@ def test_special_names_with_arguments(backend):
                       (wg.special.round(w, decimals=1), torch.special.round(x, decimals=1))]:
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
     assert wg.special.ndtr(wg.tensor([0, 1])).dtype is wg.float32   # integers promote, as in PyTorch
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_polygamma_as_torch(backend, n):
+    x = np.array([0.5, 1.0, 2.0, 3.7, -2.5, -0.3, 25.0, math.inf, math.nan, 1e-3], np.float32)   # no poles: PyTorch's
+    got = wg.polygamma(n, wg.tensor(x)).numpy()                                             # trigamma gives noise there
+    want = torch.polygamma(n, torch.from_numpy(x)).numpy()
+    # on the GPU (float32 sums, as PyTorch's CUDA) the Hurwitz sum at a negative x cancels terms of +-32
+    tolerance = dict(rtol=1e-5) if backend == "cpu" else dict(rtol=3e-5, atol=1e-4)
+    np.testing.assert_allclose(got, want, equal_nan=True, **tolerance)
+    np.testing.assert_array_equal(wg.tensor(x).polygamma(n).numpy(), got)
+
+
+def test_gamma_family_arguments_and_errors(backend):
+    with pytest.raises(RuntimeError, match="p has to be"):
+        wg.mvlgamma(wg.tensor([3.0]), 0)
+    with pytest.raises(RuntimeError, match="greater than"):
+        wg.special.multigammaln(wg.tensor([0.9, 3.0]), 3)
+    with pytest.raises(RuntimeError, match="polygamma"):
+        wg.polygamma(-1, wg.tensor([1.0]))
+    x = wg.tensor([1.5, 3.0])
+    assert x.lgamma_() is x and x.digamma_() is x
+    np.testing.assert_allclose(x.numpy(), torch.tensor([1.5, 3.0]).lgamma_().digamma_().numpy(), rtol=1e-5)
+    assert wg.lgamma(wg.tensor([1, 3])).dtype is wg.float32
+
+
+def test_zeta_gradient_only_in_q():
+    x = wg.tensor([2.0, 3.0], requires_grad=True)
+    with pytest.raises(NotImplementedError, match="zeta"):
+        wg.special.zeta(x, wg.tensor([1.0, 2.0])).sum().backward()
+    q = wg.tensor([1.0, 2.0], requires_grad=True)
+    wg.special.zeta(wg.tensor([2.0, 3.0]), q).sum().backward()
+    tq = torch.tensor([1.0, 2.0], requires_grad=True)
+    torch.special.zeta(torch.tensor([2.0, 3.0]), tq).sum().backward()
+    np.testing.assert_allclose(q.grad.numpy(), tq.grad.numpy(), rtol=1e-5)
 
 
 def test_special_module_says_what_it_lacks():

@@ -32,6 +32,7 @@ FLOAT_UNARY = {
     K.SILU: "x0 * sigmoid_(x0)", K.SOFTPLUS: "select(softplus_(x0 * p0) / p0, x0, x0 * p0 > T0(p1))",
     K.SIGN: _SIGN, K.FLOOR: "floor(x0)", K.CEIL: "ceil(x0)", K.ROUND: "round(x0)", K.ERF: "erf_(x0)",
     K.ERFC: "erfc_(x0)", K.ERFCX: "erfcx_(x0)", K.ERFINV: "erfinv_(x0)", K.NDTRI: "ndtri_(x0)",
+    K.LGAMMA: "lgamma_(x0)", K.DIGAMMA: "digamma_(x0)",
     K.CLAMP: "min_(max_(x0, T0(p0)), T0(p1))", K.IDENTITY: "x0",
 }
 GELU = {"none": "T0(0.5) * x0 * (T0(1.0) + erf_(x0 * T0(0.7071067811865476)))",
@@ -60,7 +61,8 @@ PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1"
 _HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "sigmoid_", "erf_",
             "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_", "fmod_", "log2_")
 _TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
-_SPECIAL = ("erfc_(", "erfcx_(", "erfinv_(", "ndtri_(")   # kernels/special.wgsl's (it calls helpers.wgsl's)
+# kernels/special.wgsl's (it calls helpers.wgsl's and trig.wgsl's)
+_SPECIAL = ("erfc_(", "erfcx_(", "erfinv_(", "ndtri_(", "lgamma_(", "digamma_(", "trigamma_(", "zeta_(")
 _INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
 
 
@@ -74,13 +76,12 @@ def _helper_source(helpers: bool, trig: bool, vec: bool, special: bool = False) 
     kernels/special.wgsl after them, and kernels/trig.wgsl (written for scalars) with sin_, cos_
     and tan_ over F."""
     text = kernel_source("nan") + kernel_source("helpers") if helpers or special else ""
-    text += kernel_source("special") if special else ""
-    if trig:
+    if trig or special:
         text += kernel_source("trig")
         for f in ("sin", "cos", "tan"):
             body = f"F({', '.join(f'{f}1_(x.{c})' for c in 'xyzw')})" if vec else f"{f}1_(x)"
             text += f"fn {f}_(x: F) -> F {{ return {body}; }}\n"
-    return text
+    return text + (kernel_source("special") if special else "")
 
 
 def scalar_helpers(code: str) -> str:

@@ -2,6 +2,8 @@
 import math
 
 from .. import kernel_names as K
+from ..engine import run_kernel
+from ..registry import register_gradient
 from .unary import _IN, _OUT, _rule
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
@@ -14,3 +16,26 @@ _rule(K.ERFINV, outputs=_OUT)(lambda dy, y: dy * (math.sqrt(math.pi) / 2) * (y *
 def _erfcx(dy, x, y):
     return dy * (2 * x * y - _TWO_OVER_SQRT_PI)
 _rule(K.NDTRI, outputs=_OUT)(lambda dy, y: dy * math.sqrt(2 * math.pi) * (y * y / 2).exp())
+
+
+def _polygamma(x, n):
+    return run_kernel(K.POLYGAMMA, x, n=n)
+
+
+_rule(K.LGAMMA, _IN)(lambda dy, x: dy * _polygamma(x, 0))
+_rule(K.DIGAMMA, _IN)(lambda dy, x: dy * _polygamma(x, 1))
+
+
+@register_gradient(K.POLYGAMMA, inputs_to_save=True)
+def _polygamma_rule(dy, saved, attrs):
+    return (dy * _polygamma(saved[0], attrs["n"] + 1),)
+
+
+@register_gradient(K.ZETA, inputs_to_save=True)
+def _zeta(dy, saved, attrs):
+    """PyTorch's: no derivative in x (it raises, as PyTorch's NotImplementedError); -x zeta(x + 1, q) in q."""
+    x, q = saved
+    if saved.needs_input_grad[0]:
+        raise NotImplementedError("the derivative for 'zeta' is not implemented (with respect to its first "
+                                  "argument, x; PyTorch has none either): detach x")
+    return None, dy * -x * run_kernel(K.ZETA, x + 1, q)

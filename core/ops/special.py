@@ -1,14 +1,20 @@
 """Special functions of ``torch`` and ``torch.Tensor``: the error-function family (``erfc``,
-``erfinv``) and their in-place forms. ``webgrad.special`` (``core/special.py``) gathers them with
-the rest of ``torch.special``'s names.
+``erfinv``), the gamma family (``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``) and their
+in-place forms. ``webgrad.special`` (``core/special.py``) gathers them with the rest of
+``torch.special``'s names.
 
 Integer and bool input works on a copy in the default float dtype, as in PyTorch.
 """
 from __future__ import annotations
 
+import math
+
 from .. import kernel_names as K
+from ..engine import run_kernel
+from ..tensor import Tensor
+from . import binary, creation, reduce
 from .common import inplace_method
-from .unary import _unary
+from .unary import _input, _unary
 
 # name: (kernel, summary, example input, example output)
 _TABLE = {
@@ -16,14 +22,60 @@ _TABLE = {
              "[0.0, -3.0]", "[1.0, 1.999977946281433]"),
     "erfinv": (K.ERFINV, "The inverse error function: ``erf(erfinv(y)) == y`` on [-1, 1] (+-inf at +-1, NaN "
                          "beyond).", "[0.0, 1.0]", "[0.0, inf]"),
+    "lgamma": (K.LGAMMA, "``log(|Gamma(input)|)`` (inf at 0, -1, -2, ...).", "[1.0, 0.5]", "[0.0, 0.5723649263381958]"),
+    "digamma": (K.DIGAMMA, "The digamma function ``Gamma'(x) / Gamma(x)`` (-inf at 0, NaN at -1, -2, ...).",
+                "[1.0]", "[-0.5772156715393066]"),
 }
 
 for _name, (_kernel, _summary, _example, _result) in _TABLE.items():
     globals()[_name] = _unary(_name, _kernel, True, _summary, _example, _result)
 
-erfc_ = inplace_method("erfc_", erfc)        # noqa: F821  (made from _TABLE above)
-erfinv_ = inplace_method("erfinv_", erfinv)  # noqa: F821
 
-METHODS = {**{name: globals()[name] for name in _TABLE}, "erfc_": erfc_, "erfinv_": erfinv_}
+def polygamma(n, input) -> Tensor:
+    """The ``n``-th derivative of ``digamma`` (``n = 0``: digamma itself).
 
-__all__ = list(_TABLE)   # torch.erfc_ and the other torch.* in-place aliases: the shapes session's
+    >>> import webgrad as wg
+    >>> print(f"{wg.polygamma(1, wg.tensor(1.0)).item():.6f}")   # pi ** 2 / 6
+    1.644934
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise RuntimeError(f"polygamma: n must be a non-negative integer, got {n!r}")
+    return run_kernel(K.POLYGAMMA, _input("polygamma", input, True), n=n)
+
+
+def _polygamma_method(self, n):
+    """``polygamma(n, self)``.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([1.0]).polygamma(0).tolist() == wg.digamma(wg.tensor([1.0])).tolist()
+    True
+    """
+    return polygamma(n, self)
+
+
+def mvlgamma(input, p) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``: ``sum_i lgamma(x - i / 2)`` over
+    i < p, plus ``p (p - 1) / 4 log(pi)``; every element must exceed ``(p - 1) / 2``.
+
+    >>> import webgrad as wg
+    >>> print(f"{wg.mvlgamma(wg.tensor(2.5), 2).item():.5f}")
+    0.85705
+    """
+    x = _input("mvlgamma", input, True)
+    if not isinstance(p, int) or isinstance(p, bool) or p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p!r}")
+    if x.numel() and not bool(reduce.all(binary.gt(x, (p - 1) / 2))):
+        raise RuntimeError(f"mvlgamma: all elements must be greater than (p-1)/2 = {(p - 1) / 2} (p = {p})")
+    steps = creation.arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=x.dtype, device=x.device)   # PyTorch's order
+    terms = run_kernel(K.LGAMMA, binary.add(steps, x.unsqueeze(-1)))
+    return binary.add(reduce.sum(terms, -1), p * (p - 1) * math.log(math.pi) / 4)
+
+
+METHODS = {name: globals()[name] for name in _TABLE}
+METHODS.update({f"{name}_": inplace_method(f"{name}_", globals()[name]) for name in _TABLE})
+METHODS.update({"polygamma": _polygamma_method, "mvlgamma": mvlgamma})
+METHODS.update({"polygamma_": inplace_method("polygamma_", _polygamma_method),
+                "mvlgamma_": inplace_method("mvlgamma_", mvlgamma)})
+
+__all__ = list(_TABLE) + ["polygamma", "mvlgamma"]   # torch.erfc_ and the other torch.* in-place aliases: the shapes
+                                                     # session's

@@ -1,6 +1,7 @@
 // Special functions for elementwise kernels (F is f32 or vec4<f32>, U, B its u32 and bool shapes;
-// nan.wgsl and helpers.wgsl come first): erfc_, erfcx_, erfinv_ (backends/cpu/special.py's methods
-// in f32 arithmetic).
+// nan.wgsl, helpers.wgsl and trig.wgsl's sin_/cos_ come first): erfc_, erfcx_, erfinv_, ndtri_
+// (backends/cpu/special.py's methods in f32 arithmetic), lgamma_, digamma_, trigamma_, zeta_
+// (backends/cpu/gamma.py's).
 fn erfcx_far_(t: F) -> F {
     // exp(t^2) erfc(t) for t >= 1: helpers.wgsl's Chebyshev piece below 4.5, above it the Laplace
     // continued fraction 1 / (sqrt(pi) (t + (1/2) / (t + 1 / (t + ...)))), 8 levels (2e-10 at 4.5)
@@ -75,4 +76,130 @@ fn ndtri_(p: F) -> F {
     x = select(x, -x, low) * F(1.4142135623730951);
     let infinite = bitcast<F>(select(U(0x7f800000u), U(0xff800000u), low));
     return select(select(x, infinite, r == F(0.0)), nan_(p), (p < F(0.0)) | (p > F(1.0)) | isnan_(p));
+}
+fn sin_pi_(x: F) -> F {
+    // sin(pi x) from x - round(x) (exact), by trig.wgsl's accurate sin
+    return sin_(F(3.141592653589793) * (x - round(x)));
+}
+fn lgamma_mid_(z: F) -> F {
+    // lgamma(2 + z) for |z| <= 1/2: z ((1 - euler) + sum_k (-1)^k (zeta(k) - 1) z^(k-1) / k), k = 2..15
+    var p = F(-2.0392157538013662e-06);
+    p = F(4.3748667899074882e-06) + z * p; p = F(-9.4394882752683967e-06) + z * p;
+    p = F(2.0507212775670691e-05) + z * p; p = F(-4.4926236738133142e-05) + z * p;
+    p = F(9.9457512781808531e-05) + z * p; p = F(-0.00022315475845357939) + z * p;
+    p = F(0.00050966952474304245) + z * p; p = F(-0.001192753911703261) + z * p;
+    p = F(0.0028905103307415234) + z * p; p = F(-0.0073855510286739857) + z * p;
+    p = F(0.020580808427784546) + z * p; p = F(-0.067352301053198102) + z * p;
+    p = F(0.3224670334241132) + z * p; p = F(0.42278433509846713) + z * p;
+    return z * p;
+}
+fn lgamma_positive_(x: F) -> F {
+    // x > 0: below 8 moved into [1.5, 2.5) (lgamma_mid_) by Gamma's recurrence, the steps' logs apart
+    // (no cancellation near the zeros at 1 and 2); from 8 on Stirling's series to x^-5
+    var u = select(x, x + F(1.0), x < F(1.5));
+    u = select(u, x + F(2.0), x < F(0.5));
+    var down = F(0.0);
+    for (var k = 0; k < 6; k++) {
+        let step = u >= F(2.5);
+        u = select(u, u - F(1.0), step);
+        down = down + select(F(0.0), log(u), step);
+    }
+    let up = select(select(F(0.0), log_(x), x < F(1.5)), log_(x) + log1p_(x), x < F(0.5));
+    let small = lgamma_mid_(u - F(2.0)) + down - up;
+    let y = max(x, F(8.0));
+    let z = F(1.0) / (y * y);
+    let stirling = (y - F(0.5)) * log(y) - y + F(0.9189385332046728) + ((F(1.0 / 1260.0) * z - F(1.0 / 360.0)) * z
+        + F(1.0 / 12.0)) / y;
+    return select(small, stirling, x >= F(8.0));
+}
+fn lgamma_(x: F) -> F {
+    // log|Gamma(x)|: the reflection log(pi / |sin(pi x)|) - lgamma(1 - x) below 0; inf at the
+    // non-positive integers and +-inf
+    let positive = lgamma_positive_(select(F(1.0), x, x > F(0.0)));
+    let reflected = log(F(3.141592653589793) / abs(sin_pi_(x))) - lgamma_positive_(select(F(1.0) - x, F(1.0), x > F(0.0)));
+    let value = select(reflected, positive, x > F(0.0));
+    let infinite = bitcast<F>(U(0x7f800000u) + bitcast<U>(x) * U(0u));   // made at run time (see nan.wgsl)
+    let pole = ((x <= F(0.0)) & (round(x) == x)) | (abs(x) == infinite);
+    return select(select(value, infinite, pole), x, isnan_(x));
+}
+fn digamma_(x: F) -> F {
+    // shifted up past 8, then log(y) - 1/(2y) - the asymptotic series; pi / tan(pi x) reflects below 0
+    let negative = x < F(0.0);
+    var y = select(x, F(1.0) - x, negative);
+    var total = F(0.0);
+    for (var k = 0; k < 8; k++) {
+        let small = y < F(8.0);
+        total = select(total, total - F(1.0) / y, small);
+        y = select(y, y + F(1.0), small);
+    }
+    let z = F(1.0) / (y * y);
+    var value = total + log(y) - F(0.5) / y - z * (F(1.0 / 12.0) - z * (F(1.0 / 120.0) - z * (F(1.0 / 252.0)
+        - z * F(1.0 / 240.0))));
+    let r = F(3.141592653589793) * (x - round(x));
+    value = select(value, value - F(3.141592653589793) * cos_(r) / sin_(r), negative);
+    let infinite = bitcast<F>(U(0x7f800000u) + bitcast<U>(x) * U(0u));
+    value = select(value, select(infinite, -infinite, bitcast<U>(x) == U(0u)), x == F(0.0));   // -+inf at +-0
+    value = select(value, infinite, x == infinite);
+    return select(value, nan_(x), (negative & (round(x) == x)) | isnan_(x));
+}
+fn trigamma_(x0: F) -> F {
+    // PyTorch's trigamma: the reflection below 1/2, six steps up, a short asymptotic series
+    let below = x0 < F(0.5);
+    let s = sin_pi_(x0);
+    var result = select(F(0.0), -F(9.869604401089358) / (s * s), below);
+    var x = select(x0, F(1.0) - x0, below);
+    for (var k = 0; k < 6; k++) {
+        result = result + F(1.0) / (x * x);
+        x = x + F(1.0);
+    }
+    let ixx = F(1.0) / (x * x);
+    result = result + (F(1.0) + F(1.0) / (F(2.0) * x) + ixx * (F(1.0 / 6.0) - ixx * (F(1.0 / 30.0) - ixx * F(1.0 / 42.0)))) / x;
+    return select(result, -result, below);
+}
+fn zeta_(x: F, q: F) -> F {
+    // the Hurwitz zeta function as Cephes (PyTorch): the direct sum until a term stops mattering or
+    // passes q + 9 (at most 4096 terms: q below -4080 is out of reach here), then the Euler-Maclaurin
+    // tail with up to 12 Bernoulli terms
+    let eps = F(1.1102230246251565e-16);
+    var s = pow_(q, -x);
+    var a = q;
+    var b = F(0.0);
+    var done = B(false);
+    var result = F(0.0);
+    for (var i = 0; i < 4096; i++) {
+        let run = !done & ((F(f32(i)) < F(9.0)) | (a <= F(9.0)));
+        if (!any(run)) { break; }
+        a = select(a, a + F(1.0), run);
+        b = select(b, pow_(a, -x), run);
+        s = select(s, s + b, run);
+        let converged = run & (-eps * s < b) & (b < eps * s);
+        result = select(result, s, converged);
+        done = done | converged;
+    }
+    let w = a;
+    s = s + b * w / (x - F(1.0)) - F(0.5) * b;
+    var m = F(1.0);
+    var k = F(0.0);
+    let bernoulli = array<f32, 12>(12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+        7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+        1.8152105401943546773e17, -7.1661652561756670113e18);
+    for (var i = 0; i < 12; i++) {
+        m = m * (x + k);
+        b = b / w;
+        let t = m * b / F(bernoulli[i]);
+        let tail = s + t;
+        let converged = !done & (abs(t / tail) < eps);
+        s = select(tail, s, done);
+        result = select(result, s, converged);
+        done = done | converged;
+        k = k + F(1.0);
+        m = m * (x + k);
+        b = b / w;
+        k = k + F(1.0);
+    }
+    result = select(s, result, done);
+    let infinite = bitcast<F>(U(0x7f800000u) + bitcast<U>(x) * U(0u));
+    let pole = (x == F(1.0)) | ((x > F(1.0)) & (q <= F(0.0)) & (floor(q) == q));
+    let undefined = (x < F(1.0)) | ((q <= F(0.0)) & (floor(x) != x)) | isnan_(x) | isnan_(q);
+    return select(select(result, infinite, pole), nan_(x + q), undefined & !pole);
 }
