@@ -44,6 +44,8 @@ NDTRI = "Ndtri"               # the inverse of the standard normal CDF on [0, 1]
 LGAMMA = "Lgamma"             # log|Gamma(x)| (inf at the non-positive integers)
 DIGAMMA = "Digamma"           # Gamma'(x) / Gamma(x) (NaN at the negative integers, -+inf at +-0)
 POLYGAMMA = "Polygamma"       # n: int >= 0 -> the n-th derivative of digamma
+BESSEL_I0E = "BesselI0e"      # exp(-|x|) I0(x), the scaled modified Bessel function of order 0
+BESSEL_I1E = "BesselI1e"      # exp(-|x|) I1(x) (order 1; odd)
 CLAMP = "Clamp"               # min: float | None, max: float | None
 LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
@@ -51,7 +53,8 @@ IDENTITY = "Identity"         # a copy
 
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
-         ERFC, ERFCX, ERFINV, NDTRI, LGAMMA, DIGAMMA, POLYGAMMA, CLAMP, LOGICAL_NOT, CAST, IDENTITY)
+         ERFC, ERFCX, ERFINV, NDTRI, LGAMMA, DIGAMMA, POLYGAMMA, BESSEL_I0E, BESSEL_I1E,
+         CLAMP, LOGICAL_NOT, CAST, IDENTITY)
 
 # --- elementwise, binary (broadcasting) ---------------------------------------
 ADD = "Add"

@@ -14,7 +14,7 @@ import math
 from . import kernel_names as K
 from .ops import binary, elementary, reduce, unary
 from .ops.aliases import log_softmax as _log_softmax, softmax as _softmax
-from .ops.special import digamma, erfc, erfinv, lgamma, mvlgamma, polygamma
+from .ops.special import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
 from .ops.unary import _unary
 from .engine import run_kernel
 from .porting_table import module_getattr as _module_getattr
@@ -129,6 +129,23 @@ def zeta(input, other) -> Tensor:
     return run_kernel(K.ZETA, *binary._operands("zeta", input, other, floating=True))
 
 
+i0e = _unary("i0e", K.BESSEL_I0E, True, "The exponentially scaled modified Bessel function of the first kind, "
+             "order 0: ``exp(-|x|) I0(x)``.", "[0.0]", "[1.0]")
+i1e = _unary("i1e", K.BESSEL_I1E, True, "The exponentially scaled modified Bessel function of the first kind, "
+             "order 1: ``exp(-|x|) I1(x)``.", "[0.0]", "[0.0]")
+
+
+def i1(input) -> Tensor:
+    """The modified Bessel function of the first kind, order 1: ``i1e(x) * exp(|x|)``.
+
+    >>> import webgrad as wg
+    >>> print(f"{wg.special.i1(wg.tensor(1.0)).item():.6f}")
+    0.565159
+    """
+    x = elementary._float("i1", input)
+    return binary.mul(i1e(x), unary.exp(unary.abs(x)))
+
+
 def xlog1py(input, other) -> Tensor:
     """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
 
@@ -143,6 +160,9 @@ def xlog1py(input, other) -> Tensor:
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "xlog1py",
            "logsumexp", "softmax", "log_softmax", "round", "ndtr", "log_ndtr", "ndtri", "sinc", "entr", "digamma", "psi",
-           "gammaln", "polygamma", "multigammaln", "zeta"]
+           "gammaln", "polygamma", "multigammaln", "zeta", "i0", "i0e", "i1", "i1e", "modified_bessel_i0",
+           "modified_bessel_i1"]
+
+modified_bessel_i0, modified_bessel_i1 = i0, i1   # PyTorch's later names for the same functions
 
 __getattr__ = _module_getattr("webgrad.special")

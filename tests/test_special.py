@@ -54,6 +54,14 @@ CASES = [
            torch_fn(lambda q: torch.special.zeta(torch.tensor(3.0, dtype=q.dtype), q)), [uniform(0.5, 9, 4, 5)]),
     OpCase("zeta", wg.special.zeta, tref(torch.special.zeta), [uniform(1.1, 6, 3, 1), uniform(-5, 9, 5)], grad=False,
            rtol=1e-5),
+    OpCase("i0", wg.i0, tref(torch.i0), [uniform(-12, 12, 5, 7)], rtol=2e-6),
+    OpCase("i0_near", wg.i0, tref(torch.i0), [uniform(-3, 3, 9)], second_order=True),
+    OpCase("i0e", wg.special.i0e, tref(torch.special.i0e), [uniform(-12, 12, 5, 7)], second_order=True),
+    OpCase("i1", wg.special.i1, tref(torch.special.i1), [np.concatenate([uniform(-12, 12, 30), [0.0]])], rtol=2e-6),
+    OpCase("i1_near", wg.special.i1, tref(torch.special.i1), [np.concatenate([uniform(-3, 3, 9), [0.0]])],
+           second_order=True),
+    OpCase("i1e", wg.special.i1e, tref(torch.special.i1e), [np.concatenate([uniform(-12, 12, 30), [0.0]])], rtol=2e-6,
+           second_order=True),
     OpCase("xlog1py", wg.special.xlog1py, tref(torch.special.xlog1py), [uniform(-2, 2, 3, 4), uniform(-0.9, 3, 4)],
            second_order=True),
 ]
@@ -79,7 +87,7 @@ def test_edge_values_as_torch(backend, name):
 
 SPECIAL_EDGES = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -40.0, 1e-30, 30.0, -2.5, 1e30]
 NAMES = ["ndtr", "log_ndtr", "ndtri", "sinc", "entr", "expit", "exp2", "expm1", "log1p", "erf", "logit", "round",
-         "gammaln", "psi", "digamma"]
+         "gammaln", "psi", "digamma", "i0", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1"]
 
 
 @pytest.mark.parametrize("name", NAMES)

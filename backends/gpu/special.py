@@ -1,10 +1,14 @@
-"""Special-function kernels that take an attr or two inputs (the one-input ones are rows of
-``elementwise.FLOAT_UNARY``): Polygamma and Zeta, elementwise maps over kernels/special.wgsl."""
+"""Special-function kernels that take an attr, two inputs or generated WGSL (the other one-input
+ones are rows of ``elementwise.FLOAT_UNARY``): Polygamma and Zeta, elementwise maps over
+kernels/special.wgsl, and the scaled Bessel functions BesselI0e, BesselI1e (Clenshaw sums of
+bessel_tables' coefficients)."""
 from __future__ import annotations
 
 import math
 
 from webgrad import kernel_names as K
+
+from ..bessel_tables import I0E_FAR, I0E_NEAR, I1E_FAR, I1E_NEAR
 
 from .elementwise import _broadcast, elementwise
 
@@ -22,3 +26,32 @@ def zeta(be, x, q):
 
 
 KERNELS = {K.POLYGAMMA: polygamma, K.ZETA: zeta}
+
+
+def _clenshaw_wgsl(name, coefficients):
+    """A WGSL ``fn name(y: F) -> F``: Cephes' chbevl over ``coefficients`` (highest order first)."""
+    values = ", ".join(repr(c) for c in coefficients)
+    return (f"fn {name}(y: F) -> F {{\n    let c = array<f32, {len(coefficients)}>({values});\n"
+            f"    var b0 = F(c[0]); var b1 = F(0.0); var b2 = F(0.0);\n"
+            f"    for (var i = 1; i < {len(coefficients)}; i++) {{ b2 = b1; b1 = b0; b0 = y * b1 - b2 + F(c[i]); }}\n"
+            f"    return F(0.5) * (b0 - b2);\n}}\n")
+
+
+_BESSEL = "".join(_clenshaw_wgsl(n, c) for n, c in (("i0e_near_", I0E_NEAR), ("i0e_far_", I0E_FAR),
+                                                      ("i1e_near_", I1E_NEAR), ("i1e_far_", I1E_FAR)))
+# exp(-|x|) I0(x), exp(-|x|) I1(x): the [0, 8] expansion in |x| / 2 - 2, beyond it the one in 32 / |x| - 2 over sqrt
+_SCALED = {K.BESSEL_I0E: "select(i0e_far_(T0(32.0) / max(abs(x0), T0(8.0)) - T0(2.0)) / sqrt(max(abs(x0), T0(8.0))),"
+                         " i0e_near_(abs(x0) * T0(0.5) - T0(2.0)), abs(x0) <= T0(8.0))",
+           K.BESSEL_I1E: "sign(x0) * select(i1e_far_(T0(32.0) / max(abs(x0), T0(8.0)) - T0(2.0)) / sqrt(max(abs(x0), "
+                         "T0(8.0))), i1e_near_(abs(x0) * T0(0.5) - T0(2.0)) * abs(x0), abs(x0) <= T0(8.0))"}
+
+
+def _scaled_bessel(name):
+    expr = f"select({_SCALED[name]}, x0, isnan_(x0))"   # NaN stays NaN (WGSL's max may drop it)
+
+    def run(be, x):
+        return elementwise(be, name, expr, [x], x.shape, x.dtype, extra=_BESSEL)
+    return run
+
+
+KERNELS.update({name: _scaled_bessel(name) for name in _SCALED})

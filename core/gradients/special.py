@@ -39,3 +39,17 @@ def _zeta(dy, saved, attrs):
         raise NotImplementedError("the derivative for 'zeta' is not implemented (with respect to its first "
                                   "argument, x; PyTorch has none either): detach x")
     return None, dy * -x * run_kernel(K.ZETA, x + 1, q)
+
+
+@_rule(K.BESSEL_I0E, _IN, outputs=_OUT)
+def _i0e(dy, x, y):
+    return dy * (run_kernel(K.BESSEL_I1E, x) - x.sign() * y)
+
+
+@_rule(K.BESSEL_I1E, _IN, outputs=_OUT)
+def _i1e(dy, x, y):
+    """PyTorch's: i0e(x) - i1e(x) (sign(x) + 1 / x), 1/2 at 0."""
+    zero = x == 0
+    safe = zero.logical_not() * x + zero   # 1 where x is 0: no 1 / 0 in the value or its gradient
+    slope = run_kernel(K.BESSEL_I0E, x) - y * (x.sign() + 1 / safe)
+    return dy * slope.masked_fill(zero, 0.5)

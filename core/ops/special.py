@@ -53,6 +53,18 @@ def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
+def i0(input) -> Tensor:
+    """The modified Bessel function of the first kind, order 0: ``exp(|x|) * i0e(x)`` (its gradient
+    is ``i1``, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> print(f"{wg.i0(wg.tensor(1.0)).item():.6f}")
+    1.266066
+    """
+    x = _input("i0", input, True)
+    return binary.mul(run_kernel(K.BESSEL_I0E, x), run_kernel(K.EXP, run_kernel(K.ABS, x)))
+
+
 def mvlgamma(input, p) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``: ``sum_i lgamma(x - i / 2)`` over
     i < p, plus ``p (p - 1) / 4 log(pi)``; every element must exceed ``(p - 1) / 2``.
@@ -73,9 +85,9 @@ def mvlgamma(input, p) -> Tensor:
 
 METHODS = {name: globals()[name] for name in _TABLE}
 METHODS.update({f"{name}_": inplace_method(f"{name}_", globals()[name]) for name in _TABLE})
-METHODS.update({"polygamma": _polygamma_method, "mvlgamma": mvlgamma})
+METHODS.update({"polygamma": _polygamma_method, "mvlgamma": mvlgamma, "i0": i0, "i0_": inplace_method("i0_", i0)})
 METHODS.update({"polygamma_": inplace_method("polygamma_", _polygamma_method),
                 "mvlgamma_": inplace_method("mvlgamma_", mvlgamma)})
 
-__all__ = list(_TABLE) + ["polygamma", "mvlgamma"]   # torch.erfc_ and the other torch.* in-place aliases: the shapes
+__all__ = list(_TABLE) + ["polygamma", "mvlgamma", "i0"]   # torch.erfc_ and the other torch.* in-place aliases: the shapes
                                                      # session's
