@@ -46,6 +46,9 @@ DIGAMMA = "Digamma"           # Gamma'(x) / Gamma(x) (NaN at the negative intege
 POLYGAMMA = "Polygamma"       # n: int >= 0 -> the n-th derivative of digamma
 BESSEL_I0E = "BesselI0e"      # exp(-|x|) I0(x), the scaled modified Bessel function of order 0
 BESSEL_I1E = "BesselI1e"      # exp(-|x|) I1(x) (order 1; odd)
+SIGNBIT = "Signbit"           # float -> bool: the sign bit (true for -0.0 and a negative NaN)
+FREXP = "Frexp"               # float -> (mantissa in [0.5, 1) signed, exponent int32): x = mantissa * 2^exponent
+                              # (0, inf and NaN: themselves and exponent 0)
 CLAMP = "Clamp"               # min: float | None, max: float | None
 LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
@@ -79,6 +82,10 @@ LOGICAL_OR = "LogicalOr"      # -> bool
 LOGICAL_XOR = "LogicalXor"    # -> bool
 WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
 ZETA = "Zeta"                 # (x, q) float -> the Hurwitz zeta function sum_k (k + q)^-x
+COPYSIGN = "Copysign"         # (a, b) float -> |a| with b's sign bit
+NEXTAFTER = "Nextafter"       # (a, b) float -> the next representable number after a toward b
+GCD = "Gcd"                   # (a, b) integer -> the greatest common divisor (non-negative; gcd(0, 0) = 0)
+LCM = "Lcm"                   # (a, b) integer -> the least common multiple (non-negative; 0 with a 0)
 
 BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS,
           LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, ZETA)

@@ -39,5 +39,6 @@ def structseq(name: str, fields: tuple) -> type:
 _PAIRS = ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian")
 globals().update({name: structseq(name, ("values", "indices")) for name in _PAIRS})
 aminmax = structseq("aminmax", ("min", "max"))
+frexp = structseq("frexp", ("mantissa", "exponent"))
 
-__all__ = [*_PAIRS, "aminmax", "structseq"]
+__all__ = [*_PAIRS, "aminmax", "frexp", "structseq"]

@@ -17,7 +17,7 @@ def test_frequencies_are_torchs(backend, name, n, d):
     want = getattr(torch.fft, name)(n, d).numpy()
     assert got.dtype is wg.float32 and got.device == backend
     np.testing.assert_array_equal(got.numpy(), want)
-    if "float64" in wg.registry.backend(backend).dtypes:
+    if wg.float64 in wg.registry.backend(backend).dtypes:
         wide = getattr(torch.fft, name)(n, d, dtype=torch.float64).numpy()
         np.testing.assert_array_equal(getattr(wg.fft, name)(n, d, dtype=wg.float64).numpy(), wide)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from webgrad import kernel_names as K
+from webgrad.dtypes import bool_, int32
 
 from ..bessel_tables import I0E_FAR, I0E_NEAR, I1E_FAR, I1E_NEAR
 
@@ -25,7 +26,25 @@ def zeta(be, x, q):
     return elementwise(be, K.ZETA, "zeta_(x0, x1)", [x, q], _broadcast(x.shape, q.shape), x.dtype)
 
 
-KERNELS = {K.POLYGAMMA: polygamma, K.ZETA: zeta}
+def _binary(name, expr):
+    def run(be, a, b):
+        return elementwise(be, name, expr, [a, b], _broadcast(a.shape, b.shape), a.dtype)
+    return run
+
+
+def signbit(be, x):
+    return elementwise(be, K.SIGNBIT, "select(O(0), O(1), signbit_(x0))", [x], x.shape, bool_)
+
+
+def frexp(be, x):
+    return (elementwise(be, K.FREXP, "frexp_mantissa_(x0)", [x], x.shape, x.dtype),
+            elementwise(be, K.FREXP, "O(frexp_exponent_(x0))", [x], x.shape, int32))
+
+
+KERNELS = {K.POLYGAMMA: polygamma, K.ZETA: zeta, K.SIGNBIT: signbit, K.FREXP: frexp,
+           **{name: _binary(name, expr) for name, expr in ((K.COPYSIGN, "copysign_(x0, x1)"),
+                                                            (K.NEXTAFTER, "nextafter_(x0, x1)"),
+                                                            (K.GCD, "gcd_(x0, x1)"), (K.LCM, "lcm_(x0, x1)"))}}
 
 
 def _clenshaw_wgsl(name, coefficients):

@@ -53,3 +53,16 @@ def _i1e(dy, x, y):
     safe = zero.logical_not() * x + zero   # 1 where x is 0: no 1 / 0 in the value or its gradient
     slope = run_kernel(K.BESSEL_I0E, x) - y * (x.sign() + 1 / safe)
     return dy * slope.masked_fill(zero, 0.5)
+
+
+@register_gradient(K.COPYSIGN, inputs_to_save=[0], outputs_to_save=[0])
+def _copysign(dy, saved, attrs):
+    """PyTorch's: result / a where a is nonzero, else 0, for a; zeros for b (only its sign matters)."""
+    a, y = saved
+    zero = a == 0
+    return dy * (y / (a + zero)).masked_fill(zero, 0.0), dy * 0
+
+
+register_gradient(K.NEXTAFTER, lambda dy, saved, attrs: (dy, dy * 0))   # PyTorch's: the step counts as the identity
+register_gradient(K.FREXP, lambda dy, saved, attrs: (dy[0] / saved[0].to(dy[0].dtype).exp2(),),
+                  outputs_to_save=[1], non_differentiable=[1])

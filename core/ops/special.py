@@ -1,6 +1,7 @@
 """Special functions of ``torch`` and ``torch.Tensor``: the error-function family (``erfc``,
-``erfinv``), the gamma family (``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``) and their
-in-place forms. ``webgrad.special`` (``core/special.py``) gathers them with the rest of
+``erfinv``), the gamma family (``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``), ``i0``, the
+floating-point and integer elementwise functions (``copysign``, ``signbit``, ``nextafter``, ``ldexp``,
+``frexp``, ``float_power``, ``gcd``, ``lcm``, ``heaviside``, ``sgn``) and their in-place forms. ``webgrad.special`` (``core/special.py``) gathers them with the rest of
 ``torch.special``'s names.
 
 Integer and bool input works on a copy in the default float dtype, as in PyTorch.
@@ -10,10 +11,12 @@ from __future__ import annotations
 import math
 
 from .. import kernel_names as K
+from .. import return_types
+from ..dtypes import bool_, float64
 from ..engine import run_kernel
 from ..tensor import Tensor
-from . import binary, creation, reduce
-from .common import inplace_method
+from . import binary, creation, reduce, unary
+from .common import check_tensor, inplace_method
 from .unary import _input, _unary
 
 # name: (kernel, summary, example input, example output)
@@ -83,11 +86,206 @@ def mvlgamma(input, p) -> Tensor:
     return binary.add(reduce.sum(terms, -1), p * (p - 1) * math.log(math.pi) / 4)
 
 
+def signbit(input) -> Tensor:
+    """Whether each element's sign bit is set: true for negative numbers, -0.0 and a negative NaN.
+
+    >>> import webgrad as wg
+    >>> wg.signbit(wg.tensor([-0.0, 0.0, -2.0])).tolist()
+    [True, False, True]
+    """
+    check_tensor("signbit", input)
+    if input._dtype.is_floating:
+        return run_kernel(K.SIGNBIT, input)
+    return binary.lt(input, 0) if input._dtype is not bool_ else binary.ne(input, input)
+
+
+def sgn(input) -> Tensor:
+    """The sign, ``input / |input|`` (0 at 0): for real tensors ``sign``.
+
+    >>> import webgrad as wg
+    >>> wg.sgn(wg.tensor([-2.0, 0.0, 3.0])).tolist()
+    [-1.0, 0.0, 1.0]
+    """
+    return unary.sign(input)
+
+
+def copysign(input, other) -> Tensor:
+    """``|input|`` with the sign (bit) of ``other`` (either may be a number); float for integers, as PyTorch.
+
+    >>> import webgrad as wg
+    >>> wg.copysign(wg.tensor([1.0, 2.0]), wg.tensor([-0.0, 1.0])).tolist()
+    [-1.0, 2.0]
+    """
+    return run_kernel(K.COPYSIGN, *binary._operands("copysign", input, other, floating=True))
+
+
+def nextafter(input, other) -> Tensor:
+    """The next floating-point value after ``input`` toward ``other`` (float tensors of one dtype).
+
+    >>> import webgrad as wg
+    >>> wg.nextafter(wg.tensor([1.0]), wg.tensor([2.0])).tolist()
+    [1.0000001192092896]
+    """
+    check_tensor("nextafter", input)
+    check_tensor("nextafter", other, "other")
+    if not input._dtype.is_floating or input._dtype is not other._dtype:
+        raise RuntimeError(f"nextafter: expected two floating tensors of one dtype, got {input._dtype.name} and "
+                           f"{other._dtype.name}")
+    return run_kernel(K.NEXTAFTER, *binary._operands("nextafter", input, other))
+
+
+def ldexp(input, other) -> Tensor:
+    """``input * 2 ** other`` (float for integer input, as PyTorch).
+
+    >>> import webgrad as wg
+    >>> wg.ldexp(wg.tensor([1.0, 3.0]), wg.tensor([2, -1])).tolist()
+    [4.0, 1.5]
+    """
+    check_tensor("ldexp", input)
+    return binary.mul(input, binary.pow(2.0, other if isinstance(other, Tensor) else float(other)))
+
+
+def frexp(input):
+    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, ``|mantissa|`` in [0.5, 1)
+    (0, inf and NaN keep themselves, exponent 0); exponent is int32. A named tuple, as PyTorch's.
+
+    >>> import webgrad as wg
+    >>> m, e = wg.frexp(wg.tensor([8.0, -3.0]))
+    >>> m.tolist(), e.tolist()
+    ([0.5, -0.75], [4, 2])
+    """
+    check_tensor("frexp", input)
+    if not input._dtype.is_floating:
+        raise RuntimeError(f"torch.frexp() only supports floating-point dtypes, got {input._dtype.name}")
+    return return_types.frexp(*run_kernel(K.FREXP, input))
+
+
+def float_power(input, exponent) -> Tensor:
+    """``input ** exponent`` computed in float64 (PyTorch's double precision); the GPU backends have no
+    float64, so there it raises TypeError: use ``pow`` in float32, or the cpu backend.
+
+    >>> import webgrad as wg
+    >>> wg.float_power(wg.tensor([2, 3], backend="cpu"), 2).dtype
+    webgrad.float64
+    """
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power: expected a tensor for input or exponent")
+    backend = (input if isinstance(input, Tensor) else exponent)._backend
+    if float64 not in backend.dtypes:
+        raise TypeError(f"float_power: computes in float64, which backend {backend.name!r} does not hold; use "
+                        f"pow (in float32) there, or move the tensors to 'cpu'")
+    as64 = [t.to(float64) if isinstance(t, Tensor) else float(t) for t in (input, exponent)]
+    return binary.pow(*as64)
+
+
+def float_power_(self, exponent) -> Tensor:
+    """In-place ``float_power``: the tensor must be float64, as PyTorch requires.
+
+    >>> import webgrad as wg
+    >>> wg.tensor([3.0], dtype=wg.float64, backend="cpu").float_power_(2).tolist()
+    [9.0]
+    """
+    if self._dtype is not float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self._dtype.name} but the operation's result "
+                           f"requires dtype float64")
+    return inplace_method("float_power_", float_power)(self, exponent)
+
+
+def _integers(op, input, other):
+    a, b = binary._operands(op, input, other)
+    if a._dtype.is_floating or a._dtype is bool_:
+        raise NotImplementedError(f"{op}: expected integer tensors, got {a._dtype.name}")
+    return a, b
+
+
+def gcd(input, other) -> Tensor:
+    """The elementwise greatest common divisor of integer tensors (non-negative; ``gcd(0, 0) == 0``).
+
+    >>> import webgrad as wg
+    >>> wg.gcd(wg.tensor([0, -12, 7]), wg.tensor([0, 18, -21])).tolist()
+    [0, 6, 7]
+    """
+    return run_kernel(K.GCD, *_integers("gcd", input, other))
+
+
+def lcm(input, other) -> Tensor:
+    """The elementwise least common multiple of integer tensors (non-negative; 0 where either is 0).
+
+    >>> import webgrad as wg
+    >>> wg.lcm(wg.tensor([0, -4, 6]), wg.tensor([5, 6, -4])).tolist()
+    [0, 12, 12]
+    """
+    return run_kernel(K.LCM, *_integers("lcm", input, other))
+
+
+def heaviside(input, values) -> Tensor:
+    """The step function: 0 where ``input < 0``, ``values`` where it is 0, 1 above (one dtype for both, as
+    PyTorch requires). It has no derivative: backward through it raises, as PyTorch's.
+
+    >>> import webgrad as wg
+    >>> wg.heaviside(wg.tensor([-1.0, 0.0, 2.0]), wg.tensor(0.5)).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    check_tensor("heaviside", input)
+    check_tensor("heaviside", values, "values")
+    if input._dtype is not values._dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes (got "
+                           f"{input._dtype.name} and {values._dtype.name})")
+    step = binary.where(binary.eq(input, 0), values, binary.gt(input, 0).to(input._dtype))
+    if not (input.requires_grad or values.requires_grad):
+        return step
+    return _no_derivative("heaviside", step.detach(), input, values)
+
+
+def _no_derivative(op, value, *inputs):
+    """``value`` as the result of ``inputs`` in the graph, with a backward that raises as PyTorch's does."""
+    from ..autograd import custom_grad   # autograd imports the ops: here, at call time
+
+    def refuse(dy):
+        raise RuntimeError(f"derivative for {op} is not implemented")
+    return custom_grad(lambda *args: (value, refuse))(*inputs)
+
+
+def erfc_(input) -> Tensor:
+    """``torch.erfc_``: ``input.erfc_()``.
+
+    >>> import webgrad as wg
+    >>> wg.erfc_(wg.tensor([0.0])).tolist()
+    [1.0]
+    """
+    return input.erfc_()
+
+
+def xlogy_(input, other) -> Tensor:
+    """``torch.xlogy_``: ``input.xlogy_(other)``.
+
+    >>> import webgrad as wg
+    >>> wg.xlogy_(wg.tensor([0.0, 2.0]), wg.tensor([0.0, 1.0])).tolist()
+    [0.0, 0.0]
+    """
+    return input.xlogy_(other)
+
+
+def logit_(input, eps=None) -> Tensor:
+    """``torch.logit_``: ``input.logit_(eps)``.
+
+    >>> import webgrad as wg
+    >>> wg.logit_(wg.tensor([0.5])).tolist()
+    [0.0]
+    """
+    return input.logit_(eps)
+
+
 METHODS = {name: globals()[name] for name in _TABLE}
 METHODS.update({f"{name}_": inplace_method(f"{name}_", globals()[name]) for name in _TABLE})
+_TENSOR_FIRST = ["signbit", "sgn", "copysign", "nextafter", "ldexp", "frexp", "float_power", "gcd", "lcm", "heaviside"]
+METHODS.update({name: globals()[name] for name in _TENSOR_FIRST})
+METHODS.update({f"{name}_": inplace_method(f"{name}_", globals()[name])
+                for name in ("sgn", "copysign", "nextafter", "ldexp", "gcd", "lcm", "heaviside")})
+METHODS["float_power_"] = float_power_
 METHODS.update({"polygamma": _polygamma_method, "mvlgamma": mvlgamma, "i0": i0, "i0_": inplace_method("i0_", i0)})
 METHODS.update({"polygamma_": inplace_method("polygamma_", _polygamma_method),
                 "mvlgamma_": inplace_method("mvlgamma_", mvlgamma)})
 
-__all__ = list(_TABLE) + ["polygamma", "mvlgamma", "i0"]   # torch.erfc_ and the other torch.* in-place aliases: the shapes
-                                                     # session's
+# torch.erfc_, xlogy_ and logit_ (the other torch.* in-place aliases are the shapes session's)
+__all__ = list(_TABLE) + ["polygamma", "mvlgamma", "i0", "erfc_", "xlogy_", "logit_"] + _TENSOR_FIRST

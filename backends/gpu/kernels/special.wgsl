@@ -203,3 +203,39 @@ fn zeta_(x: F, q: F) -> F {
     let undefined = (x < F(1.0)) | ((q <= F(0.0)) & (floor(x) != x)) | isnan_(x) | isnan_(q);
     return select(select(result, infinite, pole), nan_(x + q), undefined & !pole);
 }
+fn signbit_(x: F) -> B { return bitcast<U>(x) >= U(0x80000000u); }
+fn copysign_(a: F, b: F) -> F {
+    return bitcast<F>((bitcast<U>(a) & U(0x7fffffffu)) | (bitcast<U>(b) & U(0x80000000u)));
+}
+fn nextafter_(a: F, b: F) -> F {
+    // one step of the bits toward b: up in magnitude where b lies beyond a from zero; from +-0 the
+    // smallest subnormal with b's sign (a GPU that flushes subnormals shows it as 0); NaN where either is
+    let away = (b > a) == (a > F(0.0));
+    let bits = bitcast<U>(a);
+    var r = bitcast<F>(select(bits - U(1u), bits + U(1u), away));
+    r = select(r, bitcast<F>(select(U(1u), U(0x80000001u), b < F(0.0))), a == F(0.0));
+    r = select(r, b, a == b);
+    return select(r, nan_(a + b), isnan_(a) | isnan_(b));
+}
+fn frexp_mantissa_(x: F) -> F {
+    return select(x, frexp(x).fract, abs(x) <= F(MAX_F32) & (x != F(0.0)));   // 0, +-inf, NaN: themselves
+}
+fn frexp_exponent_(x: F) -> I {
+    return select(I(0), frexp(x).exp, abs(x) <= F(MAX_F32) & (x != F(0.0)));
+}
+fn gcd_(a0: I, b0: I) -> I {
+    // Euclid's algorithm, 48 steps (enough for any pair of 32-bit integers: Fibonacci's 47th passes 2^31)
+    var a = abs(a0);
+    var b = abs(b0);
+    for (var k = 0; k < 48; k++) {
+        let more = a != I(0);
+        let r = b % select(I(1), a, more);
+        b = select(b, a, more);
+        a = select(a, r, more);
+    }
+    return b;
+}
+fn lcm_(a: I, b: I) -> I {
+    let g = gcd_(a, b);
+    return select(abs(a / select(g, I(1), g == I(0)) * b), I(0), g == I(0));
+}
