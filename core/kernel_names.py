@@ -86,6 +86,8 @@ COPYSIGN = "Copysign"         # (a, b) float -> |a| with b's sign bit
 NEXTAFTER = "Nextafter"       # (a, b) float -> the next representable number after a toward b
 GCD = "Gcd"                   # (a, b) integer -> the greatest common divisor (non-negative; gcd(0, 0) = 0)
 LCM = "Lcm"                   # (a, b) integer -> the least common multiple (non-negative; 0 with a 0)
+IGAMMA = "Igamma"             # (a, x) float -> P(a, x), the regularized lower incomplete gamma function
+IGAMMAC = "Igammac"           # (a, x) float -> Q(a, x) = 1 - P(a, x), the upper one
 
 BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS,
           LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, ZETA)

@@ -14,7 +14,8 @@ import math
 from . import kernel_names as K
 from .ops import binary, elementary, reduce, unary
 from .ops.aliases import log_softmax as _log_softmax, softmax as _softmax
-from .ops.special import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
+from .ops.special import digamma, erfc, erfinv, i0, igamma as gammainc, igammac as gammaincc, lgamma, mvlgamma, \
+    polygamma
 from .ops.unary import _unary
 from .engine import run_kernel
 from .porting_table import module_getattr as _module_getattr
@@ -160,7 +161,7 @@ def xlog1py(input, other) -> Tensor:
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "xlog1py",
            "logsumexp", "softmax", "log_softmax", "round", "ndtr", "log_ndtr", "ndtri", "sinc", "entr", "digamma", "psi",
-           "gammaln", "polygamma", "multigammaln", "zeta", "i0", "i0e", "i1", "i1e", "modified_bessel_i0",
+           "gammaln", "polygamma", "multigammaln", "zeta", "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e", "modified_bessel_i0",
            "modified_bessel_i1"]
 
 modified_bessel_i0, modified_bessel_i1 = i0, i1   # PyTorch's later names for the same functions

@@ -175,3 +175,85 @@ def _polygamma(x, *, n):
 
 register_table({K.LGAMMA: _typed(in_float64(lgamma64), arrays=1), K.DIGAMMA: _typed(in_float64(digamma64), arrays=1),
                 K.POLYGAMMA: _typed(_polygamma), K.ZETA: _quiet(_binary(zeta64))})
+
+
+_ITERATIONS = 10000   # series and continued-fraction terms at most (a of 1e6 needs a few thousand)
+
+
+def _until_converged(state, step):
+    """Run ``step(state, i) -> (state, converged)`` on the elements not yet converged (compressed),
+    and return every element's final state."""
+    finished = [np.empty_like(s) for s in state]
+    pos = np.arange(state[0].size)
+    for i in range(1, _ITERATIONS + 1):
+        if not pos.size:
+            break
+        state, done = step(state, i)
+        for f, s in zip(finished, state):
+            f[pos[done]] = s[done]
+        pos, state = pos[~done], [s[~done] for s in state]
+    for f, s in zip(finished, state):
+        f[pos] = s
+    return finished
+
+
+def _lower_series(a, x):
+    """sum_n x^n / ((a+1)...(a+n)) / a: P(a, x) over the prefactor x^a e^-x / Gamma(a) (for x < a + 1)."""
+    def step(state, i):
+        a_, x_, term, total = state
+        term = term * x_ / (a_ + i)
+        total = total + term
+        return [a_, x_, term, total], np.abs(term) <= np.abs(total) * _MACHEP
+    return _until_converged([a, x, 1 / a, 1 / a], step)[3]
+
+
+def _upper_fraction(a, x):
+    """Lentz's evaluation of Q(a, x)'s continued fraction over the prefactor (for x >= a + 1)."""
+    tiny = 1e-300
+    b = x + 1 - a
+    d = 1 / b
+
+    def step(state, i):
+        a_, b_, c, d_, h = state
+        an = -i * (i - a_)
+        b_ = b_ + 2
+        d_ = an * d_ + b_
+        d_ = np.where(np.abs(d_) < tiny, tiny, d_)
+        c = b_ + an / c
+        c = np.where(np.abs(c) < tiny, tiny, c)
+        d_ = 1 / d_
+        delta = d_ * c
+        return [a_, b_, c, d_, h * delta], np.abs(delta - 1) <= _MACHEP
+    return _until_converged([a, b, np.full_like(a, 1 / tiny), d, d.copy()], step)[4]
+
+
+def igamma64(a, x, upper=False):
+    """The regularized lower incomplete gamma function P(a, x) (Q = 1 - P when ``upper``) over float64
+    arrays (broadcast), with PyTorch's edge values: NaN for a or x negative and for a = x = 0, or both
+    infinite; P(0, x > 0) = 1, P(a, 0) = 0, P(a, inf) = 1, P(inf, x) = 0."""
+    a, x = (np.array(v, np.float64).reshape(-1) for v in np.broadcast_arrays(a, x))
+    regular = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
+    p = np.where(x == 0, 0.0, np.where((a == 0) | (x == np.inf), 1.0, 0.0))
+    p = np.where((a < 0) | (x < 0) | ((a == 0) & (x == 0)) | ((a == np.inf) & (x == np.inf)) | (a != a) | (x != x),
+                 np.nan, p)
+    q = 1 - p
+    ar, xr = a[regular], x[regular]
+    log_prefactor = ar * np.log(xr) - xr - lgamma64(ar)
+    series = xr < ar + 1
+    lower = np.exp(log_prefactor[series]) * _lower_series(ar[series], xr[series])
+    upper_ = np.exp(log_prefactor[~series]) * _upper_fraction(ar[~series], xr[~series])
+    pr, qr = np.empty_like(ar), np.empty_like(ar)
+    pr[series], qr[series] = lower, 1 - lower
+    pr[~series], qr[~series] = 1 - upper_, upper_
+    p[regular], q[regular] = pr, qr
+    return q if upper else p
+
+
+def _igamma(upper):
+    def run(a, x):
+        out = igamma64(np.asarray(a, np.float64), np.asarray(x, np.float64), upper)
+        return out.reshape(np.broadcast_shapes(a.shape, x.shape)).astype(a.dtype, copy=False)
+    return _quiet(run)
+
+
+register_table({K.IGAMMA: _igamma(False), K.IGAMMAC: _igamma(True)})

@@ -63,7 +63,7 @@ _HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "s
 _TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
 # kernels/special.wgsl's (it calls helpers.wgsl's and trig.wgsl's)
 _SPECIAL = ("erfc_(", "erfcx_(", "erfinv_(", "ndtri_(", "lgamma_(", "digamma_(", "trigamma_(", "zeta_(", "signbit_(",
-            "copysign_(", "nextafter_(", "frexp_", "gcd_(", "lcm_(")
+            "copysign_(", "nextafter_(", "frexp_", "gcd_(", "lcm_(", "igamma_(")
 _INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
 
 

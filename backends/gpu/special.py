@@ -44,7 +44,9 @@ def frexp(be, x):
 KERNELS = {K.POLYGAMMA: polygamma, K.ZETA: zeta, K.SIGNBIT: signbit, K.FREXP: frexp,
            **{name: _binary(name, expr) for name, expr in ((K.COPYSIGN, "copysign_(x0, x1)"),
                                                             (K.NEXTAFTER, "nextafter_(x0, x1)"),
-                                                            (K.GCD, "gcd_(x0, x1)"), (K.LCM, "lcm_(x0, x1)"))}}
+                                                            (K.GCD, "gcd_(x0, x1)"), (K.LCM, "lcm_(x0, x1)"),
+                                                            (K.IGAMMA, "igamma_(x0, x1, 0.0)"),
+                                                            (K.IGAMMAC, "igamma_(x0, x1, 1.0)"))}}
 
 
 def _clenshaw_wgsl(name, coefficients):

@@ -66,3 +66,19 @@ def _copysign(dy, saved, attrs):
 register_gradient(K.NEXTAFTER, lambda dy, saved, attrs: (dy, dy * 0))   # PyTorch's: the step counts as the identity
 register_gradient(K.FREXP, lambda dy, saved, attrs: (dy[0] / saved[0].to(dy[0].dtype).exp2(),),
                   outputs_to_save=[1], non_differentiable=[1])
+
+
+def _igamma_rule(sign, name):
+    def rule(dy, saved, attrs):
+        """PyTorch's: no derivative in a (NotImplementedError, as PyTorch's); +- x^(a-1) e^-x / Gamma(a) in x."""
+        a, x = saved
+        if saved.needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative for '{name}: input' is not implemented (with respect to a, "
+                                      f"its first argument; PyTorch has none either): detach it")
+        density = ((a - 1) * x.log() - x - run_kernel(K.LGAMMA, a)).exp()
+        return None, dy * density * sign
+    return rule
+
+
+register_gradient(K.IGAMMA, _igamma_rule(1.0, "igamma"), inputs_to_save=True)
+register_gradient(K.IGAMMAC, _igamma_rule(-1.0, "igammac"), inputs_to_save=True)

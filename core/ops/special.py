@@ -246,6 +246,27 @@ def _no_derivative(op, value, *inputs):
     return custom_grad(lambda *args: (value, refuse))(*inputs)
 
 
+def igamma(input, other) -> Tensor:
+    """The regularized lower incomplete gamma function ``P(input, other)`` (``special.gammainc``); its
+    gradient exists in ``other`` only, as PyTorch's.
+
+    >>> import webgrad as wg
+    >>> print(f"{wg.igamma(wg.tensor(1.0), wg.tensor(1.0)).item():.6f}")   # 1 - 1/e
+    0.632121
+    """
+    return run_kernel(K.IGAMMA, *binary._operands("igamma", input, other, floating=True))
+
+
+def igammac(input, other) -> Tensor:
+    """The regularized upper incomplete gamma function ``Q(input, other) = 1 - P`` (``special.gammaincc``).
+
+    >>> import webgrad as wg
+    >>> print(f"{wg.igammac(wg.tensor(1.0), wg.tensor(1.0)).item():.6f}")   # 1/e
+    0.367879
+    """
+    return run_kernel(K.IGAMMAC, *binary._operands("igammac", input, other, floating=True))
+
+
 def erfc_(input) -> Tensor:
     """``torch.erfc_``: ``input.erfc_()``.
 
@@ -278,10 +299,11 @@ def logit_(input, eps=None) -> Tensor:
 
 METHODS = {name: globals()[name] for name in _TABLE}
 METHODS.update({f"{name}_": inplace_method(f"{name}_", globals()[name]) for name in _TABLE})
-_TENSOR_FIRST = ["signbit", "sgn", "copysign", "nextafter", "ldexp", "frexp", "float_power", "gcd", "lcm", "heaviside"]
+_TENSOR_FIRST = ["signbit", "sgn", "copysign", "nextafter", "ldexp", "frexp", "float_power", "gcd", "lcm", "heaviside",
+                 "igamma", "igammac"]
 METHODS.update({name: globals()[name] for name in _TENSOR_FIRST})
 METHODS.update({f"{name}_": inplace_method(f"{name}_", globals()[name])
-                for name in ("sgn", "copysign", "nextafter", "ldexp", "gcd", "lcm", "heaviside")})
+                for name in ("sgn", "copysign", "nextafter", "ldexp", "gcd", "lcm", "heaviside", "igamma", "igammac")})
 METHODS["float_power_"] = float_power_
 METHODS.update({"polygamma": _polygamma_method, "mvlgamma": mvlgamma, "i0": i0, "i0_": inplace_method("i0_", i0)})
 METHODS.update({"polygamma_": inplace_method("polygamma_", _polygamma_method),

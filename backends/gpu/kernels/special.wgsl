@@ -239,3 +239,49 @@ fn lcm_(a: I, b: I) -> I {
     let g = gcd_(a, b);
     return select(abs(a / select(g, I(1), g == I(0)) * b), I(0), g == I(0));
 }
+fn igamma_(a: F, x: F, upper: f32) -> F {
+    // P(a, x) (Q = 1 - P when upper is 1): the series below x = a + 1, Lentz's continued fraction for
+    // Q above (at most 2048 terms each), times x^a e^-x / Gamma(a); PyTorch's edge values
+    let infinite = bitcast<F>(U(0x7f800000u) + bitcast<U>(x) * U(0u));
+    let ok = (a > F(0.0)) & (x > F(0.0)) & (a < infinite) & (x < infinite);
+    let aa = select(F(1.0), a, ok);
+    let xx = select(F(1.0), x, ok);
+    let prefactor = exp(aa * log(xx) - xx - lgamma_(aa));
+    let series = xx < aa + F(1.0);
+    var term = F(1.0) / aa;
+    var total = term;
+    var done = !series | !ok;
+    for (var i = 1; i < 2048; i++) {
+        if (all(done)) { break; }
+        term = term * xx / (aa + F(f32(i)));
+        total = select(total + term, total, done);
+        done = done | (abs(term) <= abs(total) * F(6e-8));
+    }
+    var b = xx + F(1.0) - aa;
+    var c = F(1e30);
+    var d = F(1.0) / b;
+    var h = d;
+    var done2 = series | !ok;
+    for (var i = 1; i < 2048; i++) {
+        if (all(done2)) { break; }
+        let fi = F(f32(i));
+        let an = -fi * (fi - aa);
+        b = b + F(2.0);
+        let dd = F(1.0) / select(an * d + b, F(1e-30), abs(an * d + b) < F(1e-30));
+        let cc = select(b + an / c, F(1e-30), abs(b + an / c) < F(1e-30));
+        let delta = dd * cc;
+        h = select(h * delta, h, done2);
+        c = select(cc, c, done2);
+        d = select(dd, d, done2);
+        done2 = done2 | (abs(delta - F(1.0)) <= F(6e-8));
+    }
+    let lower = prefactor * total;
+    let tail = prefactor * h;
+    let p = select(F(1.0) - tail, lower, series);
+    let q = select(tail, F(1.0) - lower, series);
+    let edge_p = select(select(F(0.0), F(1.0), (a == F(0.0)) | (x == infinite)), F(0.0), x == F(0.0));
+    let value = select(select(edge_p, F(1.0) - edge_p, upper > 0.5), select(p, q, upper > 0.5), ok);
+    let undefined = (a < F(0.0)) | (x < F(0.0)) | ((a == F(0.0)) & (x == F(0.0))) | ((a == infinite) & (x == infinite))
+        | isnan_(a) | isnan_(x);
+    return select(value, nan_(a + x), undefined);
+}
