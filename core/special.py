@@ -19,6 +19,8 @@ from .ops.special import digamma, erfc, erfinv, i0, igamma as gammainc, igammac 
 from .ops.unary import _unary
 from .engine import run_kernel
 from .porting_table import module_getattr as _module_getattr
+from .special_polynomials import *  # noqa: F401,F403  (the polynomials, spherical_bessel_j0)
+from .special_polynomials import __all__ as _POLYNOMIALS
 from .tensor import Tensor
 
 expit = unary.sigmoid
@@ -162,7 +164,7 @@ def xlog1py(input, other) -> Tensor:
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "xlog1py",
            "logsumexp", "softmax", "log_softmax", "round", "ndtr", "log_ndtr", "ndtri", "sinc", "entr", "digamma", "psi",
            "gammaln", "polygamma", "multigammaln", "zeta", "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e", "modified_bessel_i0",
-           "modified_bessel_i1"]
+           "modified_bessel_i1", *_POLYNOMIALS]
 
 modified_bessel_i0, modified_bessel_i1 = i0, i1   # PyTorch's later names for the same functions
 

@@ -1,0 +1,42 @@
+"""torch.special's orthogonal polynomials and spherical_bessel_j0 (webgrad.special_polynomials):
+values against PyTorch on every backend (per-element degrees, negative degrees, edge inputs), scalar
+degrees, and no gradient (as PyTorch's)."""
+import numpy as np
+import pytest
+
+import webgrad as wg
+from webgrad.special_polynomials import NAMES
+
+torch = pytest.importorskip("torch")
+
+rng = np.random.default_rng(41)
+X = np.concatenate([rng.uniform(-1.2, 1.2, 120), [1.0, -1.0, 0.0, 2.0, -3.0, np.nan]]).astype(np.float32)
+N = rng.integers(-2, 12, len(X))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_polynomials_as_torch(backend, name):
+    x = np.abs(X) * 3 if name.startswith("laguerre") else X
+    got = getattr(wg.special, name)(wg.tensor(x), wg.tensor(N)).numpy()
+    want = getattr(torch.special, name)(torch.from_numpy(x), torch.from_numpy(N)).numpy()
+    # PyTorch takes some degrees by cos(n acos x) rather than the recurrence: a few float32 roundings apart
+    scale = np.where(np.isnan(want), 1.0, np.maximum(np.abs(want), 1.0))
+    np.testing.assert_allclose(got / scale, want / scale, rtol=1e-5, atol=1e-5, equal_nan=True)
+    scalar = getattr(wg.special, name)(wg.tensor(x[:5]), 3).numpy()
+    np.testing.assert_allclose(scalar, getattr(torch.special, name)(torch.from_numpy(x[:5]), 3).numpy(), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_spherical_bessel_j0_as_torch(backend):
+    x = np.concatenate([rng.uniform(-30, 30, 100), [0.0, 1e-3, -0.49, 0.5, np.inf, -np.inf, np.nan]]).astype(np.float32)
+    got = wg.special.spherical_bessel_j0(wg.tensor(x)).numpy()
+    want = torch.special.spherical_bessel_j0(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["chebyshev_polynomial_t", "legendre_polynomial_p", "spherical_bessel_j0"])
+def test_not_differentiable_as_torch(name):
+    x = wg.tensor([0.3, 0.6], requires_grad=True)
+    args = (x,) if name == "spherical_bessel_j0" else (x, 2)
+    assert not getattr(wg.special, name)(*args).requires_grad
+    assert not getattr(torch.special, name)(*[torch.tensor([0.3, 0.6], requires_grad=True), *args[1:]]).requires_grad
