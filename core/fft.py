@@ -38,8 +38,8 @@ def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=Fal
     >>> wg.fft.fftfreq(5, d=0.5).tolist()
     [0.0, 0.4000000059604645, 0.800000011920929, -0.800000011920929, -0.4000000059604645]
     """
-    return _frequencies("fftfreq", [(0, (n + 1) // 2), (-(n // 2), 0)], n, d, dtype or get_default_dtype(), layout, device,
-                        requires_grad)
+    ranges = [(0, (n + 1) // 2), (-(n // 2), 0)]
+    return _frequencies("fftfreq", ranges, n, d, dtype or get_default_dtype(), layout, device, requires_grad)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
@@ -49,7 +49,8 @@ def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=Fa
     >>> wg.fft.rfftfreq(4).tolist()
     [0.0, 0.25, 0.5]
     """
-    return _frequencies("rfftfreq", [(0, n // 2 + 1)], n, d, dtype or get_default_dtype(), layout, device, requires_grad)
+    ranges = [(0, n // 2 + 1)]
+    return _frequencies("rfftfreq", ranges, n, d, dtype or get_default_dtype(), layout, device, requires_grad)
 
 
 def _shifted(op, input, dim, shift):

@@ -46,6 +46,9 @@ DIGAMMA = "Digamma"           # Gamma'(x) / Gamma(x) (NaN at the negative intege
 POLYGAMMA = "Polygamma"       # n: int >= 0 -> the n-th derivative of digamma
 BESSEL_I0E = "BesselI0e"      # exp(-|x|) I0(x), the scaled modified Bessel function of order 0
 BESSEL_I1E = "BesselI1e"      # exp(-|x|) I1(x) (order 1; odd)
+BESSEL_K0E = "BesselK0e"      # exp(x) K0(x), the scaled modified Bessel function of the second kind (inf at 0, NaN
+                              # below; no gradient, as PyTorch's)
+BESSEL_K1E = "BesselK1e"      # exp(x) K1(x)
 SIGNBIT = "Signbit"           # float -> bool: the sign bit (true for -0.0 and a negative NaN)
 FREXP = "Frexp"               # float -> (mantissa in [0.5, 1) signed, exponent int32): x = mantissa * 2^exponent
                               # (0, inf and NaN: themselves and exponent 0)

@@ -1,7 +1,10 @@
 """``webgrad.special``: PyTorch's ``torch.special``. Each name is webgrad's op of that meaning
-(``expit`` is ``sigmoid``, ``psi`` is ``digamma`` ...) or a composition of ops that is exact
-(``ndtr``, ``log_ndtr``, ``sinc``, ``entr``, ``xlog1py``); the kernels behind them are erf's family
-(``Erf``, ``Erfc``, ``Erfcx``, ``Erfinv``), on every backend.
+(``expit`` is ``sigmoid``, ``psi`` is ``digamma``, ``gammainc`` is ``igamma`` ...), a composition of
+ops that is exact (``ndtr``, ``log_ndtr``, ``sinc``, ``entr``, ``xlog1py``, ``i1``, the polynomials of
+``special_polynomials``), or a kernel of its own on every backend (the erf family, ``ndtri``, the gamma
+family, ``zeta``, the scaled Bessel functions: ``backends/cpu/{special,gamma,bessel}.py`` and
+``backends/gpu/kernels/special.wgsl``). The Bessel functions of the second kind and the polynomials
+are not differentiable, as in PyTorch; ``bessel_j0/j1/y0/y1`` and ``airy_ai`` are not here yet.
 
 >>> import webgrad as wg
 >>> print(f"{wg.special.ndtr(wg.tensor(1.0)).item():.6f}")
@@ -17,7 +20,7 @@ from .ops.aliases import log_softmax as _log_softmax, softmax as _softmax
 from .ops.special import digamma, erfc, erfinv, i0, igamma as gammainc, igammac as gammaincc, lgamma, mvlgamma, \
     polygamma
 from .ops.unary import _unary
-from .engine import run_kernel
+from .engine import no_grad, run_kernel
 from .porting_table import module_getattr as _module_getattr
 from .special_polynomials import *  # noqa: F401,F403  (the polynomials, spherical_bessel_j0)
 from .special_polynomials import __all__ as _POLYNOMIALS
@@ -161,11 +164,43 @@ def xlog1py(input, other) -> Tensor:
     return binary.where(binary.eq(b, b), product, b)
 
 
-__all__ = ["erf", "erfc", "erfcx", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "xlog1py",
-           "logsumexp", "softmax", "log_softmax", "round", "ndtr", "log_ndtr", "ndtri", "sinc", "entr", "digamma", "psi",
-           "gammaln", "polygamma", "multigammaln", "zeta", "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e", "modified_bessel_i0",
-           "modified_bessel_i1", *_POLYNOMIALS]
+def _not_differentiable(name, fn, summary):
+    def op(input) -> Tensor:
+        with no_grad():
+            return fn(elementary._float(name, input))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"""{summary} (not differentiable, as PyTorch's).
 
-modified_bessel_i0, modified_bessel_i1 = i0, i1   # PyTorch's later names for the same functions
+    >>> import webgrad as wg
+    >>> wg.special.{name}(wg.tensor([1.0])).shape
+    webgrad.Size([1])
+    """
+    return op
+
+
+def _k(kernel, scaled):
+    def fn(x):
+        y = run_kernel(kernel, x)
+        return y if scaled else binary.mul(y, unary.exp(unary.neg(x)))
+    return fn
+
+
+_SECOND_KIND = "The modified Bessel function of the second kind, order {}{}"
+modified_bessel_i0 = _not_differentiable("modified_bessel_i0", i0, "The modified Bessel function of the first kind, "
+                                         "order 0, ``I0(x)``")
+modified_bessel_i1 = _not_differentiable("modified_bessel_i1", i1, "The modified Bessel function of the first kind, "
+                                         "order 1, ``I1(x)``")
+modified_bessel_k0 = _not_differentiable("modified_bessel_k0", _k(K.BESSEL_K0E, False), _SECOND_KIND.format(0, ""))
+modified_bessel_k1 = _not_differentiable("modified_bessel_k1", _k(K.BESSEL_K1E, False), _SECOND_KIND.format(1, ""))
+scaled_modified_bessel_k0 = _not_differentiable("scaled_modified_bessel_k0", _k(K.BESSEL_K0E, True),
+                                                _SECOND_KIND.format(0, ", scaled: ``exp(x) K0(x)``"))
+scaled_modified_bessel_k1 = _not_differentiable("scaled_modified_bessel_k1", _k(K.BESSEL_K1E, True),
+                                                _SECOND_KIND.format(1, ", scaled: ``exp(x) K1(x)``"))
+
+__all__ = ["erf", "erfc", "erfcx", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "xlog1py",
+           "logsumexp", "softmax", "log_softmax", "round", "ndtr", "log_ndtr", "ndtri", "sinc", "entr", "digamma",
+           "psi", "gammaln", "polygamma", "multigammaln", "zeta", "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e",
+           "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", *_POLYNOMIALS]
 
 __getattr__ = _module_getattr("webgrad.special")

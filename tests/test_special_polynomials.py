@@ -40,3 +40,19 @@ def test_not_differentiable_as_torch(name):
     args = (x,) if name == "spherical_bessel_j0" else (x, 2)
     assert not getattr(wg.special, name)(*args).requires_grad
     assert not getattr(torch.special, name)(*[torch.tensor([0.3, 0.6], requires_grad=True), *args[1:]]).requires_grad
+
+
+BESSEL = ["modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+          "modified_bessel_i0", "modified_bessel_i1"]
+
+
+@pytest.mark.parametrize("name", BESSEL)
+def test_modified_bessel_as_torch(backend, name):
+    x = np.concatenate([rng.uniform(0, 30, 200), [0.0, -1.0, 2.0, 1e-30, 0.5, np.inf, np.nan]]).astype(np.float32)
+    got = getattr(wg.special, name)(wg.tensor(x)).numpy()
+    want = getattr(torch.special, name)(torch.from_numpy(x)).numpy()
+    # float32 roundings apart (PyTorch's near parts in float32 arithmetic, WGSL's exp and log a few ulp off)
+    normal = np.abs(want) > 1e-37
+    np.testing.assert_allclose(got[normal], want[normal], rtol=2e-6 if backend == "cpu" else 2e-5, equal_nan=True)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    assert not getattr(wg.special, name)(wg.tensor([1.0], requires_grad=True)).requires_grad

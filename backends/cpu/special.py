@@ -158,8 +158,8 @@ erfinv = in_float64(erfinv64)
 ndtri = in_float64(ndtri64)
 
 
-register_table({K.SIGNBIT: _typed(np.signbit, np.dtype(np.bool_), arrays=1), K.COPYSIGN: _typed(np.copysign, arrays=2),
-                K.NEXTAFTER: _typed(np.nextafter, arrays=2), K.GCD: _typed(np.gcd, arrays=2), K.LCM: _typed(np.lcm, arrays=2),
-                K.FREXP: lambda x: tuple(np.frexp(x))})
+register_table({K.SIGNBIT: _typed(np.signbit, np.dtype(np.bool_), arrays=1), K.FREXP: lambda x: tuple(np.frexp(x))})
+register_table({name: _typed(fn, arrays=2) for name, fn in ((K.COPYSIGN, np.copysign), (K.NEXTAFTER, np.nextafter),
+                                                            (K.GCD, np.gcd), (K.LCM, np.lcm))})
 register_table({K.ERFC: _typed(erfc, arrays=1), K.ERFCX: _typed(erfcx, arrays=1), K.ERFINV: _typed(erfinv, arrays=1),
                 K.NDTRI: _typed(ndtri, arrays=1)})

@@ -263,7 +263,8 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
         call = ", ".join(["i"] + list(names))
         ins = [(f"in{k}", _ty(v.array.dtype, vec and m == "f")) for k, (m, v) in enumerate(zip(modes, views))]
         return Program(f"{label}", "elementwise", inputs=ins, outputs=[("out", _ty(out_dtype, vec))], uniforms=uni,
-                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": _helper_source(helpers, trig, vec, special) + extra
+                       wg=WG, subs={"ALIASES": "\n".join(aliases),
+                                    "HELPERS": _helper_source(helpers, trig, vec, special) + extra
                                     + (half_store(vec) if half else ""), "ARGS": args, "CALL": call,
                                     "LOADS": "\n".join(loads), "EXPR": expr, "STORE": "half_" if half else ""})
 

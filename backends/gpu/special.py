@@ -9,7 +9,7 @@ import math
 from webgrad import kernel_names as K
 from webgrad.dtypes import bool_, int32
 
-from ..bessel_tables import I0E_FAR, I0E_NEAR, I1E_FAR, I1E_NEAR
+from ..bessel_tables import I0E_FAR, I0E_NEAR, I1E_FAR, I1E_NEAR, K0_FAR, K0_NEAR, K1_FAR, K1_NEAR
 
 from .elementwise import _broadcast, elementwise
 
@@ -58,13 +58,41 @@ def _clenshaw_wgsl(name, coefficients):
             f"    return F(0.5) * (b0 - b2);\n}}\n")
 
 
+# exp(-|x|) I0(x), exp(-|x|) I1(x): the [0, 8] expansion in |x| / 2 - 2, beyond it the one in 32 / |x| - 2 over
+# sqrt; exp(x) K0(x), exp(x) K1(x): the [0, 2] one in x^2 - 2 (with log(x / 2) I), beyond the one in 8 / x - 2
+_SCALED_FUNCTIONS = """
+fn i0e_(x: F) -> F {
+    let a = abs(x);
+    return select(i0e_far_(F(32.0) / max(a, F(8.0)) - F(2.0)) / sqrt(max(a, F(8.0))), i0e_near_(a * F(0.5) - F(2.0)),
+                  a <= F(8.0));
+}
+fn i1e_(x: F) -> F {
+    let a = abs(x);
+    return sign(x) * select(i1e_far_(F(32.0) / max(a, F(8.0)) - F(2.0)) / sqrt(max(a, F(8.0))),
+                            i1e_near_(a * F(0.5) - F(2.0)) * a, a <= F(8.0));
+}
+fn k_scaled_(x: F, near: F, far_sum: F) -> F {
+    let u = max(x, F(2.0));
+    let infinite = bitcast<F>(U(0x7f800000u) + bitcast<U>(x) * U(0u));
+    let value = select(far_sum / sqrt(u), near, x <= F(2.0));
+    return select(select(value, infinite, x == F(0.0)), nan_(x), x < F(0.0));
+}
+fn k0e_(x: F) -> F {
+    let t = clamp(x, F(1e-30), F(2.0));
+    let near = (k0_near_(t * t - F(2.0)) - log(F(0.5) * t) * i0e_(t) * exp(t)) * exp(t);
+    return k_scaled_(x, near, k0_far_(F(8.0) / max(x, F(2.0)) - F(2.0)));
+}
+fn k1e_(x: F) -> F {
+    let t = clamp(x, F(1e-30), F(2.0));
+    let near = (log(F(0.5) * t) * i1e_(t) * exp(t) + k1_near_(t * t - F(2.0)) / t) * exp(t);
+    return k_scaled_(x, near, k1_far_(F(8.0) / max(x, F(2.0)) - F(2.0)));
+}
+"""
 _BESSEL = "".join(_clenshaw_wgsl(n, c) for n, c in (("i0e_near_", I0E_NEAR), ("i0e_far_", I0E_FAR),
-                                                      ("i1e_near_", I1E_NEAR), ("i1e_far_", I1E_FAR)))
-# exp(-|x|) I0(x), exp(-|x|) I1(x): the [0, 8] expansion in |x| / 2 - 2, beyond it the one in 32 / |x| - 2 over sqrt
-_SCALED = {K.BESSEL_I0E: "select(i0e_far_(T0(32.0) / max(abs(x0), T0(8.0)) - T0(2.0)) / sqrt(max(abs(x0), T0(8.0))),"
-                         " i0e_near_(abs(x0) * T0(0.5) - T0(2.0)), abs(x0) <= T0(8.0))",
-           K.BESSEL_I1E: "sign(x0) * select(i1e_far_(T0(32.0) / max(abs(x0), T0(8.0)) - T0(2.0)) / sqrt(max(abs(x0), "
-                         "T0(8.0))), i1e_near_(abs(x0) * T0(0.5) - T0(2.0)) * abs(x0), abs(x0) <= T0(8.0))"}
+                                                      ("i1e_near_", I1E_NEAR), ("i1e_far_", I1E_FAR),
+                                                      ("k0_near_", K0_NEAR), ("k0_far_", K0_FAR),
+                                                      ("k1_near_", K1_NEAR), ("k1_far_", K1_FAR))) + _SCALED_FUNCTIONS
+_SCALED = {K.BESSEL_I0E: "i0e_(x0)", K.BESSEL_I1E: "i1e_(x0)", K.BESSEL_K0E: "k0e_(x0)", K.BESSEL_K1E: "k1e_(x0)"}
 
 
 def _scaled_bessel(name):

@@ -1,7 +1,8 @@
 """Special functions of ``torch`` and ``torch.Tensor``: the error-function family (``erfc``,
 ``erfinv``), the gamma family (``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``), ``i0``, the
 floating-point and integer elementwise functions (``copysign``, ``signbit``, ``nextafter``, ``ldexp``,
-``frexp``, ``float_power``, ``gcd``, ``lcm``, ``heaviside``, ``sgn``) and their in-place forms. ``webgrad.special`` (``core/special.py``) gathers them with the rest of
+``frexp``, ``float_power``, ``gcd``, ``lcm``, ``heaviside``, ``sgn``), the incomplete gamma functions
+and their in-place forms. ``webgrad.special`` (``core/special.py``) gathers them with the rest of
 ``torch.special``'s names.
 
 Integer and bool input works on a copy in the default float dtype, as in PyTorch.
