@@ -116,7 +116,8 @@ fn lgamma_(x: F) -> F {
     // log|Gamma(x)|: the reflection log(pi / |sin(pi x)|) - lgamma(1 - x) below 0; inf at the
     // non-positive integers and +-inf
     let positive = lgamma_positive_(select(F(1.0), x, x > F(0.0)));
-    let reflected = log(F(3.141592653589793) / abs(sin_pi_(x))) - lgamma_positive_(select(F(1.0) - x, F(1.0), x > F(0.0)));
+    let mirrored = lgamma_positive_(select(F(1.0) - x, F(1.0), x > F(0.0)));
+    let reflected = log(F(3.141592653589793) / abs(sin_pi_(x))) - mirrored;
     let value = select(reflected, positive, x > F(0.0));
     let infinite = bitcast<F>(U(0x7f800000u) + bitcast<U>(x) * U(0u));   // made at run time (see nan.wgsl)
     let pole = ((x <= F(0.0)) & (round(x) == x)) | (abs(x) == infinite);
@@ -153,7 +154,8 @@ fn trigamma_(x0: F) -> F {
         x = x + F(1.0);
     }
     let ixx = F(1.0) / (x * x);
-    result = result + (F(1.0) + F(1.0) / (F(2.0) * x) + ixx * (F(1.0 / 6.0) - ixx * (F(1.0 / 30.0) - ixx * F(1.0 / 42.0)))) / x;
+    let series = ixx * (F(1.0 / 6.0) - ixx * (F(1.0 / 30.0) - ixx * F(1.0 / 42.0)));
+    result = result + (F(1.0) + F(1.0) / (F(2.0) * x) + series) / x;
     return select(result, -result, below);
 }
 fn zeta_(x: F, q: F) -> F {
