@@ -2,7 +2,7 @@
 and He, Laguerre L, Legendre P) and ``spherical_bessel_j0``, composed from ops. Like PyTorch's they
 are not differentiable (their results never require grad). A polynomial of degree ``n`` (a number
 or an integer tensor, per element; 0 where n < 0) runs its three-term recurrence up to the largest
-``n`` asked for, which is read back from the device.
+``n`` asked for, which is read back from the device (Hermite's are NaN beyond degree 512, as PyTorch's).
 
 >>> import webgrad as wg
 >>> wg.special.chebyshev_polynomial_t(wg.tensor([0.5, 2.0]), 3).tolist()
@@ -27,6 +27,9 @@ _RECURRENCES = {
 }
 
 
+_LIMITS = {"hermite_polynomial_h": 512, "hermite_polynomial_he": 512}   # PyTorch's: NaN beyond this degree
+
+
 def _evaluate(name, input, n, shifted=False):
     first, step = _RECURRENCES[name.replace("shifted_", "")]
     with no_grad():
@@ -35,12 +38,15 @@ def _evaluate(name, input, n, shifted=False):
         x = binary.sub(binary.mul(x, 2), 1) if shifted else x
         x, degree = (binary.add(t, creation.zeros_like(binary.add(x, degree))) for t in (x, degree))
         top = int(reduce.max(degree).item()) if degree.numel() else 0
+        limit = _LIMITS.get(name)
+        top = top if limit is None else min(top, limit)
         previous, current = creation.ones_like(x), first(x)
         out = binary.where(binary.eq(degree, 1), current, previous)
         for k in range(1, top):
             previous, current = current, step(k, x, current, previous)
             out = binary.where(binary.eq(degree, k + 1), current, out)
-        return binary.where(binary.lt(degree, 0), 0.0, out)
+        out = binary.where(binary.lt(degree, 0), 0.0, out)
+        return out if limit is None else binary.where(binary.gt(degree, limit), float("nan"), out)
 
 
 def _polynomial(name):

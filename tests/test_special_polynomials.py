@@ -27,6 +27,13 @@ def test_polynomials_as_torch(backend, name):
                                atol=1e-5)
 
 
+def test_hermite_beyond_its_limit_is_nan():
+    for name in ("hermite_polynomial_h", "hermite_polynomial_he"):
+        got = getattr(wg.special, name)(wg.tensor([0.1, 0.1], dtype=wg.float64, backend="cpu"), wg.tensor([513, 3]))
+        want = getattr(torch.special, name)(torch.tensor([0.1, 0.1], dtype=torch.float64), torch.tensor([513, 3]))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), equal_nan=True)
+
+
 def test_spherical_bessel_j0_as_torch(backend):
     x = np.concatenate([rng.uniform(-30, 30, 100), [0.0, 1e-3, -0.49, 0.5, np.inf, -np.inf, np.nan]]).astype(np.float32)
     got = wg.special.spherical_bessel_j0(wg.tensor(x)).numpy()
