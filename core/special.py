@@ -17,7 +17,7 @@ import math
 from . import kernel_names as K
 from .ops import binary, elementary, reduce, unary
 from .ops.aliases import log_softmax as _log_softmax, softmax as _softmax
-from .ops.special import digamma, erfc, erfinv, i0, igamma as gammainc, igammac as gammaincc, lgamma, mvlgamma, \
+from .ops.special import digamma, erfc, erfinv, i0, igamma as gammainc, sinc, igammac as gammaincc, lgamma, mvlgamma, \
     polygamma
 from .ops.unary import _unary
 from .engine import no_grad, run_kernel
@@ -84,19 +84,6 @@ def log_ndtr(input) -> Tensor:
     left = binary.sub(unary.log(binary.mul(erfcx(unary.neg(tl)), 0.5)), binary.mul(tl, tl))
     right = unary.log1p(binary.mul(erfc(tr), -0.5))
     return binary.where(below, left, right)
-
-
-def sinc(input) -> Tensor:
-    """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
-
-    >>> import webgrad as wg
-    >>> wg.special.sinc(wg.tensor([0.0, 1.0])).tolist()[0]
-    1.0
-    """
-    x = elementary._float("sinc", input)
-    zero = binary.eq(x, 0.0)
-    scaled = binary.mul(binary.where(zero, 1.0, x), math.pi)   # no 0/0 in the value or the gradient
-    return binary.where(zero, 1.0, binary.div(unary.sin(scaled), scaled))
 
 
 def entr(input) -> Tensor:

@@ -80,6 +80,11 @@ def test_inplace_torch_aliases(backend):
     x = wg.tensor([0.25, 0.5])
     assert wg.logit_(x, eps=0.3) is x
     np.testing.assert_allclose(x.numpy(), torch.logit_(torch.tensor([0.25, 0.5]), eps=0.3).numpy(), rtol=1e-6)
+    for name in ("sinc", "i0"):
+        z = wg.tensor([0.0, 0.75])
+        assert getattr(wg, name + "_")(z) is z
+        np.testing.assert_allclose(z.numpy(), getattr(torch, name)(torch.tensor([0.0, 0.75])).numpy(), rtol=1e-6)
+        assert getattr(wg, name) is getattr(wg.Tensor, name) or getattr(wg.tensor([0.5]), name)().shape == (1,)
     y = wg.tensor([0.0, 2.0])
     assert wg.xlogy_(y, wg.tensor([0.0, 3.0])) is y
     np.testing.assert_allclose(y.numpy(), [0.0, 2 * np.log(3.0)], rtol=1e-6)

@@ -1,7 +1,7 @@
 """Special functions of ``torch`` and ``torch.Tensor``: the error-function family (``erfc``,
 ``erfinv``), the gamma family (``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``), ``i0``, the
 floating-point and integer elementwise functions (``copysign``, ``signbit``, ``nextafter``, ``ldexp``,
-``frexp``, ``float_power``, ``gcd``, ``lcm``, ``heaviside``, ``sgn``), the incomplete gamma functions
+``frexp``, ``float_power``, ``gcd``, ``lcm``, ``heaviside``, ``sgn``), ``sinc``, the incomplete gamma functions
 and their in-place forms. ``webgrad.special`` (``core/special.py``) gathers them with the rest of
 ``torch.special``'s names.
 
@@ -268,6 +268,19 @@ def igammac(input, other) -> Tensor:
     return run_kernel(K.IGAMMAC, *binary._operands("igammac", input, other, floating=True))
 
 
+def sinc(input) -> Tensor:
+    """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
+
+    >>> import webgrad as wg
+    >>> wg.sinc(wg.tensor([0.0, 1.0])).tolist()[0]
+    1.0
+    """
+    x = _input("sinc", input, True)
+    zero = binary.eq(x, 0.0)
+    scaled = binary.mul(binary.where(zero, 1.0, x), math.pi)   # no 0/0 in the value or the gradient
+    return binary.where(zero, 1.0, binary.div(unary.sin(scaled), scaled))
+
+
 def erfc_(input) -> Tensor:
     """``torch.erfc_``: ``input.erfc_()``.
 
@@ -276,6 +289,26 @@ def erfc_(input) -> Tensor:
     [1.0]
     """
     return input.erfc_()
+
+
+def sinc_(input) -> Tensor:
+    """``torch.sinc_``: ``input.sinc_()``.
+
+    >>> import webgrad as wg
+    >>> wg.sinc_(wg.tensor([0.0])).tolist()
+    [1.0]
+    """
+    return input.sinc_()
+
+
+def i0_(input) -> Tensor:
+    """``torch.i0_``: ``input.i0_()``.
+
+    >>> import webgrad as wg
+    >>> wg.i0_(wg.tensor([0.0])).tolist()
+    [1.0]
+    """
+    return input.i0_()
 
 
 def xlogy_(input, other) -> Tensor:
@@ -306,9 +339,10 @@ METHODS.update({name: globals()[name] for name in _TENSOR_FIRST})
 METHODS.update({f"{name}_": inplace_method(f"{name}_", globals()[name])
                 for name in ("sgn", "copysign", "nextafter", "ldexp", "gcd", "lcm", "heaviside", "igamma", "igammac")})
 METHODS["float_power_"] = float_power_
-METHODS.update({"polygamma": _polygamma_method, "mvlgamma": mvlgamma, "i0": i0, "i0_": inplace_method("i0_", i0)})
+METHODS.update({"polygamma": _polygamma_method, "mvlgamma": mvlgamma, "i0": i0, "i0_": inplace_method("i0_", i0),
+                "sinc": sinc, "sinc_": inplace_method("sinc_", sinc)})
 METHODS.update({"polygamma_": inplace_method("polygamma_", _polygamma_method),
                 "mvlgamma_": inplace_method("mvlgamma_", mvlgamma)})
 
 # torch.erfc_, xlogy_ and logit_ (the other torch.* in-place aliases are the shapes session's)
-__all__ = list(_TABLE) + ["polygamma", "mvlgamma", "i0", "erfc_", "xlogy_", "logit_"] + _TENSOR_FIRST
+__all__ = list(_TABLE) + ["polygamma", "mvlgamma", "i0", "sinc", "erfc_", "sinc_", "i0_", "xlogy_", "logit_"] + _TENSOR_FIRST
