@@ -56,7 +56,8 @@ def _polynomial(name):
     def fn(input, n) -> Tensor:
         return _evaluate(name, input, n, shifted)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"""The polynomial {symbol}_n{'*' if shifted else ''}(input) of ``torch.special.{name}`` (not differentiable).
+    star = "*" if shifted else ""
+    fn.__doc__ = f"""The polynomial {symbol}_n{star}(input) of ``torch.special.{name}`` (not differentiable).
 
     >>> import webgrad as wg
     >>> wg.special.{name}(wg.tensor([0.5]), 0).tolist()

@@ -345,4 +345,5 @@ METHODS.update({"polygamma_": inplace_method("polygamma_", _polygamma_method),
                 "mvlgamma_": inplace_method("mvlgamma_", mvlgamma)})
 
 # torch.erfc_, xlogy_ and logit_ (the other torch.* in-place aliases are the shapes session's)
-__all__ = list(_TABLE) + ["polygamma", "mvlgamma", "i0", "sinc", "erfc_", "sinc_", "i0_", "xlogy_", "logit_"] + _TENSOR_FIRST
+__all__ = (list(_TABLE) + ["polygamma", "mvlgamma", "i0", "sinc", "erfc_", "sinc_", "i0_", "xlogy_", "logit_"]
+           + _TENSOR_FIRST)
