@@ -42,6 +42,7 @@ from .ops.aliases import *  # noqa: F401,F403
 from .ops.joining import *  # noqa: F401,F403
 from .ops.uniques import *  # noqa: F401,F403
 from .ops.scatter import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
 from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size
@@ -73,6 +74,7 @@ from .profiler import profile  # noqa: E402
 from .backends.gpu.custom import WgslError, wgsl_elementwise, wgsl_kernel  # noqa: E402
 from . import accelerator, amp, cuda  # noqa: E402
 from . import distributions  # noqa: E402
+from . import fft, special  # noqa: E402  (torch.fft's real names, torch.special)
 from .amp import autocast  # noqa: E402
 from .compiler import compile  # noqa: E402,A001,F811
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402

@@ -37,6 +37,21 @@ FLOOR = "Floor"
 CEIL = "Ceil"
 ROUND = "Round"               # half to even, as numpy and PyTorch
 ERF = "Erf"
+ERFC = "Erfc"                 # 1 - erf(x), accurate where erf nears 1 (erfc(10) = 2.1e-45)
+ERFCX = "Erfcx"               # exp(x^2) erfc(x)
+ERFINV = "Erfinv"             # the inverse of erf on [-1, 1] (+-inf at +-1, NaN beyond)
+NDTRI = "Ndtri"               # the inverse of the standard normal CDF on [0, 1] (accurate for tiny p)
+LGAMMA = "Lgamma"             # log|Gamma(x)| (inf at the non-positive integers)
+DIGAMMA = "Digamma"           # Gamma'(x) / Gamma(x) (NaN at the negative integers, -+inf at +-0)
+POLYGAMMA = "Polygamma"       # n: int >= 0 -> the n-th derivative of digamma
+BESSEL_I0E = "BesselI0e"      # exp(-|x|) I0(x), the scaled modified Bessel function of order 0
+BESSEL_I1E = "BesselI1e"      # exp(-|x|) I1(x) (order 1; odd)
+BESSEL_K0E = "BesselK0e"      # exp(x) K0(x), the scaled modified Bessel function of the second kind (inf at 0, NaN
+                              # below; no gradient, as PyTorch's)
+BESSEL_K1E = "BesselK1e"      # exp(x) K1(x)
+SIGNBIT = "Signbit"           # float -> bool: the sign bit (true for -0.0 and a negative NaN)
+FREXP = "Frexp"               # float -> (mantissa in [0.5, 1) signed, exponent int32): x = mantissa * 2^exponent
+                              # (0, inf and NaN: themselves and exponent 0)
 CLAMP = "Clamp"               # min: float | None, max: float | None
 LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
@@ -44,6 +59,7 @@ IDENTITY = "Identity"         # a copy
 
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
+         ERFC, ERFCX, ERFINV, NDTRI, LGAMMA, DIGAMMA, POLYGAMMA, BESSEL_I0E, BESSEL_I1E,
          CLAMP, LOGICAL_NOT, CAST, IDENTITY)
 
 # --- elementwise, binary (broadcasting) ---------------------------------------
@@ -68,9 +84,16 @@ LOGICAL_AND = "LogicalAnd"    # -> bool
 LOGICAL_OR = "LogicalOr"      # -> bool
 LOGICAL_XOR = "LogicalXor"    # -> bool
 WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
+ZETA = "Zeta"                 # (x, q) float -> the Hurwitz zeta function sum_k (k + q)^-x
+COPYSIGN = "Copysign"         # (a, b) float -> |a| with b's sign bit
+NEXTAFTER = "Nextafter"       # (a, b) float -> the next representable number after a toward b
+GCD = "Gcd"                   # (a, b) integer -> the greatest common divisor (non-negative; gcd(0, 0) = 0)
+LCM = "Lcm"                   # (a, b) integer -> the least common multiple (non-negative; 0 with a 0)
+IGAMMA = "Igamma"             # (a, x) float -> P(a, x), the regularized lower incomplete gamma function
+IGAMMAC = "Igammac"           # (a, x) float -> Q(a, x) = 1 - P(a, x), the upper one
 
 BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS,
-          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
+          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, ZETA)
 
 # --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------
 SUM = "Sum"

@@ -73,6 +73,24 @@ SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half
                    "torch.func.functionalize": "runs the function eagerly; an output aliasing an input mutated inside "
                                                "(or, with remove='mutations_and_views', a view of an input) comes "
                                                "back as a copy, as PyTorch's",
+                   "torch.float_power": "computes in float64: on the GPU backends (no float64) it raises TypeError",
+                   "torch.Tensor.float_power": "computes in float64: on the GPU backends (no float64) it raises "
+                                               "TypeError",
+                   "torch.special.zeta": "a gradient in other only; in input it raises NotImplementedError, as "
+                                         "PyTorch's",
+                   "torch.special.gammainc": "a gradient in other only (NotImplementedError in input, as PyTorch's); "
+                                             "on the GPU backends about 1e-4 absolute for a beyond ~100 (float32)",
+                   "torch.special.gammaincc": "a gradient in other only (NotImplementedError in input, as PyTorch's); "
+                                              "on the GPU backends about 1e-4 absolute for a beyond ~100 (float32)",
+                   **{f"torch.special.{n}": "its recurrence runs to the largest degree asked for (read back from the "
+                                             "device); PyTorch's cos(n acos x) shortcuts round a few ulp apart"
+                      for n in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                                "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+                                "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                                "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+                                "laguerre_polynomial_l", "legendre_polynomial_p")},
+                   "torch.nn.init.trunc_normal_": "torch 2.13's algorithm (normal draws redrawn outside [a, b], or "
+                                                  "uniform draws accepted by density): its numbers after manual_seed",
                    "torch.autograd.functional.jacobian": "vectorize=True and strategy='forward-mode' (PyTorch's checks "
                                                          "kept) give the same values from the same reverse passes"}
 
@@ -105,6 +123,10 @@ REFUSED = {
            ("symeig", "webgrad.linalg.eigh"), ("lstsq", "webgrad.linalg.lstsq"),
            ("matrix_rank", "webgrad.linalg.matrix_rank"))},
 }
+_COMPLEX_FFT = ("the transforms of torch.fft take or return complex tensors, and webgrad has no complex dtypes: keep "
+                "real and imaginary parts in two real tensors (fftfreq, rfftfreq, fftshift and ifftshift are here)")
+REFUSED.update({f"torch.fft.{n}{k}": _COMPLEX_FFT for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+                for k in ("", "2", "n")})
 # refused names that webgrad has as something else: a module of its own under that name
 NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
 
@@ -193,7 +215,8 @@ KEYWORDS = {
 # webgrad's objects whose missing attributes say why (``__getattr__`` hooks), and PyTorch's counterparts
 _TORCH_OF = {"webgrad": "torch", "webgrad.nn": "torch.nn", "webgrad.nn.functional": "torch.nn.functional",
              "webgrad.Tensor": "torch.Tensor", "webgrad.jit": "torch.jit", "webgrad.onnx": "torch.onnx",
-             "webgrad.hub": "torch.hub", "webgrad.autograd": "torch.autograd", "webgrad.linalg": "torch.linalg"}
+             "webgrad.hub": "torch.hub", "webgrad.autograd": "torch.autograd", "webgrad.linalg": "torch.linalg",
+             "webgrad.special": "torch.special", "webgrad.fft": "torch.fft"}
 
 
 def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError:

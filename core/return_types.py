@@ -39,6 +39,7 @@ def structseq(name: str, fields: tuple) -> type:
 _PAIRS = ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian")
 globals().update({name: structseq(name, ("values", "indices")) for name in _PAIRS})
 aminmax = structseq("aminmax", ("min", "max"))
+frexp = structseq("frexp", ("mantissa", "exponent"))
 
 # linear algebra (webgrad.linalg and torch's older names)
 _LINALG = {
@@ -53,4 +54,4 @@ _LINALG = {
 }
 globals().update({name: structseq(name, fields) for name, fields in _LINALG.items()})
 
-__all__ = [*_PAIRS, "aminmax", *_LINALG, "structseq"]
+__all__ = [*_PAIRS, "aminmax", "frexp", *_LINALG, "structseq"]

@@ -96,7 +96,8 @@ def _all_pairs():
             + _pairs("cuda", torch.cuda, wg.cuda) + _pairs("random", torch.random, wg.random)
             + _pairs("accelerator", torch.accelerator, wg.accelerator) + _pairs("func", torch.func, wg.func)
             + _pairs("autograd.functional", torch.autograd.functional, wg.autograd.functional)
-            + _pairs("linalg", torch.linalg, wg.linalg))
+            + _pairs("linalg", torch.linalg, wg.linalg)
+            + _pairs("special", torch.special, wg.special) + _pairs("fft", torch.fft, wg.fft))
 
 
 PAIRS = _all_pairs()

@@ -126,7 +126,7 @@ def test_second_order_with_scalars():
 def test_every_kernel_has_cpu_impl_and_gradient():
     K = wg.kernel_names
     differentiable = {K.ADD, K.SUB, K.MUL, K.DIV, K.FLOOR_DIVIDE, K.REMAINDER, K.FMOD, K.POW, K.MAXIMUM, K.MINIMUM,
-                      K.ATAN2, K.WHERE}
+                      K.ATAN2, K.WHERE, K.ZETA}
     for name in K.BINARY + (K.WHERE,):
         assert name in wg.kernels_for_backend("cpu"), name
         assert (wg.get_gradient(name) is not None) == (name in differentiable), name

@@ -9,8 +9,9 @@ import numpy as np
 from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (backward_kernels: the backward kernels)
-from . import (attention, backward_kernels, creation, elementwise, fused, gelu, indexing, into,  # noqa: F401
-               layer_norm, linalg, losses, movement, optim, reduce, softmax, sorting, views, windows)
+from . import (attention, backward_kernels, bessel, creation, elementwise, fused, gamma, gelu,  # noqa: F401
+               indexing, into, layer_norm, linalg, losses, movement, optim, reduce, softmax, sorting, special, views,
+               windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation

@@ -31,6 +31,8 @@ FLOAT_UNARY = {
     K.ELU: "select(p0 * expm1_(x0), x0, x0 > T0(0.0))",
     K.SILU: "x0 * sigmoid_(x0)", K.SOFTPLUS: "select(softplus_(x0 * p0) / p0, x0, x0 * p0 > T0(p1))",
     K.SIGN: _SIGN, K.FLOOR: "floor(x0)", K.CEIL: "ceil(x0)", K.ROUND: "round(x0)", K.ERF: "erf_(x0)",
+    K.ERFC: "erfc_(x0)", K.ERFCX: "erfcx_(x0)", K.ERFINV: "erfinv_(x0)", K.NDTRI: "ndtri_(x0)",
+    K.LGAMMA: "lgamma_(x0)", K.DIGAMMA: "digamma_(x0)",
     K.CLAMP: "min_(max_(x0, T0(p0)), T0(p1))", K.IDENTITY: "x0",
 }
 GELU = {"none": "T0(0.5) * x0 * (T0(1.0) + erf_(x0 * T0(0.7071067811865476)))",
@@ -59,6 +61,9 @@ PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1"
 _HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "sigmoid_", "erf_",
             "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_", "fmod_", "log2_")
 _TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
+# kernels/special.wgsl's (it calls helpers.wgsl's and trig.wgsl's)
+_SPECIAL = ("erfc_(", "erfcx_(", "erfinv_(", "ndtri_(", "lgamma_(", "digamma_(", "trigamma_(", "zeta_(", "signbit_(",
+            "copysign_(", "nextafter_(", "frexp_", "gcd_(", "lcm_(", "igamma_(")
 _INT_LIMIT = 2147483520.0           # the largest float32 below 2**31
 
 
@@ -67,16 +72,17 @@ _HELPER_ALIASES = {vec: [f"alias U = {t('u32')};", f"alias B = {t('bool')};", f"
                    for vec, t in ((False, str), (True, lambda e: f"vec4<{e}>"))}
 
 
-def _helper_source(helpers: bool, trig: bool, vec: bool) -> str:
-    """The helper functions an expression calls: kernels/nan.wgsl and kernels/helpers.wgsl, and
-    kernels/trig.wgsl (written for scalars) with sin_, cos_ and tan_ over F."""
-    text = kernel_source("nan") + kernel_source("helpers") if helpers else ""
-    if trig:
+def _helper_source(helpers: bool, trig: bool, vec: bool, special: bool = False) -> str:
+    """The helper functions an expression calls: kernels/nan.wgsl and kernels/helpers.wgsl,
+    kernels/special.wgsl after them, and kernels/trig.wgsl (written for scalars) with sin_, cos_
+    and tan_ over F."""
+    text = kernel_source("nan") + kernel_source("helpers") if helpers or special else ""
+    if trig or special:
         text += kernel_source("trig")
         for f in ("sin", "cos", "tan"):
             body = f"F({', '.join(f'{f}1_(x.{c})' for c in 'xyzw')})" if vec else f"{f}1_(x)"
             text += f"fn {f}_(x: F) -> F {{ return {body}; }}\n"
-    return text
+    return text + (kernel_source("special") if special else "")
 
 
 def scalar_helpers(code: str) -> str:
@@ -87,7 +93,11 @@ def scalar_helpers(code: str) -> str:
     (True, False)
     """
     text = "alias F = f32;\n" + "\n".join(_HELPER_ALIASES[False]) + "\n"
-    return text + _helper_source(any(h in code for h in _HELPERS), False, False)
+    return text + _helper_source(any(h in code for h in _HELPERS), False, False, _calls_special(code))
+
+
+def _calls_special(code: str) -> bool:
+    return any(h in code for h in _SPECIAL)
 
 
 def nan_helpers(float_type: str) -> str:
@@ -215,6 +225,8 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
     dtypes = tuple(v.array.dtype.name for v in views)
     helpers = any(h in expr or h in extra for h in _HELPERS)
     trig = any(h in expr for h in _TRIG)
+    special = _calls_special(expr) or _calls_special(extra)
+    helpers = helpers or special
     key = ("ew", label, expr, extra, dtypes, out_dtype.name, tuple(modes), vec, rank)
 
     def build():
@@ -251,7 +263,8 @@ def _prepare(be, label, expr, inputs, out_shape, out_dtype, params, qparams, ext
         call = ", ".join(["i"] + list(names))
         ins = [(f"in{k}", _ty(v.array.dtype, vec and m == "f")) for k, (m, v) in enumerate(zip(modes, views))]
         return Program(f"{label}", "elementwise", inputs=ins, outputs=[("out", _ty(out_dtype, vec))], uniforms=uni,
-                       wg=WG, subs={"ALIASES": "\n".join(aliases), "HELPERS": _helper_source(helpers, trig, vec) + extra
+                       wg=WG, subs={"ALIASES": "\n".join(aliases),
+                                    "HELPERS": _helper_source(helpers, trig, vec, special) + extra
                                     + (half_store(vec) if half else ""), "ARGS": args, "CALL": call,
                                     "LOADS": "\n".join(loads), "EXPR": expr, "STORE": "half_" if half else ""})
 

@@ -7,8 +7,7 @@ import math
 import warnings
 
 from ..engine import no_grad
-from ..ops import creation
-from ..ops import random
+from ..ops import binary, creation, random
 
 _GAINS = {"linear": 1.0, "identity": 1.0, "sigmoid": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
           "conv_transpose1d": 1.0, "conv_transpose2d": 1.0, "conv_transpose3d": 1.0,
@@ -133,6 +132,66 @@ def kaiming_normal_(tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: 
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)), generator)
 
 
+def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator=None):
+    """Fill with draws from N(mean, std²) truncated to [a, b], drawn as PyTorch (2.13) draws them, so
+    that after ``manual_seed(s)`` the numbers are PyTorch's: where [a, b] holds over 30% of the
+    mass, normal draws with those outside redrawn until none is; else uniform draws on [a, b], each
+    kept by comparing a uniform draw's log with its log density (redrawn until all are kept).
+
+    >>> import webgrad as wg
+    >>> w = trunc_normal_(wg.empty(1000), std=0.02, a=-0.04, b=0.04)
+    >>> -0.04 <= w.min().item() and w.max().item() <= 0.04
+    True
+    """
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
+                      "may be incorrect.", stacklevel=2)
+    mass = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
+    with no_grad():
+        if mass > 0.3:
+            return _normal_redrawn(tensor, mean, std, a, b, generator)
+        return _uniform_accepted(tensor, mean, std, a, b, generator)
+
+
+def _normal_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _normal_redrawn(tensor, mean, std, a, b, generator):
+    """N(mean, std²) draws, those outside [a, b] (the bounds in the tensor's dtype) redrawn, in PyTorch's order."""
+    low, high = (creation.tensor(v, dtype=tensor.dtype).item() for v in (a, b))
+    result = random.normal_(tensor, mean, std, generator=generator)
+    while True:
+        outside = (result < low) | (result > high)
+        if not outside.any():
+            break
+        result = binary.where(outside, random.normal_(creation.empty_like(result), mean, std, generator=generator),
+                              result)
+    return tensor if result is tensor else tensor.copy_(result)
+
+
+def _log_density_excess(candidates, mean, std, log_peak):
+    """In place: -((candidates - mean) / std)² / 2 - log_peak, in PyTorch's order of operations."""
+    return candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+
+def _uniform_accepted(tensor, mean, std, a, b, generator):
+    """Uniform draws on [a, b], each accepted where log(u) <= its log density excess, the rest redrawn."""
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    accept = creation.empty_like(tensor)
+    random.uniform_(tensor, a, b, generator=generator)
+    candidates = _log_density_excess(tensor.clone(), mean, std, log_peak)
+    pending = random.uniform_(accept, generator=generator).log_().gt(candidates)
+    result = tensor
+    while pending.any():
+        candidates = random.uniform_(candidates, a, b, generator=generator)
+        result = binary.where(pending, candidates, result)
+        _log_density_excess(candidates, mean, std, log_peak)
+        pending = binary.where(pending, random.uniform_(accept, generator=generator).log_().gt(candidates), pending)
+    return tensor if result is tensor else tensor.copy_(result)
+
+
 def default_init_(weight, bias=None, fan_in=None):
     """PyTorch's default for Linear/Conv: kaiming_uniform_(a=sqrt(5)) on the weight and
     U(-1/sqrt(fan_in), 1/sqrt(fan_in)) on the bias."""
@@ -144,7 +203,7 @@ def default_init_(weight, bias=None, fan_in=None):
 
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
-           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_"]
 
 from .init_orthogonal import orthogonal_  # noqa: E402  (QR from webgrad.linalg)
 

@@ -26,23 +26,27 @@ fn sigmoid_(x: F) -> F {
     let e = exp(-abs(x));
     return select(e / (F(1.0) + e), F(1.0) / (F(1.0) + e), x >= F(0.0));
 }
-fn erf_(x: F) -> F {
-    // |x| < 1: x P(x^2); beyond: sign(x) (1 - exp(-t^2) G(t - 2.75)), t = |x| clipped to [1, 4.5] (erf
-    // is 1 in f32 past 4.5), G = erfcx; Chebyshev interpolants (backends/cpu/erf.py's float32 pieces,
-    // tests/erf_fit.py), within 2 ulp of erf in f32 arithmetic
-    let s = x * x;
-    var p = F(-0.0005648059865503044);
-    p = F(0.004921762027877231) + s * p; p = F(-0.02671505423226643) + s * p; p = F(0.11280316652505075) + s * p;
-    p = F(-0.37612343775327806) + s * p; p = F(1.1283791261787373) + s * p;
-    let t = clamp(abs(x), F(1.0), F(4.5));
+fn erfcx_mid_(t: F) -> F {
+    // exp(t^2) erfc(t) for t in [1, 4.5]: a Chebyshev interpolant in t - 2.75 (backends/cpu/erf.py's
+    // G32, tests/erf_fit.py)
     let z = t - F(2.75);
     var g = F(-1.2598326722644082e-08);
     g = F(5.578490465437938e-08) + z * g; g = F(-1.0756909099105663e-07) + z * g; g = F(4.3754622117090806e-07) + z * g;
     g = F(-2.3021648868845714e-06) + z * g; g = F(9.190754536006241e-06) + z * g; g = F(-3.463836007102218e-05) + z * g;
     g = F(0.00013090601214954862) + z * g; g = F(-0.000482226288004776) + z * g; g = F(0.0017197247820913268) + z * g;
     g = F(-0.005934331880768833) + z * g; g = F(0.019758565429037932) + z * g; g = F(-0.06323763774890935) + z * g;
-    g = F(0.19366209714152902) + z * g;
-    let far = select(F(-1.0), F(1.0), x >= F(0.0)) * (F(1.0) - exp(-t * t) * g);
+    return F(0.19366209714152902) + z * g;
+}
+fn erf_(x: F) -> F {
+    // |x| < 1: x P(x^2); beyond: sign(x) (1 - exp(-t^2) erfcx_mid_(t)), t = |x| clipped to [1, 4.5] (erf
+    // is 1 in f32 past 4.5); Chebyshev interpolants (backends/cpu/erf.py's float32 pieces,
+    // tests/erf_fit.py), within 2 ulp of erf in f32 arithmetic
+    let s = x * x;
+    var p = F(-0.0005648059865503044);
+    p = F(0.004921762027877231) + s * p; p = F(-0.02671505423226643) + s * p; p = F(0.11280316652505075) + s * p;
+    p = F(-0.37612343775327806) + s * p; p = F(1.1283791261787373) + s * p;
+    let t = clamp(abs(x), F(1.0), F(4.5));
+    let far = select(F(-1.0), F(1.0), x >= F(0.0)) * (F(1.0) - exp(-t * t) * erfcx_mid_(t));
     return select(select(far, x * p, abs(x) < F(1.0)), x, isnan_(x));   // NaN stays NaN (a bit test: nan.wgsl)
 }
 fn softplus_(x: F) -> F {
