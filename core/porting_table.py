@@ -43,6 +43,9 @@ NO_EFFECT = {
                                                  "thread either way",
     **{f"torch.cuda.{n}": "nothing to do without CUDA, as in PyTorch" for n in
        ("manual_seed", "manual_seed_all", "seed", "seed_all", "empty_cache", "reset_peak_memory_stats")},
+    **{f"torch.nn.utils.convert_conv{n}d_weight_memory_format": "returns the module unchanged: webgrad's weights are "
+                                                                "row-major whatever the format, and no convolution's "
+                                                                "result depends on it" for n in (2, 3)},
     **{f"torch.cuda.{n}": "0 without CUDA, as in PyTorch" for n in
        ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "device_count")},
 }

@@ -45,6 +45,7 @@ ARGS = {
     "webgrad.nn.functional.max_pool2d": (_IMAGE,), "webgrad.nn.functional.avg_pool2d": (_IMAGE,),
     "webgrad.nn.functional.adaptive_avg_pool2d": (_IMAGE,),
     "webgrad.nn.functional.max_pool2d_with_indices": (_IMAGE,),
+    "webgrad.nn.utils.skip_init": (wg.nn.Linear, 1, 1),   # its keywords go to the module class
 }
 
 
