@@ -26,6 +26,8 @@ from .sparse import *  # noqa: F401,F403
 from .loss_margin import *  # noqa: F401,F403
 from .pooling_more import *  # noqa: F401,F403
 from .volumetric import *  # noqa: F401,F403
+from .sampling import *  # noqa: F401,F403
+from .mha import *  # noqa: F401,F403
 
 
 

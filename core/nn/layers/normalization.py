@@ -133,16 +133,7 @@ class GroupNorm(Module):
         self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine and bias else None
 
     def forward(self, input):
-        if input.ndim < 2 or input.shape[1] != self.num_channels:
-            raise ValueError(f"GroupNorm: expected an input [N, {self.num_channels}, ...], got {tuple(input.shape)}")
-        n = input.shape[0]
-        grouped = input.reshape(n, self.num_groups, -1)
-        y = F.layer_norm(grouped, (grouped.shape[-1],), eps=self.eps).reshape(input.shape)
-        if not self.affine:
-            return y
-        bshape = (1, self.num_channels) + (1,) * (input.ndim - 2)
-        y = y * self.weight.reshape(bshape)
-        return y if self.bias is None else y + self.bias.reshape(bshape)
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
