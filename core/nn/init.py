@@ -145,3 +145,8 @@ def default_init_(weight, bias=None, fan_in=None):
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+
+from .init_more import *  # noqa: E402,F401,F403  (eye_, dirac_, sparse_ and the deprecated names)
+from . import init_more as _init_more  # noqa: E402
+
+__all__ += _init_more.__all__
