@@ -36,6 +36,7 @@ FORWARDS = {
     "webgrad.nn.Identity": "takes and ignores any argument, as torch.nn.Identity",
     "webgrad.run_kernel": "keywords are the kernel's attributes, checked by the kernel",
     "webgrad.autograd.run_kernel": "keywords are the kernel's attributes, checked by the kernel",
+    "webgrad.utils.data.StackDataset": "keywords name the stacked datasets, as torch.utils.data.StackDataset's",
 }
 
 # positional arguments a callable needs before its keywords are read
