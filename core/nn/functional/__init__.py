@@ -28,6 +28,7 @@ from .pooling_more import *  # noqa: F401,F403
 from .volumetric import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
 from .mha import *  # noqa: F401,F403
+from .ctc import *  # noqa: F401,F403
 
 
 

@@ -69,5 +69,24 @@ NLLLoss2d = _loss("NLLLoss2d", "nll_loss", (("weight", None), _SA, ("ignore_inde
 KLDivLoss = _loss("KLDivLoss", "kl_div", (_SA, _RE, _R, ("log_target", False)),
                   "Kullback-Leibler divergence; ``input`` holds log-probabilities.")
 
-__all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCELoss",
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (``F.ctc_loss``): ``forward(log_probs, targets,
+    input_lengths, target_lengths)``.
+
+    >>> import webgrad as wg
+    >>> lp = wg.randn(5, 2, 3).log_softmax(2)
+    >>> CTCLoss()(lp, wg.tensor([[1, 2], [2, 2]]), [5, 5], [2, 2]).shape
+    webgrad.Size([])
+    """
+
+    options = (("blank", 0), _R, ("zero_infinity", False))
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
+
+
+__all__ = ["CTCLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss"]
