@@ -29,6 +29,7 @@ from .volumetric import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
 from .mha import *  # noqa: F401,F403
 from .ctc import *  # noqa: F401,F403
+from .pool_gather import *  # noqa: F401,F403
 
 
 

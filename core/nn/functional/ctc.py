@@ -108,7 +108,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     neg = finfo(lp_all.dtype).min / 8
     alpha = _alphas(lp, tensor(skip, device=lp_all.device), input_lengths, neg)
     last = tensor([[2 * k] for k in target_lengths], dtype=int64, device=lp_all.device)
-    ends = stack([alpha.gather(1, last), where(last > 0, alpha.gather(1, (last - 1).clamp(min=0)),
+    before = tensor([[max(2 * k - 1, 0)] for k in target_lengths], dtype=int64, device=lp_all.device)
+    ends = stack([alpha.gather(1, last), where(last > 0, alpha.gather(1, before),
                                                tensor(neg, dtype=alpha.dtype, device=alpha.device))])
     nll = -ends.logsumexp(0).squeeze(1)
     nll = nll + _softmax_term(lp_all, input_lengths)
