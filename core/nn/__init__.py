@@ -14,5 +14,6 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 from .factory import factory_kwargs  # noqa: F401
 from . import modules  # noqa: F401,E402  (PyTorch's file layout: webgrad.nn.modules.rnn.LSTM ...)
 from . import parallel  # noqa: F401,E402  (DistributedDataParallel; MPI only once a process group starts)
+from .parallel import DataParallel  # noqa: F401,E402
 from ..porting_table import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("webgrad.nn")
