@@ -29,6 +29,18 @@ class LazyModuleMixin:
     """What lazy layers share: ``has_uninitialized_params``, the first-call hook and the state_dict path."""
 
     cls_to_become = None
+    inferred = ""   # the size attribute the first input sets (0 until then)
+
+    def _lazy_weights(self, bias, device, dtype):
+        """Uninitialized ``weight`` (and ``bias``), then the first-call hook."""
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        self._lazy_setup()
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and getattr(self, self.inferred) != 0:
+            super().reset_parameters()
 
     def _lazy_setup(self):
         self.__dict__["_initialize_hook"] = self.register_forward_pre_hook(_infer_parameters)
@@ -69,18 +81,12 @@ class LazyLinear(LazyModuleMixin, Linear):
     """
 
     cls_to_become = Linear
+    inferred = "in_features"
 
     def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__(0, 0, False, device=device, dtype=dtype)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        self._lazy_setup()
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
+        self._lazy_weights(bias, device, dtype)
 
     def initialize_parameters(self, input):
         """Give the weight its shape [out_features, input.shape[-1]] and PyTorch's default init."""
@@ -101,16 +107,11 @@ class LazyLinear(LazyModuleMixin, Linear):
 class _LazyConvXdMixin(LazyModuleMixin):
     """The lazy convolutions: ``in_channels`` from the first input's channel dim."""
 
-    def _lazy_init(self, out_channels, bias, device, dtype):
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        self._lazy_setup()
+    inferred = "in_channels"
 
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
+    def _lazy_init(self, out_channels, bias, device, dtype):
+        self.out_channels = out_channels
+        self._lazy_weights(bias, device, dtype)
 
     def _get_in_channels(self, input) -> int:
         unbatched = self.dims + 1
@@ -142,18 +143,22 @@ class _LazyConvXdMixin(LazyModuleMixin):
         self.in_channels = self.weight.shape[0] if self.transposed else self.weight.shape[1] * self.groups
 
 
+def _lazy_class(name, mixin, base, __init__, args, example, value):
+    """The lazy form of ``base`` (PyTorch's constructor ``__init__``), with a docstring example."""
+    doc = (f"A ``{base.__name__}`` whose ``{mixin.inferred}`` comes from its first input.\n\n"
+           f"    >>> import webgrad as wg\n    >>> m = {name}({args})\n"
+           f"    >>> _ = m({example}); type(m).__name__, m.{mixin.inferred}\n    ('{base.__name__}', {value})\n")
+    return type(name, (mixin, base), {"__init__": __init__, "cls_to_become": base, "__module__": __name__,
+                                      "__doc__": doc})
+
+
 def _lazy_conv(name, base, dims):
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
         base.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device=device,
                       dtype=dtype)
         self._lazy_init(out_channels, bias, device, dtype)
-    return type(name, (_LazyConvXdMixin, base), {
-        "__init__": __init__, "cls_to_become": base, "__module__": __name__,
-        "__doc__": f"A ``{base.__name__}`` whose ``in_channels`` is its first input's channel count.\n\n"
-                   f"    >>> import webgrad as wg\n    >>> m = {name}(4, 3)\n"
-                   f"    >>> _ = m(wg.ones(1, 2{', 5' * dims})); type(m).__name__, m.in_channels\n"
-                   f"    ('{base.__name__}', 2)\n"})
+    return _lazy_class(name, _LazyConvXdMixin, base, __init__, "4, 3", f"wg.ones(1, 2{', 5' * dims})", 2)
 
 
 def _lazy_conv_transpose(name, base, dims):
@@ -162,12 +167,7 @@ def _lazy_conv_transpose(name, base, dims):
         base.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
                       device=device, dtype=dtype)
         self._lazy_init(out_channels, bias, device, dtype)
-    return type(name, (_LazyConvXdMixin, base), {
-        "__init__": __init__, "cls_to_become": base, "__module__": __name__,
-        "__doc__": f"A ``{base.__name__}`` whose ``in_channels`` is its first input's channel count.\n\n"
-                   f"    >>> import webgrad as wg\n    >>> m = {name}(4, 3)\n"
-                   f"    >>> _ = m(wg.ones(1, 2{', 5' * dims})); type(m).__name__, m.weight.shape[0]\n"
-                   f"    ('{base.__name__}', 2)\n"})
+    return _lazy_class(name, _LazyConvXdMixin, base, __init__, "4, 3", f"wg.ones(1, 2{', 5' * dims})", 2)
 
 
 LazyConv1d, LazyConv2d, LazyConv3d = (_lazy_conv(f"LazyConv{d}d", b, d) for d, b in
@@ -181,6 +181,8 @@ class _LazyNormBase(LazyModuleMixin):
     """The lazy batch and instance norms: ``num_features`` from the first input's dim 1 (PyTorch's rule,
     also for an unbatched instance-norm input)."""
 
+    inferred = "num_features"
+
     def _lazy_init(self, affine, track_running_stats, device, dtype, bias):
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
@@ -191,10 +193,6 @@ class _LazyNormBase(LazyModuleMixin):
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
             self.register_buffer("num_batches_tracked", zeros((), dtype=int64, device=device))
         self._lazy_setup()
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.num_features != 0:
-            super().reset_parameters()
 
     def initialize_parameters(self, input):
         """Size the weight, bias and running statistics from ``input.shape[1]``; PyTorch's init."""
@@ -215,12 +213,7 @@ def _lazy_norm(name, base, affine, track):
                  bias=True):
         base.__init__(self, 0, eps, momentum, False, False, device=device, dtype=dtype)
         self._lazy_init(affine, track_running_stats, device, dtype, bias)
-    return type(name, (_LazyNormBase, base), {
-        "__init__": __init__, "cls_to_become": base, "__module__": __name__,
-        "__doc__": f"A ``{base.__name__}`` whose ``num_features`` is its first input's ``shape[1]``.\n\n"
-                   f"    >>> import webgrad as wg\n    >>> m = {name}()\n"
-                   f"    >>> _ = m(wg.randn(2, 3, 4{', 4' * (int(name[-2]) - 1)})); type(m).__name__, m.num_features\n"
-                   f"    ('{base.__name__}', 3)\n"})
+    return _lazy_class(name, _LazyNormBase, base, __init__, "", f"wg.randn(2, 3, 4{', 4' * (int(name[-2]) - 1)})", 3)
 
 
 LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (_lazy_norm(f"LazyBatchNorm{d}d", b, True, True) for d, b in

@@ -191,8 +191,8 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` (a count, or a fraction) of the entries at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes ``amount`` (a count, or a fraction) of the entries: those ``_chosen`` picks."""
 
     def __init__(self, amount):
         _validate_amount_init(amount)
@@ -202,27 +202,28 @@ class RandomUnstructured(BasePruningMethod):
         count = _count_to_prune(self.amount, t.numel())
         mask = default_mask.clone()
         if count:
-            mask.view(-1)[rand_like(t).view(-1).topk(count).indices] = 0
+            mask.view(-1)[self._chosen(t, count)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` (a count, or a fraction) of the entries at random."""
+
+    @staticmethod
+    def _chosen(t, count):
+        return rand_like(t).view(-1).topk(count).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest absolute value."""
 
-    def __init__(self, amount):
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        count = _count_to_prune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if count:
-            mask.view(-1)[t.abs().reshape(-1).topk(count, largest=False).indices] = 0
-        return mask
+    @staticmethod
+    def _chosen(t, count):
+        return t.abs().reshape(-1).topk(count, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
