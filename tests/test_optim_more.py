@@ -126,3 +126,34 @@ def test_stack_dataset_as_torch():
     for bad in (lambda: StackDataset(a, x=b), lambda: StackDataset(), lambda: StackDataset(a, [1])):
         with pytest.raises(ValueError):
             bad()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kw", [{}, dict(nesterov=False, adjust_lr_fn="match_rms_adamw", lr=0.02),
+                                dict(adjust_lr_fn="original", weight_decay=0.5, momentum=0.5)])
+def test_muon_matches_torch(dtype, kw):
+    for shape in ((3, 5), (6, 4)):
+        x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+        tp, wp = torch.nn.Parameter(torch.tensor(x)), wg.nn.Parameter(wg.tensor(x))
+        topt, wopt = torch.optim.Muon([tp], **kw), wg.optim.Muon([wp], **kw)
+        for _ in range(5):
+            topt.zero_grad(); wopt.zero_grad()
+            (tp ** 3).sum().backward(); (wp ** 3).sum().backward()
+            topt.step(); wopt.step()
+        np.testing.assert_allclose(np.asarray(wp.tolist()), tp.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_muon_checks_and_gpu_refusal(backend):
+    with pytest.raises(ValueError, match="2D parameters"):
+        wg.optim.Muon([wg.nn.Parameter(wg.ones(3))])
+    with pytest.raises(ValueError, match="Adjust learning rate function"):
+        wg.optim.Muon([wg.nn.Parameter(wg.ones(2, 2))], adjust_lr_fn="nope")
+    w = wg.nn.Parameter(wg.ones(2, 3))
+    opt = wg.optim.Muon([w])
+    (w * w).sum().backward()
+    if backend == "cpu":
+        opt.step()
+        assert w.shape == (2, 3)
+    else:   # the Newton-Schulz steps are bfloat16's, which WGSL does not have
+        with pytest.raises(TypeError, match="bfloat16"):
+            opt.step()
