@@ -30,6 +30,7 @@ from .sampling import *  # noqa: F401,F403
 from .mha import *  # noqa: F401,F403
 from .ctc import *  # noqa: F401,F403
 from .pool_gather import *  # noqa: F401,F403
+from .linear_ce import *  # noqa: F401,F403
 
 
 
