@@ -46,3 +46,21 @@ def test_rnn_helpers(backend):
     assert wg.nn.utils.rnn.invert_permutation(None) is None
     assert wg.nn.utils.rnn.bind(None, len) is None and wg.nn.utils.rnn.bind([1, 2], len) == 2
     assert wg.nn.utils.rnn.PackedSequence_._fields == torch.nn.utils.rnn.PackedSequence_._fields
+
+
+def test_conv_tbc_and_native_channel_shuffle_match_torch(backend):
+    from opinfo import to_numpy
+    x, w, b = (np.random.default_rng(i).standard_normal(s).astype("float32")
+               for i, s in enumerate(((6, 2, 3), (3, 3, 4), (4,))))
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    wx, ww, wb = (wg.tensor(a, requires_grad=True) for a in (x, w, b))
+    t_out, w_out = torch.nn.functional.conv_tbc(tx, tw, tb, 1), wg.nn.functional.conv_tbc(wx, ww, wb, 1)
+    np.testing.assert_allclose(to_numpy(w_out), t_out.detach().numpy(), atol=1e-5)
+    t_out.square().sum().backward(); w_out.square().sum().backward()
+    for a, t in ((wx, tx), (ww, tw), (wb, tb)):
+        np.testing.assert_allclose(to_numpy(a.grad), t.grad.numpy(), atol=1e-4)
+    with pytest.raises(RuntimeError, match="conv_tbc"):
+        wg.nn.functional.conv_tbc(wx, ww[:, :2], wb)
+    y = np.arange(16.0, dtype="float32").reshape(1, 4, 2, 2)
+    assert wg.nn.functional.native_channel_shuffle(wg.tensor(y), 2).tolist() == \
+        torch.nn.functional.native_channel_shuffle(torch.tensor(y), 2).tolist()
