@@ -43,6 +43,9 @@ NO_EFFECT = {
                                                  "thread either way",
     **{f"torch.cuda.{n}": "nothing to do without CUDA, as in PyTorch" for n in
        ("manual_seed", "manual_seed_all", "seed", "seed_all", "empty_cache", "reset_peak_memory_stats")},
+    **{f"torch.nn.utils.convert_conv{n}d_weight_memory_format": "returns the module unchanged: webgrad's weights are "
+                                                                "row-major whatever the format, and no convolution's "
+                                                                "result depends on it" for n in (2, 3)},
     **{f"torch.cuda.{n}": "0 without CUDA, as in PyTorch" for n in
        ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "device_count")},
 }
@@ -93,6 +96,26 @@ SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half
                                                   "uniform draws accepted by density): its numbers after manual_seed",
                    "torch.autograd.functional.jacobian": "vectorize=True and strategy='forward-mode' (PyTorch's checks "
                                                          "kept) give the same values from the same reverse passes"}
+
+_NO_BF16_GPU = "the GPU backends raise TypeError (its Newton-Schulz steps are bfloat16's, which WGSL lacks); use cpu"
+SUPPORTED_NOTES.update({
+    "torch.optim.SparseAdam": "step raises RuntimeError, as PyTorch's does for a dense gradient: webgrad's gradients "
+                              "are always dense; use Adam",
+    "torch.optim.Muon": "bit-for-bit PyTorch's on cpu; " + _NO_BF16_GPU,
+    "torch.nn.SyncBatchNorm": "BatchNorm outside a multi-process run (as PyTorch's without a process group); "
+                              "training with several processes raises ValueError, as PyTorch's does on CPU",
+    "torch.nn.DataParallel": "runs its module, as PyTorch's does without CUDA devices (device_ids stays [])",
+    "torch.nn.utils.skip_init": "builds the module as usual (no meta device): its values are one possible "
+                                "uninitialized content",
+    "torch.nn.CrossMapLRN2d": "PyTorch's forward; the gradient is its derivative (PyTorch's legacy backward assumes "
+                              "another window and disagrees with its forward)",
+    "torch.nn.functional.grid_sample": "bilinear (trilinear for 5-D) and nearest; mode='bicubic' raises "
+                                       "NotImplementedError",
+    "torch.nn.functional.multi_head_attention_forward": "static_k/static_v raise NotImplementedError",
+    "torch.nn.functional.linear_cross_entropy": "the reference path; options (the chunked path) raises "
+                                                "NotImplementedError",
+    "torch.nn.LinearCrossEntropyLoss": "the reference path; options (the chunked path) raises NotImplementedError",
+})
 
 # torch name -> why webgrad refuses it, and what to do instead
 REFUSED = {

@@ -36,6 +36,7 @@ FORWARDS = {
     "webgrad.nn.Identity": "takes and ignores any argument, as torch.nn.Identity",
     "webgrad.run_kernel": "keywords are the kernel's attributes, checked by the kernel",
     "webgrad.autograd.run_kernel": "keywords are the kernel's attributes, checked by the kernel",
+    "webgrad.utils.data.StackDataset": "keywords name the stacked datasets, as torch.utils.data.StackDataset's",
 }
 
 # positional arguments a callable needs before its keywords are read
@@ -45,6 +46,7 @@ ARGS = {
     "webgrad.nn.functional.max_pool2d": (_IMAGE,), "webgrad.nn.functional.avg_pool2d": (_IMAGE,),
     "webgrad.nn.functional.adaptive_avg_pool2d": (_IMAGE,),
     "webgrad.nn.functional.max_pool2d_with_indices": (_IMAGE,),
+    "webgrad.nn.utils.skip_init": (wg.nn.Linear, 1, 1),   # its keywords go to the module class
 }
 
 

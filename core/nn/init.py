@@ -206,5 +206,7 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_"]
 
 from .init_orthogonal import orthogonal_  # noqa: E402  (QR from webgrad.linalg)
+from .init_more import *  # noqa: E402,F401,F403  (eye_, dirac_, sparse_ and the deprecated names)
+from . import init_more as _init_more  # noqa: E402
 
-__all__ += ["orthogonal_"]
+__all__ += ["orthogonal_", *_init_more.__all__]

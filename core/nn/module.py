@@ -14,7 +14,7 @@ from ..engine import is_grad_enabled, no_grad
 from ..tensor import Tensor, to_args
 from . import module_state
 from .backward_hooks import BackwardHooks
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 
 class _Handle:
@@ -108,6 +108,9 @@ class Module:
             if isinstance(value, (Parameter, Module)):
                 raise AttributeError(f"cannot assign {type(value).__name__} '{name}' before Module.__init__() call")
             return object.__setattr__(self, name, value)
+        if isinstance(value, Buffer) and name not in d["_parameters"] and name not in d["_modules"]:
+            # PyTorch 2.5's nn.Buffer: assigning one registers it
+            return self.register_buffer(name, value, value.persistent)
         kind = "_parameters" if isinstance(value, Parameter) else "_modules" if isinstance(value, Module) else None
         if kind is not None:
             d.pop(name, None)

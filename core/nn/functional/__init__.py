@@ -26,6 +26,11 @@ from .sparse import *  # noqa: F401,F403
 from .loss_margin import *  # noqa: F401,F403
 from .pooling_more import *  # noqa: F401,F403
 from .volumetric import *  # noqa: F401,F403
+from .sampling import *  # noqa: F401,F403
+from .mha import *  # noqa: F401,F403
+from .ctc import *  # noqa: F401,F403
+from .pool_gather import *  # noqa: F401,F403
+from .linear_ce import *  # noqa: F401,F403
 
 
 

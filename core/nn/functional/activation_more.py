@@ -5,9 +5,11 @@ takes ``inplace``, ``inplace=True`` writes the result into the input, as there."
 from __future__ import annotations
 
 import struct
+import warnings
 
 from ...ops import binary, unary
 from ...ops.common import check_tensor
+from ...ops.creation import empty_like, zeros_like
 from ...ops.random import _values
 from ...random import draw
 from ...shapes import normalize_axis
@@ -161,6 +163,49 @@ def selu(input, inplace=False):
     return _maybe_inplace("selu", _selu, input, inplace)
 
 
+def celu_(input, alpha=1.0):
+    """In-place ``celu``.
+
+    >>> import webgrad as wg
+    >>> x = wg.tensor([-1.0, 2.0]); _ = celu_(x); [round(v, 4) for v in x.tolist()]
+    [-0.6321, 2.0]
+    """
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    """In-place ``selu``.
+
+    >>> import webgrad as wg
+    >>> x = wg.tensor([1.0]); _ = selu_(x); round(x.item(), 6)
+    1.050701
+    """
+    return selu(input, inplace=True)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g = -log(Exponential(1))``, drawn
+    as PyTorch draws it (a seeded run gives PyTorch's numbers). ``hard``: the one-hot of the argmax,
+    with the soft sample's gradient (straight-through). ``eps`` is deprecated and has no effect (a
+    warning says so when given), as in PyTorch.
+
+    >>> import webgrad as wg
+    >>> y = gumbel_softmax(wg.zeros(2, 3), hard=True)
+    >>> y.sum(-1).tolist()
+    [1.0, 1.0]
+    """
+    check_tensor("gumbel_softmax", logits, "logits")
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = empty_like(logits).exponential_().log().neg()
+    y_soft = softmax(binary.div(binary.add(logits, gumbels), tau), dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 def _mish(x):
     return binary.mul(x, unary.tanh(unary.softplus(x)))
 
@@ -281,4 +326,4 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 
 
 __all__ = ["rrelu", "rrelu_", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "threshold", "threshold_", "softshrink",
-           "hardshrink", "tanhshrink", "celu", "selu", "mish", "softsign", "logsigmoid", "softmin", "glu", "prelu"]
+           "hardshrink", "tanhshrink", "celu", "celu_", "selu", "selu_", "gumbel_softmax", "mish", "softsign", "logsigmoid", "softmin", "glu", "prelu"]

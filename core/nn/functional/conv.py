@@ -230,4 +230,23 @@ def _crop(canvas, padding, out):
     return wg.pad(canvas, (-pw, ow + pw - fw, -ph, oh + ph - fh))
 
 
-__all__ = ["unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-d convolution in (time, batch, channels) layout: ``input`` [T, B, C_in], ``weight``
+    [K, C_in, C_out], ``bias`` [C_out], ``pad`` time steps of zeros on each side -> [T', B, C_out]
+    (``conv1d`` on the permuted tensors).
+
+    >>> import webgrad as wg
+    >>> conv_tbc(wg.ones(5, 2, 3), wg.ones(3, 3, 4), wg.zeros(4), 1).shape
+    webgrad.Size([5, 2, 4])
+    """
+    for name, t in (("input", input), ("weight", weight), ("bias", bias)):
+        check_tensor("conv_tbc", t, name)
+    if input.ndim != 3 or weight.ndim != 3 or bias.ndim != 1 or input.shape[2] != weight.shape[1] or \
+            bias.shape[0] != weight.shape[2]:
+        raise RuntimeError(f"conv_tbc: expected input [T, B, C_in], weight [K, C_in, C_out] and bias [C_out], got "
+                           f"{tuple(input.shape)}, {tuple(weight.shape)} and {tuple(bias.shape)}")
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
+__all__ = ["conv_tbc", "unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]

@@ -6,6 +6,7 @@ from ...dtype_info import finfo
 from ...engine import no_grad
 from ...ops import binary, reduce, unary
 from ...ops.common import check_tensor
+from ...ops.grids import triu_indices
 from ...shapes import broadcast_shapes
 
 
@@ -81,4 +82,23 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return reduce.norm(binary.add(binary.sub(x1, x2), eps), p, last if last >= 0 else None, keepdim=keepdim)
 
 
-__all__ = ["normalize", "rms_norm", "cosine_similarity", "pairwise_distance"]
+def pdist(input, p=2.0):
+    """The ``p``-norm distances between the rows of ``input`` [N, M], for each pair i < j in
+    row-major order -> [N * (N - 1) / 2] (the upper triangle of ``cdist(input, input)``).
+
+    >>> import webgrad as wg
+    >>> pdist(wg.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])).tolist()
+    [5.0, 10.0, 5.0]
+    """
+    check_tensor("pdist", input)
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating:
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
+    if p < 0:
+        raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
+    rows, cols = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
+    return reduce.norm(binary.sub(input.index_select(0, rows), input.index_select(0, cols)), p, 1)
+
+
+__all__ = ["normalize", "rms_norm", "cosine_similarity", "pairwise_distance", "pdist"]

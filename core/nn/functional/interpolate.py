@@ -3,6 +3,7 @@ index_select and a lerp; and ``pad`` (webgrad's own op, re-exported)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 from ...ops.common import check_tensor
 from ...ops.movement import pad  # noqa: F401
@@ -83,4 +84,44 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return x
 
 
-__all__ = ["interpolate", "pad"]
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated ``interpolate`` (a UserWarning says so, as PyTorch's).
+
+    >>> import warnings, webgrad as wg
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore"); upsample(wg.tensor([[[1.0, 2.0]]]), scale_factor=2).tolist()
+    [[[1.0, 1.0, 2.0, 2.0]]]
+    """
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated ``interpolate(..., mode='nearest')`` (a UserWarning says so).
+
+    >>> import warnings, webgrad as wg
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore"); upsample_nearest(wg.tensor([[[1.0, 2.0]]]), 3).tolist()
+    [[[1.0, 1.0, 2.0]]]
+    """
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated ``interpolate(..., mode='bilinear', align_corners=True)`` (a UserWarning says so).
+
+    >>> import warnings, webgrad as wg
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore"); upsample_bilinear(wg.tensor([[[[0.0, 2.0]]]]), (1, 3)).tolist()
+    [[[[0.0, 1.0, 2.0]]]]
+    """
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ = ["interpolate", "pad", "upsample", "upsample_nearest", "upsample_bilinear"]

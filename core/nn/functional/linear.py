@@ -35,4 +35,28 @@ _LINEAR_NAMES = {(True, True): "AddmmBackward0", (True, False): "MmBackward0", (
                  (False, False): "UnsafeViewBackward0"}
 
 
-__all__ = ["linear"]
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., o] = input1[...] @ weight[o] @ input2[...] + bias[o]`` with weight [out, in1, in2]
+    (``nn.Bilinear``'s function).
+
+    >>> import webgrad as wg
+    >>> bilinear(wg.ones(5, 3), wg.ones(5, 4), wg.ones(2, 3, 4)).shape
+    webgrad.Size([5, 2])
+    """
+    for name, t in (("input1", input1), ("input2", input2), ("weight", weight)):
+        check_tensor("bilinear", t, name)
+    if weight.ndim != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2] or \
+            input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear: expected input1 [..., in1], input2 [..., in2] with the same leading dims and "
+                           f"weight [out, in1, in2], got {tuple(input1.shape)}, {tuple(input2.shape)} and "
+                           f"{tuple(weight.shape)}")
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise RuntimeError(f"bilinear: bias must have shape ({weight.shape[0]},), got {tuple(bias.shape)}")
+    o, i, j = weight.shape
+    w = weight.permute(1, 0, 2).reshape(i, o * j)                    # [in1, out*in2]
+    left = (input1 @ w).reshape(*input1.shape[:-1], o, j)            # [..., out, in2]
+    y = (left * input2.unsqueeze(-2)).sum(-1)
+    return y if bias is None else y + bias
+
+
+__all__ = ["linear", "bilinear"]

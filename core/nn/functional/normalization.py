@@ -56,6 +56,30 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return y
 
 
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
+    """Normalise [N, C, ...] over groups of ``C / num_groups`` channels and all positions (the fused
+    layer-norm kernel on [N, num_groups, -1]), then scale and shift per channel (``nn.GroupNorm``'s
+    function).
+
+    >>> import webgrad as wg
+    >>> group_norm(wg.tensor([[[1.0], [3.0]]]), 1).round(decimals=3).flatten().tolist()
+    [-1.0, 1.0]
+    """
+    check_tensor("group_norm", input)
+    if input.ndim < 2:
+        raise RuntimeError(f"group_norm: Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    if num_groups <= 0 or input.shape[1] % num_groups:
+        raise RuntimeError(f"group_norm: Expected number of channels in input to be divisible by num_groups, but got "
+                           f"input of shape {list(input.shape)} and num_groups={num_groups}")
+    _check_channel_params("group_norm", input, RuntimeError, weight=weight, bias=bias)
+    grouped = input.reshape(input.shape[0], num_groups, -1)
+    y = layer_norm(grouped, (grouped.shape[-1],), eps=eps).reshape(input.shape)
+    shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    return y if bias is None else y + bias.reshape(shape)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalise [N, C, ...] per channel C: with batch statistics when ``training`` (then the running
     statistics are updated in place, the variance unbiased, as in PyTorch), else with the running ones.
@@ -150,4 +174,4 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / (div * alpha + k) ** beta
 
 
-__all__ = ["layer_norm", "batch_norm", "instance_norm", "local_response_norm"]
+__all__ = ["layer_norm", "group_norm", "batch_norm", "instance_norm", "local_response_norm"]

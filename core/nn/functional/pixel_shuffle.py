@@ -61,4 +61,14 @@ def channel_shuffle(input, groups):
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
 
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+def native_channel_shuffle(input, groups):
+    """PyTorch's kernel-level name for ``channel_shuffle`` (the same result).
+
+    >>> import webgrad as wg
+    >>> native_channel_shuffle(wg.arange(4.0).reshape(1, 4, 1), 2).flatten().tolist()
+    [0.0, 2.0, 1.0, 3.0]
+    """
+    return channel_shuffle(input, groups)
+
+
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]

@@ -34,7 +34,8 @@ def _separable(x, plane, depth):
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """3-D max pooling over [N, C, D, H, W] (or [C, D, H, W]); ``return_indices`` is not supported.
+    """3-D max pooling over [N, C, D, H, W] (or [C, D, H, W]); with ``return_indices`` also each
+    maximum's flat D*H*W index (``max_pool3d_with_indices``).
 
     >>> import webgrad as wg
     >>> max_pool3d(wg.arange(8.0).reshape(1, 1, 2, 2, 2), 2).flatten().tolist()
@@ -42,8 +43,8 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     op = "max_pool3d"
     if return_indices:
-        raise NotImplementedError(f"{op}: return_indices=True is not supported (max_pool2d and the adaptive "
-                                  f"max pools return indices)")
+        from .pool_gather import max_pool3d_with_indices   # pool_gather builds on this module's neighbours
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     x, unbatch = _volume(op, input)
     k = ntuple(kernel_size, 3, op, "kernel_size")
     s = k if stride is None or stride == [] else ntuple(stride, 3, op, "stride")

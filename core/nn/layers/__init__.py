@@ -19,9 +19,11 @@ from .instance_norm import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
 from .adaptive import *  # noqa: F401,F403
+from .fractional import *  # noqa: F401,F403
 from . import activation, container, conv, dropout, linear, loss, normalization, pooling, rnn, shape, sparse, \
     transformer
-from . import activation_more, parameters, resampling, loss_margin, instance_norm, fold, lazy, adaptive
+from . import activation_more, parameters, resampling, loss_margin, instance_norm, fold, lazy, adaptive, fractional
 
 __all__ = [n for m in (activation, container, conv, dropout, linear, loss, normalization, pooling, rnn, shape, sparse,
-                       transformer, activation_more, parameters, resampling, loss_margin, instance_norm, fold, lazy, adaptive) for n in m.__all__]
+                       transformer, activation_more, parameters, resampling, loss_margin, instance_norm, fold, lazy, adaptive,
+                       fractional) for n in m.__all__]

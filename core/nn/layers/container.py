@@ -1,6 +1,7 @@
-"""Containers: Sequential, ModuleList, ModuleDict."""
+"""Containers: Sequential, ModuleList, ModuleDict (and the deprecated Container)."""
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 
 from ..module import Module
@@ -146,10 +147,29 @@ class ModuleDict(Module):
             self.add_module(name, m)
 
 
+class Container(Module):
+    """Deprecated (PyTorch's ``nn.Container``; a FutureWarning says so): a Module whose keyword
+    arguments become its children. Subclass ``Module`` instead.
+
+    >>> import warnings, webgrad as wg
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore"); c = Container(fc=wg.nn.Linear(1, 1))
+    >>> list(c.state_dict())
+    ['fc.weight', 'fc.bias']
+    """
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
+
+
 def _index(idx, n, what):
     if not -n <= idx < n:
         raise IndexError(f"{what}: index {idx} is out of range for {n} modules")
     return idx % n
 
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "Container"]

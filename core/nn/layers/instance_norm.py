@@ -89,4 +89,46 @@ class LocalResponseNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"]
+def _cross_map_windows(channels: int, size: int) -> list:
+    """Row c: which channels' squares PyTorch's legacy CrossMapLRN2d sums for channel c (its running
+    window: the first ``pre_pad`` channels, then one in and, from channel ``pre_pad + 1``, one out)."""
+    pre_pad = int((size - 1) / 2 + 1)
+    rows, window = [], set(range(min(pre_pad, channels)))
+    rows.append(sorted(window))
+    for c in range(1, channels):
+        if c < channels - pre_pad + 1:
+            window.add(c + pre_pad - 1)
+        if c > pre_pad:
+            window.discard(c - pre_pad)
+        rows.append(sorted(window))
+    return [[1.0 if j in row else 0.0 for j in range(channels)] for row in rows]
+
+
+class CrossMapLRN2d(Module):
+    """PyTorch's legacy cross-channel normalisation of [N, C, H, W]: ``x * (k + alpha / size * s)^-beta``
+    with ``s`` the sum of squares over PyTorch's running channel window (which differs from
+    ``LocalResponseNorm``'s centred one).
+
+    >>> import webgrad as wg
+    >>> CrossMapLRN2d(3)(wg.ones(1, 4, 2, 2)).shape
+    webgrad.Size([1, 4, 2, 2])
+    """
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
+        from ...tensor import tensor
+        windows = tensor(_cross_map_windows(input.shape[1], self.size), dtype=input.dtype, device=input.device)
+        squares = (input * input).movedim(1, -1)                        # [N, H, W, C]
+        scale = (squares @ windows.T).movedim(-1, 1) * (self.alpha / self.size) + self.k
+        return input * scale.pow(-self.beta)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "CrossMapLRN2d"]

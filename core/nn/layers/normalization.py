@@ -27,6 +27,14 @@ class _NormBase(Module):
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
+    def reset_parameters(self):
+        """Running statistics to (0, 1, 0 batches), weight to ones, bias to zeros (PyTorch's)."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
     def reset_running_stats(self):
         if self.track_running_stats:
             init.zeros_(self.running_mean)
@@ -43,10 +51,13 @@ class _BatchNorm(_NormBase):
 
     ranks = ()
 
-    def forward(self, input):
+    def _check_input_dim(self, input):
         if input.ndim not in self.ranks:
             raise ValueError(f"{type(self).__name__}: expected a {' or '.join(f'{r}D' for r in self.ranks)} input, "
                              f"got shape {tuple(input.shape)}")
+
+    def forward(self, input):
+        self._check_input_dim(input)
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked = self.num_batches_tracked + 1
@@ -91,6 +102,54 @@ class BatchNorm3d(_BatchNorm):
     ranks = (5,)
 
 
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose statistics PyTorch synchronizes across the processes of a distributed run.
+    Outside one (no process group, or one process) and in eval mode it is ``BatchNorm`` over any
+    [N, C, ...] input, as in PyTorch. Training with several processes raises ValueError, as
+    PyTorch's does for a CPU tensor: webgrad has no synchronized kernel. ``convert_sync_batchnorm``
+    turns a model's batch norms into this.
+
+    >>> import webgrad as wg
+    >>> net = SyncBatchNorm.convert_sync_batchnorm(wg.nn.Sequential(wg.nn.BatchNorm2d(3)))
+    >>> type(net[0]).__name__, net[0](wg.randn(2, 3, 4, 4)).shape
+    ('SyncBatchNorm', webgrad.Size([2, 3, 4, 4]))
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.ndim < 2:
+            raise ValueError(f"SyncBatchNorm: expected at least 2D input (got {input.ndim}D input)")
+        if self.training and self._world_size() > 1:
+            raise ValueError(f"SyncBatchNorm expected input tensor to be on GPU (PyTorch's CUDA); webgrad has no "
+                             f"synchronized batch norm for {self._world_size()} processes: use BatchNorm (local "
+                             f"statistics) or eval mode")
+
+    def _world_size(self) -> int:
+        from ...distributed import get_world_size, is_initialized
+        return get_world_size(self.process_group) if is_initialized() else 1
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every ``BatchNorm*d`` in it replaced by a ``SyncBatchNorm`` holding the same
+        parameters, running statistics and mode (the module itself when it is one)."""
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                      process_group, bias=module.bias is not None)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                setattr(out, name, getattr(module, name))
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
+
+
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dimensions, then scale and shift.
 
@@ -133,16 +192,7 @@ class GroupNorm(Module):
         self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine and bias else None
 
     def forward(self, input):
-        if input.ndim < 2 or input.shape[1] != self.num_channels:
-            raise ValueError(f"GroupNorm: expected an input [N, {self.num_channels}, ...], got {tuple(input.shape)}")
-        n = input.shape[0]
-        grouped = input.reshape(n, self.num_groups, -1)
-        y = F.layer_norm(grouped, (grouped.shape[-1],), eps=self.eps).reshape(input.shape)
-        if not self.affine:
-            return y
-        bshape = (1, self.num_channels) + (1,) * (input.ndim - 2)
-        y = y * self.weight.reshape(bshape)
-        return y if self.bias is None else y + self.bias.reshape(bshape)
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
@@ -175,4 +225,4 @@ class RMSNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "GroupNorm", "RMSNorm"]

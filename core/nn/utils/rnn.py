@@ -261,5 +261,26 @@ def unpack_sequence(packed_sequences):
     return unpad_sequence(padded, lengths, batch_first=True)
 
 
-__all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence", "unpad_sequence",
+def invert_permutation(permutation):
+    """The inverse of the 1-D index ``permutation`` (None gives None), as PyTorch's helper.
+
+    >>> import webgrad as wg
+    >>> invert_permutation(wg.tensor([2, 0, 1])).tolist()
+    [1, 2, 0]
+    """
+    if permutation is None:
+        return None
+    from ...ops.creation import arange, empty_like
+    return empty_like(permutation).scatter_(0, permutation, arange(permutation.numel(), device=permutation.device))
+
+
+def bind(optional, fn):
+    """``fn(optional)``, or None when ``optional`` is None (PyTorch's helper)."""
+    return None if optional is None else fn(optional)
+
+
+PackedSequence_ = PackedSequence.__bases__[0]
+
+
+__all__ = ["PackedSequence", "PackedSequence_", "invert_permutation", "bind", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence", "unpad_sequence",
            "pack_sequence", "unpack_sequence"]

@@ -9,11 +9,12 @@ package, plus MNIST readers).
 """
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
-from .dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+                      random_split)
 from .distributed import DistributedSampler
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset", "random_split",
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset", "StackDataset", "random_split",
            "default_collate", "default_convert", "get_worker_info", "DataLoader", "Sampler", "SequentialSampler",
            "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler", "DistributedSampler"]

@@ -173,6 +173,55 @@ class Subset(Dataset):
         return len(self.indices)
 
 
+class StackDataset(Dataset):
+    """Datasets of one length side by side: item ``i`` is the tuple (given positionally) or the
+    dict (given by keyword) of their items ``i`` (PyTorch's ``StackDataset``). Batched reads go
+    through each dataset's ``__getitems__`` where it has one.
+
+    >>> StackDataset([1, 2], ["a", "b"])[1], StackDataset(x=[1, 2], y=[3, 4])[0]
+    ((2, 'b'), {'x': 1, 'y': 3})
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("StackDataset: Supported either ``tuple``- (via ``args``) or ``dict``- (via ``kwargs``) "
+                             "like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("StackDataset: At least one dataset should be passed")
+        self.datasets = args or kwargs
+        parts = list(args or kwargs.values())
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError(f"StackDataset: Size mismatch between datasets (lengths {[len(d) for d in parts]})")
+
+    def _named(self):
+        return self.datasets.items() if isinstance(self.datasets, dict) else enumerate(self.datasets)
+
+    def __getitem__(self, index):
+        items = {k: d[index] for k, d in self._named()}
+        return items if isinstance(self.datasets, dict) else tuple(items.values())
+
+    def __getitems__(self, indices: list):
+        columns = {k: _batch_of(d, indices) for k, d in self._named()}
+        if isinstance(self.datasets, dict):
+            return [{k: column[i] for k, column in columns.items()} for i in range(len(indices))]
+        return [tuple(column[i] for column in columns.values()) for i in range(len(indices))]
+
+    def __len__(self):
+        return self._length
+
+
+def _batch_of(dataset, indices):
+    getitems = getattr(dataset, "__getitems__", None)
+    if not callable(getitems):
+        return [dataset[i] for i in indices]
+    items = getitems(indices)
+    if len(items) != len(indices):
+        raise ValueError(f"StackDataset: Nested dataset's output size mismatch. Expected {len(indices)}, got "
+                         f"{len(items)}")
+    return items
+
+
 def random_split(dataset, lengths, generator=default_generator):
     """Split ``dataset`` into non-overlapping random ``Subset``\\ s of the given lengths, or of the
     given fractions of its length (the remainder goes round-robin to the first splits).
@@ -210,5 +259,5 @@ def _fraction_lengths(fractions, n) -> list:
     return lengths
 
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset",
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset", "StackDataset",
            "random_split"]
