@@ -94,7 +94,7 @@ _IN_PLACE = {
     "true_divide_": binary.div, "multiply_": binary.mul, "subtract_": binary.sub,
     "floor_divide_": binary.floor_divide, "remainder_": binary.remainder, "atan2_": binary.atan2,
     "arctan2_": binary.atan2, "cumsum_": reduce.cumsum, "cumprod_": reduce.cumprod, "index_add_": indexing.index_add,
-    "scatter_add_": indexing.scatter_add,
+    "scatter_add_": indexing.scatter_add, "tril_": movement.tril, "triu_": movement.triu,
 }
 
 METHODS = {**{name: fn for name, fn in _SAME.items() if name not in ("divide", "true_divide", "multiply", "subtract")},
