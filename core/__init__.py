@@ -44,6 +44,10 @@ from .ops.uniques import *  # noqa: F401,F403
 from .ops.scatter import *  # noqa: F401,F403
 from .ops.restriding import *  # noqa: F401,F403
 from .ops.scatter_reduce import *  # noqa: F401,F403
+from .ops.scatters import *  # noqa: F401,F403
+from .ops.arranging import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
+from .ops.ranges import *  # noqa: F401,F403
 from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size
