@@ -13,3 +13,8 @@ MODULES = (creation, unary, binary, reduce, linalg, movement, indexing, masking,
 for _m in MODULES:
     for _name, _fn in _m.METHODS.items():
         setattr(Tensor, _name, _fn)
+
+from . import aten  # noqa: E402  (its torch.abs_-style names are made from the methods attached above)
+
+for _name, _fn in aten.METHODS.items():
+    setattr(Tensor, _name, _fn)
