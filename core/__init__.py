@@ -49,6 +49,8 @@ from .ops.arranging import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403
 from .ops.ranges import *  # noqa: F401,F403
 from .ops.aten import *  # noqa: F401,F403
+from .ops.windows import *  # noqa: F401,F403
+from .ops.legacy import *  # noqa: F401,F403
 from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size

@@ -4,11 +4,11 @@ Tensor methods and operators it provides; they are attached to Tensor here."""
 from ..tensor import Tensor
 from . import binary, creation, indexing, linalg, masking, movement, random, reduce, sorting, unary
 from . import aliases, comparison, elementary, grids, joining, queries, scatter, uniques
-from . import restriding, scatter_reduce, scatters, arranging, statistics, ranges
+from . import restriding, scatter_reduce, scatters, arranging, statistics, ranges, windows, legacy
 
 MODULES = (creation, unary, binary, reduce, linalg, movement, indexing, masking, random, sorting, elementary,
            comparison, grids, queries, aliases, joining, uniques, scatter, restriding, scatter_reduce,
-           scatters, arranging, statistics, ranges)
+           scatters, arranging, statistics, ranges, windows, legacy)
 
 for _m in MODULES:
     for _name, _fn in _m.METHODS.items():
