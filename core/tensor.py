@@ -40,14 +40,24 @@ class Tensor:
         t._hooks = t._modified_by = t._view = t._views = None
         return t
 
-    def __init__(self, data, dtype=None, requires_grad=False, backend=None):
-        src = tensor(data, dtype=dtype, backend=backend)
-        self._data, self._backend, self._dtype = src._data, src._backend, src._dtype
-        self.grad = self.grad_fn = self._hooks = self._modified_by = self._view = self._views = None
-        self._out_index = self._version = 0
-        self.requires_grad = False
-        if requires_grad:
-            self.requires_grad_()
+    def __new__(cls, *args, device=None):
+        """PyTorch's legacy constructor ``torch.Tensor(...)``, in the default dtype on the default device:
+        ``Tensor(2, 3)`` is uninitialised, ``Tensor([1, 2])`` holds that data, ``Tensor(t)`` is an alias of t.
+        New code makes tensors with ``wg.tensor``, ``wg.empty`` and the like.
+
+        >>> import webgrad as wg
+        >>> wg.Tensor(2, 3).shape, wg.Tensor([1, 2])
+        (webgrad.Size([2, 3]), tensor([1., 2.]))
+        """
+        from .devices import device as to_device, get_default_device
+        from .dtypes import get_default_dtype
+        from .tensor_types import legacy_new   # (it imports this module)
+        default = get_default_device()
+        if device is not None and to_device(device) != default:
+            raise RuntimeError(f"Tensor(): legacy constructor expects device type: {default.type} (the default "
+                               f"device) but device type: {to_device(device).type} was passed")
+        t = legacy_new(cls.__name__, get_default_dtype(), args, default)
+        return t if cls is Tensor else cls._wrap(t._data, t._backend)
 
     # ------------------------------------------------------------ metadata
     @property

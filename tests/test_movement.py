@@ -107,10 +107,20 @@ def test_integer_and_bool_dtypes_are_kept():
     assert wg.arange(6).reshape(2, 3).flip(1).tolist() == [[2, 1, 0], [5, 4, 3]]
 
 
-def test_noop_movement_returns_the_input():
-    x = wg.zeros(2, 3)
-    assert x.reshape(2, 3) is x and x.permute(0, 1) is x and x.expand(2, 3) is x and x.contiguous() is x
-    assert x.clone() is not x
+NOOP_MOVEMENT = ["x.reshape(2, 3)", "x.view(2, 3)", "x.view_as(x)", "x.permute(0, 1)", "x.transpose(0, 0)",
+                 "x.expand(2, 3)", "x.expand_as(x)", "x.broadcast_to((2, 3))", "x.squeeze()", "x[:]", "x[...]",
+                 "x.narrow(0, 0, 2)", "x.movedim(0, 0)", "x.split(2)[0]", "x.flatten(1)", "x.contiguous()",
+                 "x.clone()", "x.to(x.dtype)", "x.float()", "x.detach()"]
+
+
+@pytest.mark.parametrize("expr", NOOP_MOVEMENT)
+def test_noop_movement_is_a_new_tensor_where_torch_makes_one(expr, backend):
+    """PyTorch's view ops return a new tensor (a view) even when they change nothing; flatten, contiguous and
+    to() return their input then. Which is which is observable (``y is x``, ``y.is_leaf``, hooks on y)."""
+    torch = pytest.importorskip("torch")
+    x, t = wg.zeros(2, 3, requires_grad=True), torch.zeros(2, 3, requires_grad=True)
+    y, u = eval(expr, {"x": x}), eval(expr, {"x": t})
+    assert (y is x) == (u is t) and y.is_leaf == u.is_leaf and y.requires_grad == u.requires_grad
 
 
 def test_t_is_a_property_and_gradients_flow_through_it():

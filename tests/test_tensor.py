@@ -4,6 +4,7 @@ import asyncio
 
 import numpy as np
 import pytest
+import torch
 
 import webgrad as wg
 
@@ -137,9 +138,37 @@ def test_tensor_of_tensor_copies_and_detaches():
     assert wg.tensor(x, dtype=wg.float64).dtype is wg.float64
 
 
-def test_constructor_class():
-    t = wg.Tensor([1.0, 2.0], requires_grad=True)
-    assert isinstance(t, wg.Tensor) and t.requires_grad and t.is_leaf and t.tolist() == [1.0, 2.0]
+LEGACY_SIZES = ["(2, 3)", "()", "(lib.Size([2, 3]))", "(0, 4)"]
+LEGACY_DATA = ["([1, 2])", "((2, 3))", "([[1, 2], [3, 4]], device='cpu')", "(np.ones(2))"]
+
+
+@pytest.mark.parametrize("args", LEGACY_SIZES + LEGACY_DATA)
+def test_legacy_constructor_as_torch(args):
+    """``torch.Tensor(...)``: sizes make an uninitialised tensor, data a tensor, both in the default dtype."""
+    ours, theirs = (eval(f"lib.Tensor{args}", {"lib": lib, "np": np}) for lib in (wg, torch))
+    assert ours.shape == theirs.shape and ours.dtype.name == str(theirs.dtype).split(".")[1]
+    if args in LEGACY_DATA:
+        assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("args", ["([1.0], requires_grad=True)", "([1], dtype=lib.float64)", "(3.5)", "(True)",
+                                  "(-1, 2)", "(2.0, 3)"])
+def test_legacy_constructor_refuses_as_torch(args):
+    for lib in (wg, torch):
+        with pytest.raises((TypeError, RuntimeError)) as caught:
+            eval(f"lib.Tensor{args}", {"lib": lib})
+        assert type(caught.value).__name__ == ("RuntimeError" if "-1" in args else "TypeError")
+
+
+def test_legacy_constructor_of_a_tensor_is_an_alias():
+    x = wg.ones(2, dtype=wg.float64, requires_grad=True)
+    y = wg.Tensor(x)
+    assert y.dtype is wg.float64 and y.requires_grad and not y.is_leaf
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+    z = wg.ones(2)
+    wg.Tensor(z).add_(1)
+    assert z.tolist() == [2.0, 2.0]
 
 
 # ---------------------------------------------------------------- data access

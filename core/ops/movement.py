@@ -1,7 +1,7 @@
 """Movement ops: reshaping, transposing, broadcasting, slicing, joining, repeating and padding.
 
 Each is one of six kernels (Reshape, Transpose, Expand, Slice, Concat, Pad) or a composition of
-them; ops that would not change anything return their input. The ops that are views in PyTorch
+them; the view ops return a new tensor even where they change nothing, as PyTorch's. The ops that are views in PyTorch
 (reshape and view of what strides can express, transpose, permute, expand, narrow, split, chunk,
 select, unbind, diagonal, squeeze, unsqueeze, basic indexing) register their result as a view of
 their input's storage (``webgrad.views``), so in-place changes show through as in PyTorch.
@@ -67,8 +67,6 @@ def _reshape(x, shape, op):
     """``x`` in ``shape``: a view where strides can express it, else a copy (``view`` then raises)."""
     check_tensor(op, x)
     shape = infer_reshape(shape, x.numel(), op)
-    if shape == x._data.shape:
-        return x
     out = run_kernel(K.RESHAPE, x, shape=shape)
     layout = S.reshaped(layout_of(x), shape)
     if layout is not None:
@@ -119,6 +117,8 @@ def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
         return _reshape(input, (1,), "flatten")
     if s > e:
         raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+    if s == e:
+        return input     # PyTorch's flatten returns its input when no dims merge
     return _reshape(input, input.shape[:s] + (numel(input.shape[s:e + 1]),) + input.shape[e + 1:], "flatten")
 
 
@@ -166,8 +166,6 @@ def unsqueeze(input, dim) -> Tensor:
 
 def _transpose(x, perm):
     perm = tuple(perm)
-    if perm == tuple(range(x.ndim)):
-        return x
     return make_view(x, run_kernel(K.TRANSPOSE, x, perm=perm), S.permuted(layout_of(x), perm))
 
 
@@ -260,8 +258,6 @@ def expand(input, *sizes, size=None, implicit=False) -> Tensor:
                              f"({have}) at non-singleton dimension {i}. Target sizes: {tuple(sizes)}. "
                              f"Tensor sizes: {tuple(input.shape)}")
     out = tuple(out)
-    if out == shape:
-        return input
     return make_view(input, run_kernel(K.EXPAND, input, shape=out), S.expanded(layout_of(input), out))
 
 
@@ -335,7 +331,9 @@ def basic_index(x, begin, end, step, shape, recipe=None) -> Tensor:
     ``recipe`` (the index items, see ``strides.indexed``) gives the view PyTorch's strides for the
     dims of size 1 that None inserts."""
     y = reshape_to(_slice(x, begin, end, step), shape)
-    if y is x or any(s <= 0 for s in step):
+    if y is x:
+        y = run_kernel(K.RESHAPE, x, shape=x._data.shape)    # x[:] and x[...] are new tensors in PyTorch too
+    elif any(s <= 0 for s in step):
         return y
     layout = layout_of(x)
     layout = S.indexed(layout, recipe) if recipe is not None else \
