@@ -168,6 +168,12 @@ FUNCTIONAL_CALLS = {   # name: fn(lib, tensors) with the tensors' arrays
     "hinge_embedding_loss": (lambda m, a, y: m.hinge_embedding_loss(a[:, 0], y, 0.5, 0), [Q, SIGNS]),
     "cosine_embedding_loss": (lambda m, a, b, y: m.cosine_embedding_loss(a, b, y, 0.1), [P, Q, SIGNS]),
     "poisson_nll_loss": (lambda m, a, b: m.poisson_nll_loss(a, b, True, True, 1e-8, 1), [Q, P]),
+    "rms_norm": (lambda m, x, w: m.rms_norm(x, [6], w, 1e-5), [IMG, np.arange(6, dtype=np.float32)]),
+    "max_pool1d_with_indices": (lambda m, x: m.max_pool1d_with_indices(x, 3, 2)[0], [SEQ]),
+    "conv_tbc": (lambda m, x, w, b: m.conv_tbc(x, w, b, 1), [SEQ, R.standard_normal((3, 8, 2)).astype(np.float32),
+                                                           np.array([0.5, -0.5], np.float32)]),
+    "hardshrink_method": (lambda m, x: x.hardshrink(0.3), [Q]),
+    "prelu_method": (lambda m, x, w: x.prelu(w), [IMG, np.array([0.25], np.float32)]),
     "binary_cross_entropy_with_logits": (lambda m, a, b: m.binary_cross_entropy_with_logits(a, b, None, b.detach() + 1, 2),
                                          [Q, P]),
 }
@@ -175,9 +181,10 @@ FUNCTIONAL_CALLS = {   # name: fn(lib, tensors) with the tensors' arrays
 
 def test_every_functional_name_is_tested():
     tested = {name.replace("_eval", "").replace("_train", "").replace("_default_stride", "").replace(
-        "_padding", "").replace("_log_target", "").replace("_mean", "").replace("_default", "") for name in FUNCTIONAL_CALLS}
+        "_padding", "").replace("_log_target", "").replace("_mean", "").replace("_default", "").replace(
+        "_method", "") for name in FUNCTIONAL_CALLS}
     untested = set(aten.FUNCTIONAL) - tested - {"dropout_", "alpha_dropout_", "feature_alpha_dropout_",
-                                                 "feature_dropout_"}
+                                                 "feature_dropout_", "embedding_renorm_"}
     assert not untested
 
 
@@ -193,6 +200,17 @@ def test_functional_names_as_torch(name, backend):
     assert len(results[wg]) == len(results[torch])
     for w, t in zip(results[wg], results[torch]):
         np.testing.assert_allclose(w, t, rtol=2e-4, atol=2e-5)
+
+
+def test_embedding_renorm_and_pool_indices_as_torch(backend):
+    results = []
+    for lib, dev in ((torch, "cpu"), (wg, backend)):
+        w = lib.tensor(Q * 3, device=dev)
+        assert lib.embedding_renorm_(w, lib.tensor([0, 2, 2], device=dev), 1.0, 2.0) is w
+        out, idx = lib.max_pool1d_with_indices(lib.tensor(SEQ, device=dev), 2)
+        results.append((np.asarray(w.tolist()), idx.tolist()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-5)
+    assert results[1][1] == results[0][1]
 
 
 def test_in_place_dropout_names_and_reduction_ints(backend):

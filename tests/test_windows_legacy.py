@@ -99,3 +99,39 @@ def test_apply_and_map_as_torch(backend):
     if backend != "cpu":
         with pytest.raises(TypeError, match="only implemented on CPU tensors"):
             wg.ones(2, device=backend).apply_(abs)
+
+
+def test_is_inference_as_torch(backend):
+    for lib in (torch, wg):
+        with lib.inference_mode():
+            x = lib.ones(2)
+            y = x * 2
+        assert (x.is_inference(), y.is_inference(), lib.is_inference(x)) == (True, True, True)
+        assert not (x + 1).is_inference() if lib is wg else True   # (torch refuses x + 1 outside for autograd)
+        assert not lib.ones(1).is_inference()
+        with lib.inference_mode(False):
+            assert not lib.ones(1).is_inference()
+
+
+def test_more_legacy_queries_as_torch(backend):
+    for lib in (torch, wg):
+        assert lib.zeros(2, 3, 4).permute(2, 0, 1).dim_order() == (1, 2, 0)
+        assert lib.nonzero_static(lib.tensor([[0, 1], [1, 1]]), size=4).tolist() == [[0, 1], [1, 0], [1, 1],
+                                                                                      [-1, -1]]
+        assert lib.tensor([0, 2, 3]).nonzero_static(size=1, fill_value=7).tolist() == [[1]]
+        assert lib.zeros(2, device="cpu").map2_(lib.tensor([1.0, 2.0], device="cpu"), lib.tensor(3.0, device="cpu"),
+                                                lambda v, a, b: v + a * b).tolist() == [3.0, 6.0]
+        assert lib.empty_permuted((2, 3, 4), (2, 0, 1)).stride() == (3, 1, 6)
+        x = lib.ones(2)
+        assert lib.asarray(x) is x and lib.asarray(x, dtype=lib.int64).dtype == lib.int64
+        assert lib.asarray([1, 2], dtype=lib.float32, requires_grad=True).requires_grad
+        with pytest.raises(ValueError):
+            lib.asarray(x, dtype=lib.int64, copy=False)
+        copied = lib.asarray(x, copy=True)
+        copied.add_(1)
+        assert x.tolist() == [1.0, 1.0]
+        import array
+        buf = array.array("q", [5, 6, 7])
+        assert lib.frombuffer(buf, dtype=lib.int64, count=2, offset=8).tolist() == [6, 7]
+        with pytest.raises(ValueError):
+            lib.frombuffer(buf, dtype=lib.int64, offset=32)

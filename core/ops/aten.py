@@ -175,6 +175,20 @@ def _feature_dropout(input, p, train):
     return _channel_dropout("feature_dropout", input, p, train, False, input.ndim - 2)
 
 
+def _embedding_renorm_(a):
+    from ..nn.functional.sparse import _renorm_rows_
+    check_tensor("embedding_renorm_", a.input)
+    _renorm_rows_(a.input, M.reshape(a.indices, -1), a.max_norm, a.norm_type)
+    return a.input
+
+
+def _conv_tbc(a):
+    """A 1-d convolution over [time, batch, channels] with a [kernel, in, out] weight."""
+    x = M.permute(check_tensor("conv_tbc", a.input), (1, 2, 0))
+    w = M.permute(check_tensor("conv_tbc", a.weight, "weight"), (2, 1, 0))
+    return M.permute(_f("conv1d")(x, w, a.bias, 1, a.pad), (2, 0, 1))
+
+
 _REDUCED = {   # the losses: (PyTorch's parameters, F's name, the arguments passed on by position)
     "kl_div": ("input, target, reduction=0, *, log_target=False", "kl_div", ("input", "target")),
     "margin_ranking_loss": ("input1, input2, target, margin=0.0, reduction=0", "margin_ranking_loss",
@@ -260,6 +274,13 @@ FUNCTIONAL = {   # name: (PyTorch's parameters, the call into nn.functional)
     "feature_dropout": ("input, p, train", lambda a: _feature_dropout(a.input, a.p, a.train)),
     "feature_dropout_": ("input, p, train", lambda a: inplace(a.input, "feature_dropout_", _feature_dropout, a.p,
                                                               a.train)),
+    "max_pool1d_with_indices": ("input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
+                                lambda a: _f("max_pool1d")(a.input, a.kernel_size, a.stride or None, a.padding,
+                                                           a.dilation, a.ceil_mode, return_indices=True)),
+    "rms_norm": ("input, normalized_shape, weight=None, eps=None",
+                 lambda a: _f("rms_norm")(a.input, a.normalized_shape, a.weight, a.eps)),
+    "conv_tbc": ("input, weight, bias, pad=0", _conv_tbc),
+    "embedding_renorm_": ("input, indices, max_norm, norm_type", _embedding_renorm_),
     **{name: (spec, _loss(name, f_name, passed)) for name, (spec, f_name, passed) in _REDUCED.items()},
 }
 
@@ -276,6 +297,6 @@ _MADE = {
 }
 globals().update(_MADE)
 
-METHODS = {"narrow_copy": _MADE["narrow_copy"]}
+METHODS = {name: _MADE[name] for name in ("narrow_copy", "hardshrink", "prelu")}
 
 __all__ = list(_MADE) + ["fill"]

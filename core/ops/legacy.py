@@ -1,4 +1,4 @@
-"""PyTorch's small queries and legacy entry points: ``is_neg``/``resolve_neg`` (no lazy negation here),
+"""PyTorch's small queries and legacy entry points: ``is_inference``, ``is_neg``/``resolve_neg`` (no lazy negation here),
 ``get_device``, ``typename``, ``is_nonzero``, the deprecated ``set_default_tensor_type``, the legacy
 ``Tensor.new`` constructor, and ``apply_``/``map_``, which run a Python callable on each element of a
 ``cpu`` tensor (only there, as in PyTorch).
@@ -14,7 +14,7 @@ import warnings
 from ..dtypes import set_default_dtype, to_dtype
 from ..engine import no_grad
 from ..size import Size
-from ..tensor import TYPE_NAMES, Tensor, tensor
+from ..tensor import TYPE_NAMES, Tensor, inference_tensors, tensor
 from . import movement as M
 from .common import check_tensor
 from .creation import zeros
@@ -98,6 +98,19 @@ def set_default_tensor_type(t, /) -> None:
     set_default_dtype(to_dtype(dtype))
 
 
+def is_inference(input) -> bool:
+    """Whether ``input`` was made inside ``inference_mode()`` (an inference tensor, as PyTorch's).
+
+    >>> import webgrad as wg
+    >>> with wg.inference_mode():
+    ...     x = wg.ones(1)
+    >>> wg.is_inference(x), (x + 1).is_inference(), wg.ones(1).is_inference()
+    (True, False, False)
+    """
+    check_tensor("is_inference", input)
+    return inference_tensors.get(id(input)) is input
+
+
 def is_nonzero(input) -> bool:
     """Whether the one element of ``input`` is nonzero (a RuntimeError for none or more, as PyTorch's).
 
@@ -138,6 +151,51 @@ def new(self, *args, device=None) -> Tensor:
                     f"({', '.join(type(a).__name__ for a in args)})")
 
 
+def map2_(self, x, y, callable) -> Tensor:
+    """Replace each element ``v`` by ``callable(v, a, b)``, ``a`` and ``b`` the elements of ``x`` and ``y``
+    (broadcast to this tensor's shape) at the same place (``cpu`` only, as PyTorch).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2).map2_(wg.tensor([1.0, 2.0]), wg.tensor(3.0), lambda v, a, b: a * b).tolist()
+    [3.0, 6.0]
+    """
+    return _host_map("map2_", self, callable, (check_tensor("map2_", x, "x"), check_tensor("map2_", y, "y")))
+
+
+def dim_order(self, *, ambiguity_check=False) -> tuple:
+    """The dims from the largest stride to the smallest (ties keep their order): ``(0, 1, ..., n-1)`` for
+    a row-major tensor, as PyTorch's ``dim_order``. ``ambiguity_check=True`` refuses a tensor whose
+    strides allow more than one order (a dim of size 1, or equal strides).
+
+    >>> import webgrad as wg
+    >>> wg.zeros(2, 3).t().dim_order()
+    (1, 0)
+    """
+    strides = self.stride()
+    order = tuple(sorted(range(self.ndim), key=lambda d: -strides[d]))
+    if ambiguity_check is True and (1 in self.shape or len(set(strides)) < len(strides)):
+        raise RuntimeError(f"dim_order: the tensor of shape {tuple(self.shape)} and strides {strides} has an "
+                           f"ambiguous dim order")
+    return order
+
+
+def nonzero_static(input, *, size, fill_value=-1) -> Tensor:
+    """``nonzero(input)`` as exactly ``size`` rows: cut, or padded with rows of ``fill_value``.
+
+    >>> import webgrad as wg
+    >>> wg.nonzero_static(wg.tensor([0, 3, 5]), size=3).tolist()
+    [[1], [2], [-1]]
+    """
+    check_tensor("nonzero_static", input)
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be a non-negative integer, got {size}")
+    found = input.nonzero()
+    if found.shape[0] >= size:
+        return found[:size]
+    pad = zeros(size - found.shape[0], max(input.ndim, 0), dtype=found.dtype, device=found._backend) + fill_value
+    return M.cat([found, pad])
+
+
 def _host_map(op, self, fn, others=()):
     """``self`` with ``fn`` applied to each element (and the matching elements of ``others``), in place."""
     check_tensor(op, self, "self")
@@ -176,7 +234,7 @@ def map_(self, other, callable) -> Tensor:
     return _host_map("map_", self, callable, (check_tensor("map_", other, "other"),))
 
 
-METHODS = {"is_neg": is_neg, "resolve_neg": resolve_neg, "is_nonzero": is_nonzero, "new": new, "apply_": apply_,
-           "map_": map_}
+METHODS = {"is_inference": is_inference, "is_neg": is_neg, "resolve_neg": resolve_neg, "is_nonzero": is_nonzero, "new": new, "apply_": apply_,
+           "map_": map_, "map2_": map2_, "dim_order": dim_order, "nonzero_static": nonzero_static}
 
-__all__ = ["is_neg", "resolve_neg", "get_device", "typename", "set_default_tensor_type", "is_nonzero"]
+__all__ = ["is_inference", "is_neg", "resolve_neg", "get_device", "typename", "set_default_tensor_type", "is_nonzero", "nonzero_static"]

@@ -8,6 +8,7 @@ just large enough, so ``stride()`` is the one asked for).
 """
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 
@@ -15,7 +16,8 @@ from .. import kernel_names as K
 from ..dtypes import float32, float64, get_default_dtype, to_dtype
 from ..engine import run_kernel
 from ..layouts import check_factory
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor
+from . import movement as M
 from .creation import _backend, _finish, _new_like, linspace, zeros
 from .restriding import as_strided
 
@@ -98,6 +100,75 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
     return _strided("new_empty_strided", size, stride, like["dtype"], like["device"], requires_grad)
 
 
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=False,
+                   requires_grad=False) -> Tensor:
+    """A tensor of ``size`` whose storage holds its dims in the order ``physical_layout`` (outermost
+    first), so its strides are those of that order (zeros here; PyTorch leaves it uninitialised).
+
+    >>> import webgrad as wg
+    >>> wg.empty_permuted((2, 3, 4), (2, 0, 1)).stride()
+    (3, 1, 6)
+    """
+    check_factory("empty_permuted", layout, pin_memory)
+    size, order = tuple(size), tuple(physical_layout)
+    if sorted(order) != list(builtins.range(len(size))):
+        raise RuntimeError(f"empty_permuted: physical_layout {order} must be a permutation of the dims of size "
+                           f"{size}")
+    stored = zeros(tuple(size[d] for d in order), dtype=to_dtype(dtype or get_default_dtype()),
+                   device=_backend(None, device))
+    return _finish(M.permute(stored, tuple(order.index(d) for d in builtins.range(len(size)))), requires_grad)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+    """``obj`` as a tensor: a tensor itself when no dtype or device change is asked and ``copy`` is not
+    True (sharing its storage, as PyTorch), else a converted copy (``copy=False`` then raises); other
+    objects (numbers, sequences, buffers, numpy arrays) are read into a new tensor (PyTorch shares a numpy
+    array's or a buffer's memory; the values are the same).
+
+    >>> import webgrad as wg
+    >>> x = wg.ones(2); wg.asarray(x) is x, wg.asarray([1, 2], dtype=wg.float32).tolist()
+    (True, [1.0, 2.0])
+    """
+    if isinstance(obj, Tensor):
+        be = obj._backend if device is None else _backend(None, device)
+        dt = obj.dtype if dtype is None else to_dtype(dtype)
+        same = be is obj._backend and dt is obj.dtype
+        if not same and copy is False:
+            raise ValueError(f"asarray: can't alias the tensor ({obj.dtype.name} on {obj._backend.name}) as "
+                             f"{dt.name} on {be.name} with copy=False")
+        out = obj if same and not copy else M.clone(obj.to(be.name).to(dt)) if copy else obj.to(be.name).to(dt)
+    else:
+        out = tensor(obj, dtype=dtype, device=device)
+    return out.requires_grad_() if requires_grad else out
+
+
+_BUFFER_FORMATS = {"float32": "f", "float64": "d", "float16": "e", "int32": "i", "int64": "q", "bool": "?"}
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor:
+    """A 1-d tensor of ``dtype`` read from the bytes of an object with the buffer protocol, from byte
+    ``offset``, ``count`` elements (all that fit when -1). webgrad copies the bytes (PyTorch shares them).
+
+    >>> import array, webgrad as wg
+    >>> wg.frombuffer(array.array("i", [1, 2, 3]), dtype=wg.int32, offset=4).tolist()
+    [2, 3]
+    """
+    dt = to_dtype(dtype)
+    fmt = _BUFFER_FORMATS.get(dt.name)
+    if fmt is None:
+        raise TypeError(f"frombuffer: dtype {dt.name} cannot be read from a buffer here (no host format for it)")
+    data = memoryview(buffer).cast("B")
+    if not 0 <= offset <= len(data):
+        raise ValueError(f"frombuffer: offset ({offset} bytes) must be non-negative and no greater than buffer "
+                         f"length ({len(data)} bytes)")
+    n = (len(data) - offset) // dt.itemsize if count == -1 else count
+    if n <= 0 or offset + n * dt.itemsize > len(data):
+        raise ValueError(f"frombuffer: {len(data)} bytes from offset {offset} do not hold count={count} elements "
+                         f"of {dt.itemsize} bytes (both must be positive)")
+    values = data[offset:offset + n * dt.itemsize].cast(fmt).tolist()
+    return _finish(tensor(values, dtype=dt, device="cpu"), requires_grad)
+
+
 METHODS = {"new_empty_strided": new_empty_strided}
 
-__all__ = ["logspace", "range", "empty_strided"]
+__all__ = ["logspace", "range", "empty_strided", "empty_permuted", "asarray", "frombuffer"]
