@@ -207,6 +207,78 @@ def renorm(input, p, dim, maxnorm) -> Tensor:
     return input * factor.to(input.dtype)
 
 
+def _spacing_list(op, spacing, dims, input):
+    """One spacing per dim of ``dims``: a number (uniform steps) or a 1-d tensor of coordinates."""
+    if is_scalar(spacing) or isinstance(spacing, Tensor) and spacing.ndim == 0:
+        return [float(spacing)] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) != len(dims):
+        raise RuntimeError(f"{op}: expected spacing to be unspecified, a scalar, or a list of length equal to the "
+                           f"number of dims ({len(dims)}), got {len(spacing)} spacings")
+    out = []
+    for s, d in zip(spacing, dims):
+        if isinstance(s, Tensor) and s.ndim == 1:
+            if s.shape[0] != input.shape[d]:
+                raise RuntimeError(f"{op}: expected each tensor spacing to have the size of its dim ({input.shape[d]}"
+                                   f" for dim {d}), got {s.shape[0]}")
+            out.append(_floating(s).to(input.dtype))
+        else:
+            out.append(float(s))
+    return out
+
+
+def _derivative(f, d, h, edge_order):
+    """The derivative of ``f`` along dim ``d``: central differences inside, one-sided ones of order
+    ``edge_order`` at the two ends; ``h`` a step (number) or the coordinates (a 1-d tensor)."""
+    n = f.shape[d]
+    take = lambda a, b: M._slice_dim(f, d, a % n if a < 0 else a, b % n if b <= 0 else b)  # noqa: E731
+    if not isinstance(h, Tensor):
+        inner = (take(2, n) - take(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first, last = (take(1, 2) - take(0, 1)) / h, (take(-1, n) - take(-2, -1)) / h
+        else:
+            first = (take(0, 1) * -1.5 + take(1, 2) * 2 - take(2, 3) * 0.5) / h
+            last = (take(-3, -2) * 0.5 - take(-2, -1) * 2 + take(-1, n) * 1.5) / h
+        return M.cat([first, inner, last], d)
+    shape = lambda t: M.reshape(t, (-1,) + (1,) * (f.ndim - d - 1))  # noqa: E731
+    dx = h[1:] - h[:-1]
+    dx1, dx2 = shape(dx[:-1]), shape(dx[1:])
+    inner = (-dx2 / (dx1 * (dx1 + dx2))) * take(0, n - 2) + ((dx2 - dx1) / (dx1 * dx2)) * take(1, n - 1) + \
+        (dx1 / (dx2 * (dx1 + dx2))) * take(2, n)
+    if edge_order == 1:
+        first, last = (take(1, 2) - take(0, 1)) / shape(dx[:1]), (take(-1, n) - take(-2, -1)) / shape(dx[-1:])
+    else:
+        a, b = shape(dx[:1]), shape(dx[1:2])
+        first = (-(2 * a + b) / (a * (a + b))) * take(0, 1) + ((a + b) / (a * b)) * take(1, 2) + \
+            (-a / (b * (a + b))) * take(2, 3)
+        a, b = shape(dx[-2:-1]), shape(dx[-1:])
+        last = (b / (a * (a + b))) * take(-3, -2) + (-(a + b) / (a * b)) * take(-2, -1) + \
+            ((2 * b + a) / (b * (a + b))) * take(-1, n)
+    return M.cat([first, inner, last], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
+    """The derivatives of ``input`` along each of ``dim`` (all dims by default) by finite differences, as
+    ``torch.gradient``: second-order central differences inside, one-sided ones of order ``edge_order``
+    (1 or 2) at the ends; ``spacing`` a number, one number per dim, or one tensor of coordinates per dim.
+
+    >>> import webgrad as wg
+    >>> wg.gradient(wg.tensor([1.0, 2.0, 4.0, 8.0]))[0].tolist()
+    [1.0, 1.5, 3.0, 4.0]
+    """
+    check_tensor("gradient", input)
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}")
+    dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [normalize_axis(d, input.ndim, "gradient") for d in dims]
+    x = _floating(input)
+    for d in dims:
+        if x.shape[d] < edge_order + 1:
+            raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1; dim {d} "
+                               f"of shape {tuple(input.shape)} has {x.shape[d]}")
+    return tuple(_derivative(x, d, h, edge_order) for d, h in zip(dims, _spacing_list("gradient", spacing, dims, x)))
+
+
 METHODS = {"cov": cov, "corrcoef": corrcoef, "renorm": renorm, "renorm_": inplace_method("renorm_", renorm)}
 
-__all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "cov", "corrcoef", "cdist", "renorm"]
+__all__ = ["gradient", "trapezoid", "trapz", "cumulative_trapezoid", "cov", "corrcoef", "cdist", "renorm"]
