@@ -64,6 +64,19 @@ def test_in_place_view_returns_self_and_keeps_the_graph(backend):
         assert x.grad.tolist() == [[2.0, 4.0, 6.0]], lib
 
 
+def test_in_place_view_counts_as_a_change(backend):
+    """As PyTorch: a tensor saved for backward, then changed by an in-place view op, is refused."""
+    for lib in (torch, wg):
+        x = lib.ones(2, 3, requires_grad=True)
+        y = x * 2
+        version = y._version
+        z = y.sin()
+        y.t_()
+        assert y._version == version + 1
+        with pytest.raises(RuntimeError, match="modified by an in-?place op"):
+            z.sum().backward()
+
+
 def test_in_place_view_of_a_leaf_as_torch(backend):
     x = wg.ones(2, 3, requires_grad=True)
     with pytest.raises(RuntimeError, match="t_: a leaf Variable"):

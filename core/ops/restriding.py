@@ -20,7 +20,7 @@ from .. import strides as S
 from ..engine import _mode, no_grad
 from ..shapes import normalize_axis, numel
 from ..tensor import Tensor
-from ..views import ViewInfo, layout_of, live_views, make_view, root_of, strided_read
+from ..views import ViewInfo, bump_versions, layout_of, live_views, make_view, root_of, strided_read
 from . import movement as M
 from .common import check_tensor
 from .creation import arange
@@ -56,6 +56,7 @@ def _become(x, op, view_fn):
     x._data, x._view = y._data, ViewInfo(y._view.root, y._view.layout, x._view.versions)
     if _mode.enabled and y.requires_grad:
         x.requires_grad, x.grad_fn, x._out_index = True, y.grad_fn, y._out_index
+    bump_versions(y._view.root, x, op)   # as PyTorch: what autograd saved of x no longer matches it
     return x
 
 
