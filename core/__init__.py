@@ -59,6 +59,7 @@ from .tensor_types import *  # noqa: F401,F403
 from . import gradients  # noqa: F401  (registers the gradient rules)
 from . import backends  # noqa: E402  registers the built-in backends; wg.backends() lists those that start
 from . import nn
+globals().update(ops.aten.with_functional(nn.functional))   # torch.group_norm ... where nn.functional has them
 from .memory import memory
 
 bool = bool_  # noqa: A001  (webgrad.bool, as torch.bool)

@@ -127,7 +127,12 @@ FUNCTIONAL_CALLS = {   # name: fn(lib, tensors) with the tensors' arrays
     "layer_norm": (lambda m, x, w: m.layer_norm(x, [6], w, None), [IMG, np.arange(6, dtype=np.float32)]),
     "embedding": (lambda m, w: m.embedding(w, m.tensor([[0, 2], [1, 1]], device=w.device)), [Q]),
     "embedding_padding": (lambda m, w: m.embedding(w, m.tensor([0, 2, 1], device=w.device), 1), [Q]),
-    "conv_transpose1d": (lambda m, x, w: m.conv_transpose1d(x, w, None, 2, 1), [SEQ, R.standard_normal((4, 3, 3)).astype(np.float32)]),
+    "conv_transpose1d": (lambda m, x, w: m.conv_transpose1d(x, w, None, 2, 1),
+                         [SEQ, R.standard_normal((4, 3, 3)).astype(np.float32)]),
+    "convolution": (lambda m, x, w: m.convolution(x, w, None, [2, 1], [1, 0], [1, 1], False, [0, 0], 2),
+                    [IMG, R.standard_normal((6, 2, 3, 3)).astype(np.float32)]),
+    "convolution_transposed": (lambda m, x, w: m.convolution(x, w, None, [2], [1], [1], True, [1], 1),
+                               [SEQ, R.standard_normal((4, 3, 3)).astype(np.float32)]),
     "avg_pool1d": (lambda m, x: m.avg_pool1d(x, 3, 2, 1), [SEQ]),
     "avg_pool1d_default_stride": (lambda m, x: m.avg_pool1d(x, 2), [SEQ]),
     "max_pool1d": (lambda m, x: m.max_pool1d(x, 2), [SEQ]),
@@ -181,7 +186,7 @@ FUNCTIONAL_CALLS = {   # name: fn(lib, tensors) with the tensors' arrays
 
 def test_every_functional_name_is_tested():
     tested = {name.replace("_eval", "").replace("_train", "").replace("_default_stride", "").replace(
-        "_padding", "").replace("_log_target", "").replace("_mean", "").replace("_default", "").replace(
+        "_padding", "").replace("_log_target", "").replace("_mean", "").replace("_default", "").replace("_transposed", "").replace(
         "_method", "") for name in FUNCTIONAL_CALLS}
     untested = set(aten.FUNCTIONAL) - tested - {"dropout_", "alpha_dropout_", "feature_alpha_dropout_",
                                                  "feature_dropout_", "embedding_renorm_"}
@@ -200,6 +205,12 @@ def test_functional_names_as_torch(name, backend):
     assert len(results[wg]) == len(results[torch])
     for w, t in zip(results[wg], results[torch]):
         np.testing.assert_allclose(w, t, rtol=2e-4, atol=2e-5)
+
+
+def test_names_made_once_nn_functional_has_them():
+    import webgrad.nn.functional as F
+    for name in aten.WHEN_PRESENT:
+        assert hasattr(wg, name) == hasattr(F, name), name
 
 
 def test_embedding_renorm_and_pool_indices_as_torch(backend):

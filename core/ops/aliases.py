@@ -122,4 +122,5 @@ _IN_PLACE = {
 METHODS = {**{name: fn for name, fn in _SAME.items() if name not in ("divide", "true_divide", "multiply", "subtract")},
            **{name: inplace_method(name, fn) for name, fn in _IN_PLACE.items()}}
 
-__all__ = list(_SAME) + ["concatenate", "detach", "rsub", "positive", "softmax", "log_softmax", "conv1d", "conv2d", "conv_transpose2d"]
+__all__ = list(_SAME) + ["concatenate", "detach", "rsub", "positive", "softmax", "log_softmax", "conv1d", "conv2d",
+                         "conv_transpose2d"]

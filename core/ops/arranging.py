@@ -211,6 +211,26 @@ def vander(x, N=None, increasing=False) -> Tensor:
     return out if increasing else M.flip(out, 1)
 
 
+def unravel_index(indices, shape) -> tuple:
+    """The coordinates in ``shape`` of the flat (row-major) ``indices``: one tensor per dim.
+
+    >>> import webgrad as wg
+    >>> [t.tolist() for t in wg.unravel_index(wg.tensor([4, 1]), (2, 3))]
+    [[1, 0], [1, 1]]
+    """
+    check_tensor("unravel_index", indices, "indices")
+    if indices.dtype.is_floating or indices.dtype.name == "bool":
+        raise TypeError(f"unravel_index: expected 'indices' to be integer dtype, but got {indices.dtype.name}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"unravel_index: 'shape' cannot have negative values, but got {shape}")
+    rest, out = indices.to(int64), []
+    for n in reversed(shape):
+        out.append(rest % n)
+        rest = rest // n
+    return tuple(reversed(out))
+
+
 def split_with_sizes(input, split_sizes, dim=0) -> tuple:
     """``split`` into pieces of the given sizes, which must sum to the dim's size.
 
@@ -241,5 +261,5 @@ METHODS = {"rot90": rot90, "diag_embed": diag_embed, "diagflat": diagflat, "kron
            "split_with_sizes": split_with_sizes, "unsafe_split": unsafe_split,
            "unsafe_split_with_sizes": unsafe_split_with_sizes, "unsafe_chunk": unsafe_chunk}
 
-__all__ = ["rot90", "diag_embed", "diagflat", "block_diag", "kron", "tensordot", "combinations", "vander",
+__all__ = ["rot90", "diag_embed", "diagflat", "block_diag", "kron", "tensordot", "combinations", "vander", "unravel_index",
            "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"]

@@ -189,6 +189,17 @@ def _conv_tbc(a):
     return M.permute(_f("conv1d")(x, w, a.bias, 1, a.pad), (2, 0, 1))
 
 
+def _convolution(a):
+    """``nn.functional``'s convolution (transposed or not) of the rank the weight has."""
+    n = check_tensor("convolution", a.weight, "weight").ndim - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(f"convolution: expected a weight of 3, 4 or 5 dims, got shape {tuple(a.weight.shape)}")
+    if a.transposed:
+        return _f(f"conv_transpose{n}d")(a.input, a.weight, a.bias, a.stride, a.padding, a.output_padding, a.groups,
+                                         a.dilation)
+    return _f(f"conv{n}d")(a.input, a.weight, a.bias, a.stride, a.padding, a.dilation, a.groups)
+
+
 _REDUCED = {   # the losses: (PyTorch's parameters, F's name, the arguments passed on by position)
     "kl_div": ("input, target, reduction=0, *, log_target=False", "kl_div", ("input", "target")),
     "margin_ranking_loss": ("input1, input2, target, margin=0.0, reduction=0", "margin_ranking_loss",
@@ -251,7 +262,8 @@ FUNCTIONAL = {   # name: (PyTorch's parameters, the call into nn.functional)
     "rrelu_": ("input, lower=0.125, upper=0.3333333333333333, training=False, generator=None",
                lambda a: inplace(a.input, "rrelu_", _f("rrelu"), a.lower, a.upper, a.training)),
     "threshold": ("input, threshold, value", lambda a: _f("threshold")(a.input, a.threshold, a.value)),
-    "threshold_": ("input, threshold, value", lambda a: inplace(a.input, "threshold_", _f("threshold"), a.threshold, a.value)),
+    "threshold_": ("input, threshold, value",
+                   lambda a: inplace(a.input, "threshold_", _f("threshold"), a.threshold, a.value)),
     "hardshrink": ("input, lambd=0.5", lambda a: _f("hardshrink")(a.input, a.lambd)),
     "prelu": ("input, weight", lambda a: _f("prelu")(a.input, a.weight)),
     "cosine_similarity": ("x1, x2, dim=1, eps=1e-08", lambda a: _f("cosine_similarity")(a.x1, a.x2, a.dim, a.eps)),
@@ -280,9 +292,26 @@ FUNCTIONAL = {   # name: (PyTorch's parameters, the call into nn.functional)
     "rms_norm": ("input, normalized_shape, weight=None, eps=None",
                  lambda a: _f("rms_norm")(a.input, a.normalized_shape, a.weight, a.eps)),
     "conv_tbc": ("input, weight, bias, pad=0", _conv_tbc),
+    "convolution": ("input, weight, bias, stride, padding, dilation, transposed, output_padding, groups",
+                    _convolution),
     "embedding_renorm_": ("input, indices, max_norm, norm_type", _embedding_renorm_),
     **{name: (spec, _loss(name, f_name, passed)) for name, (spec, f_name, passed) in _REDUCED.items()},
 }
+
+
+# names whose nn.functional op may not exist yet: made (by ``with_functional``) only once it does
+WHEN_PRESENT = {
+    "group_norm": ("input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True",
+                   lambda a: _f("group_norm")(a.input, a.num_groups, a.weight, a.bias, a.eps)),
+    "bilinear": ("input1, input2, weight, bias=None",
+                 lambda a: _f("bilinear")(a.input1, a.input2, a.weight, a.bias)),
+}
+
+
+def with_functional(functional) -> dict:
+    """The ``WHEN_PRESENT`` names whose op ``functional`` (``webgrad.nn.functional``) has, made."""
+    return {name: _functional(name, spec, call) for name, (spec, call) in WHEN_PRESENT.items()
+            if hasattr(functional, name)}
 
 
 def _functional(name, spec, call):

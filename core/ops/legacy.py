@@ -234,7 +234,9 @@ def map_(self, other, callable) -> Tensor:
     return _host_map("map_", self, callable, (check_tensor("map_", other, "other"),))
 
 
-METHODS = {"is_inference": is_inference, "is_neg": is_neg, "resolve_neg": resolve_neg, "is_nonzero": is_nonzero, "new": new, "apply_": apply_,
-           "map_": map_, "map2_": map2_, "dim_order": dim_order, "nonzero_static": nonzero_static}
+METHODS = {"is_inference": is_inference, "is_neg": is_neg, "resolve_neg": resolve_neg, "is_nonzero": is_nonzero,
+           "new": new, "apply_": apply_, "map_": map_, "map2_": map2_, "dim_order": dim_order,
+           "nonzero_static": nonzero_static}
 
-__all__ = ["is_inference", "is_neg", "resolve_neg", "get_device", "typename", "set_default_tensor_type", "is_nonzero", "nonzero_static"]
+__all__ = ["is_inference", "is_neg", "resolve_neg", "get_device", "typename", "set_default_tensor_type", "is_nonzero",
+           "nonzero_static"]

@@ -8,12 +8,13 @@ PyTorch defines them (so their gradients come with them).
 """
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 
-from ..dtypes import get_default_dtype
+from ..dtypes import get_default_dtype, int64
 from ..shapes import normalize_axis
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor
 from . import movement as M
 from .binary import where
 from .common import check_tensor, inplace_method, is_scalar
@@ -185,6 +186,28 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
     return norm(diff, p if p != math.inf else math.inf, dim=-1)
 
 
+def pdist(input, p=2) -> Tensor:
+    """The ``p``-norm distances between the rows of a 2-d ``input``, each pair once (``i < j``, row-major),
+    as ``torch.pdist``.
+
+    >>> import webgrad as wg
+    >>> wg.pdist(wg.tensor([[0.0, 0.0], [3.0, 4.0], [1.0, 0.0]])).tolist()
+    [5.0, 1.0, 4.4721360206604]
+    """
+    check_tensor("pdist", input)
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    n = input.shape[0]
+    rows = [i for i in builtins.range(n) for _ in builtins.range(i + 1, n)]
+    cols = [j for i in builtins.range(n) for j in builtins.range(i + 1, n)]
+    be = input._backend
+    first, second = (M.reshape(input[tensor(r, dtype=int64, device=be)], (len(r), input.shape[1])) for r in (rows, cols))
+    diff = first - second
+    if p == 0:
+        return (diff != 0).to(diff.dtype).sum(-1)
+    return norm(diff, p, dim=-1)
+
+
 def renorm(input, p, dim, maxnorm) -> Tensor:
     """``input`` with each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
     ``maxnorm`` (by ``maxnorm / (norm + 1e-7)``, as PyTorch's).
@@ -281,4 +304,4 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
 
 METHODS = {"cov": cov, "corrcoef": corrcoef, "renorm": renorm, "renorm_": inplace_method("renorm_", renorm)}
 
-__all__ = ["gradient", "trapezoid", "trapz", "cumulative_trapezoid", "cov", "corrcoef", "cdist", "renorm"]
+__all__ = ["gradient", "pdist", "trapezoid", "trapz", "cumulative_trapezoid", "cov", "corrcoef", "cdist", "renorm"]
