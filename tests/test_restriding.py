@@ -284,6 +284,39 @@ CASES = [
     *[OpCase(f"index_reduce_{r}", lambda x, src, r=r: x.index_reduce(0, wg.tensor([2, 0, 2], device=x.device),
                                                                      src, r), None,
              [ARG, R.standard_normal((3, 4))]) for r in REDUCTIONS[1:]],
+    *[OpCase(f"segment_reduce_{r}", lambda x, r=r: wg.segment_reduce(x, r, lengths=wg.tensor([1, 2, 0], device=x.device),
+                                                                    axis=0, initial=0.5), None, [ARG])
+      for r in ("sum", "prod", "mean", "max", "min")],
 ]
 
 globals().update(op_tests(CASES))
+
+
+SEGMENT_DATA = np.array([[1.0, 2.0], [2.0, -1.0], [3.0, 0.5], [3.0, 4.0], [-2.0, 5.0]], np.float32)
+
+
+@pytest.mark.parametrize("initial", [None, 1.5])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "max", "min"])
+def test_segment_reduce_as_torch(reduce, initial, backend):
+    """Values and gradients (ties in 'max'/'min': 3.0 and 3.0 share a segment) against torch."""
+    results = []
+    for lib, dev in ((torch, "cpu"), (wg, backend)):
+        x = lib.tensor(SEGMENT_DATA, device=dev, requires_grad=True)
+        y = lib.segment_reduce(x, reduce, lengths=lib.tensor([2, 0, 3], device=dev), initial=initial)
+        finite = lib.where(y.isfinite(), y, lib.zeros((), device=dev))
+        (finite * lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device=dev)).sum().backward()
+        results.append((np.asarray(y.tolist()), np.asarray(x.grad.tolist())))
+    for w, t in zip(results[1], results[0]):
+        np.testing.assert_allclose(w, t, rtol=1e-5, atol=1e-6)
+
+
+def test_segment_reduce_forms_and_errors(backend):
+    for lib in (torch, wg):
+        data = lib.arange(10.0).view(2, 5)
+        assert lib.segment_reduce(data, "sum", lengths=lib.tensor([[2, 3], [1, 4]]), axis=1).tolist() == \
+            [[1.0, 9.0], [5.0, 30.0]]
+        assert lib.segment_reduce(data.t(), "max", offsets=lib.tensor([0, 2, 2, 5])).tolist()[0] == [1.0, 6.0]
+        with pytest.raises(RuntimeError, match="sum to data.size"):
+            lib.segment_reduce(data[0], "sum", lengths=lib.tensor([2, 2]))
+        with pytest.raises(RuntimeError, match="indices based reduction"):
+            lib.segment_reduce(data[0], "sum", indices=lib.tensor([0, 0, 1, 1, 1]))

@@ -1,4 +1,4 @@
-"""``scatter_reduce``, ``index_reduce`` and ``put``: reductions of many values into one place, composed
+"""``scatter_reduce``, ``index_reduce``, ``segment_reduce`` and ``put``: reductions of many values into one place, composed
 of the indexing kernels (no kernel of their own).
 
 Each source element has a flat position in the input (``scatter._positions``); ``include_self`` adds the
@@ -167,6 +167,60 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Ten
     return M.reshape(scatter_reduce(x, d, full, s, reduce, include_self=include_self), tuple(input.shape))
 
 
+_SEGMENT = {"sum": ("sum", 0.0), "prod": ("prod", 1.0), "mean": ("mean", float("nan")),
+            "max": ("amax", float("-inf")), "min": ("amin", float("inf"))}
+
+
+def _segment_lengths(op, data, lengths, indices, offsets, axis, unsafe):
+    if indices is not None:
+        raise RuntimeError(f"{op}(): indices based reduction is not supported yet.")
+    if (lengths is None) == (offsets is None):
+        raise RuntimeError(f"{op}(): Either lengths or offsets must be defined (one of them)")
+    if lengths is None:
+        offsets = _int_index(op, offsets, "offsets")
+        lengths = offsets[..., 1:] - offsets[..., :-1]
+    lengths = _int_index(op, lengths, "lengths")
+    if axis != lengths.ndim - 1 or tuple(lengths.shape[:-1]) != tuple(data.shape[:axis]):
+        raise RuntimeError(f"{op}(): Expected axis ({axis}) to be lengths.dim() - 1 ({lengths.ndim - 1}) and "
+                           f"lengths {tuple(lengths.shape)} to match data {tuple(data.shape)} before it")
+    if not unsafe and not bool((lengths.sum(-1) == data.shape[axis]).all().item()):
+        raise RuntimeError(f"{op}(): Expected all rows of lengths along axis to sum to data.size(lengths.dim()-1) "
+                           f"({data.shape[axis]}) when !unsafe.")
+    return lengths
+
+
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False,
+                   initial=None) -> Tensor:
+    """Reduce consecutive segments of ``data`` along ``axis`` ('sum', 'prod', 'mean', 'max' or 'min'), the
+    segments' sizes given by ``lengths`` (or by the differences of ``offsets``), as ``torch.segment_reduce``;
+    an empty segment gives ``initial``, else the reduction's identity (NaN for 'mean'). Composed of
+    ``scatter_reduce``, so its gradient is that one's.
+
+    >>> import webgrad as wg
+    >>> wg.segment_reduce(wg.tensor([1.0, 2.0, 3.0]), "sum", lengths=wg.tensor([2, 0, 1])).tolist()
+    [3.0, 0.0, 3.0]
+    """
+    op = "segment_reduce"
+    check_tensor(op, data, "data")
+    if reduce not in _SEGMENT:
+        raise RuntimeError(f"{op}(): reduce must be one of {', '.join(map(repr, _SEGMENT))}, got {reduce!r}")
+    axis = normalize_axis(axis, data.ndim, op)
+    lengths = _segment_lengths(op, data, lengths, indices, offsets, axis, unsafe)
+    be, n, segments = data._backend, data.shape[axis], lengths.shape[-1]
+    ends = M.unsqueeze(lengths.cumsum(-1), -2)                                  # lead + (1, S)
+    ids = (M.unsqueeze(arange(n, device=be), -1) >= ends).to(int64).sum(-1)     # lead + (n,)
+    ids = M.reshape(ids, tuple(ids.shape) + (1,) * (data.ndim - axis - 1))
+    shape = tuple(data.shape[:axis]) + (segments,) + tuple(data.shape[axis + 1:])
+    count = M.reshape(lengths, tuple(lengths.shape) + (1,) * (data.ndim - axis - 1))
+    kind, identity = _SEGMENT[reduce]
+    base = zeros(shape, dtype=data.dtype, device=be) + (identity if initial is None else initial)
+    if kind == "mean" and initial is not None:
+        total = scatter_reduce(base, axis, M.expand(ids, data.shape), data, "sum")
+        return total / maximum(count, ones((), dtype=count.dtype, device=be)).to(data.dtype)
+    out = scatter_reduce(base, axis, M.expand(ids, data.shape), data, kind, include_self=initial is not None)
+    return out
+
+
 def put(input, index, source, accumulate=False) -> Tensor:
     """A copy of ``input`` with ``source``'s elements at the flat (row-major) positions ``index``
     (negative ones count from the end), added there with ``accumulate``, as ``torch.put``.
@@ -192,4 +246,4 @@ METHODS = {"scatter_reduce": scatter_reduce, "scatter_reduce_": inplace_method("
            "index_reduce": index_reduce, "index_reduce_": inplace_method("index_reduce_", index_reduce),
            "put": put, "put_": inplace_method("put_", put)}
 
-__all__ = ["scatter_reduce", "index_reduce", "put"]
+__all__ = ["scatter_reduce", "index_reduce", "put", "segment_reduce"]
