@@ -51,8 +51,6 @@ def _become(x, op, view_fn):
     y = view_fn(x)
     if y is x:
         return x
-    if y._view is None:   # not a view of x's storage (an op that copied): x takes its values
-        return x._assign(y, op)
     x._data, x._view = y._data, ViewInfo(y._view.root, y._view.layout, x._view.versions)
     if _mode.enabled and y.requires_grad:
         x.requires_grad, x.grad_fn, x._out_index = True, y.grad_fn, y._out_index
