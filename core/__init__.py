@@ -43,6 +43,15 @@ from .ops.joining import *  # noqa: F401,F403
 from .ops.uniques import *  # noqa: F401,F403
 from .ops.scatter import *  # noqa: F401,F403
 from .ops.special import *  # noqa: F401,F403
+from .ops.restriding import *  # noqa: F401,F403
+from .ops.scatter_reduce import *  # noqa: F401,F403
+from .ops.scatters import *  # noqa: F401,F403
+from .ops.arranging import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
+from .ops.ranges import *  # noqa: F401,F403
+from .ops.aten import *  # noqa: F401,F403
+from .ops.windows import *  # noqa: F401,F403
+from .ops.legacy import *  # noqa: F401,F403
 from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size
@@ -51,6 +60,7 @@ from .tensor_types import *  # noqa: F401,F403
 from . import gradients  # noqa: F401  (registers the gradient rules)
 from . import backends  # noqa: E402  registers the built-in backends; wg.backends() lists those that start
 from . import nn
+globals().update(ops.aten.with_functional(nn.functional))   # torch.group_norm ... where nn.functional has them
 from .memory import memory
 
 bool = bool_  # noqa: A001  (webgrad.bool, as torch.bool)

@@ -170,7 +170,7 @@ FAMILIES = [
      r"fused_moving_avg\w*|choose_qparams\w*|fbgemm_\w+|ao|Q\w+Storage)$", "webgrad has no quantized tensors"),
     (r"torch(\.nn)?\.(quantized|quantizable|qat|intrinsic)$", "webgrad has no quantized tensors"),
     (r"torch(\.Tensor)?\.(\w*sparse\w*|\w+_indices_copy|(c?col|crow|row)_indices|smm|hsmm|dsmm|saddmm|sspaddmm|"
-     r"spmm|hspmm|coalesce|is_coalesced|dense_dim|indices|values|to_dense)$",
+     r"spmm|hspmm|coalesce|is_coalesced|dense_dim|indices|values|(indices|values)_copy|to_dense)$",
      "webgrad has no sparse layouts: tensors are dense (webgrad.strided)"),
     (r"torch(\.Tensor)?\.(u?int[1-8]|u?int16|uint32|uint64|float8_\w+|float4_\w+|bits\w+|byte|char|short|"
      r"(Byte|Char|Short)(Tensor|Storage))$", _NARROW),

@@ -6,7 +6,7 @@ the tensor's own: data access, autograd state, and movement between backends/dty
 """
 from __future__ import annotations
 
-from weakref import ref
+from weakref import WeakValueDictionary, ref
 
 from . import engine, registry, views
 from .devices import device, device_of
@@ -38,6 +38,8 @@ class Tensor:
         t._data, t._backend, t._dtype = data, backend, backend.dtype_of(data)
         t.requires_grad, t.grad, t.grad_fn, t._out_index, t._version = False, None, None, 0, 0
         t._hooks = t._modified_by = t._view = t._views = None
+        if _mode.inference:
+            inference_tensors[id(t)] = t
         return t
 
     def __new__(cls, *args, device=None):
@@ -492,6 +494,8 @@ class Tensor:
         from .porting_table import missing_attribute
         raise missing_attribute("webgrad.Tensor", name, "'Tensor' object")
 
+
+inference_tensors = WeakValueDictionary()   # id -> a tensor made inside inference_mode (Tensor.is_inference)
 
 engine.Tensor, engine._wrap = Tensor, Tensor._wrap   # (engine cannot import this module: it is imported by it)
 

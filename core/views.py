@@ -124,16 +124,23 @@ def changed(root, writer, op: str, skip=None) -> None:
     """After ``root``'s data changed through ``writer`` (the root itself or one of its views): count
     the change in the version counter ``writer`` shares, and let every live view but ``skip`` read
     its elements again from the root."""
-    owner = _version_owner(writer)
-    views = live_views(root) if root._views else ()
-    for t in (root, *views):
-        if _version_owner(t) is owner:
-            bump_version(t)
-            t._modified_by = op
+    views = bump_versions(root, writer, op)
     tracked = _mode.enabled and root.requires_grad
     for v in views:
         if v is not skip:
             refresh(v, tracked and (v.requires_grad or v is writer))
+
+
+def bump_versions(root, writer, op: str) -> list:
+    """Count a change through ``writer`` in the version counter it shares (every tensor of ``root``'s
+    family on that counter); return ``root``'s live views."""
+    owner = _version_owner(writer)
+    views = live_views(root) if root._views else []
+    for t in (root, *views):
+        if _version_owner(t) is owner:
+            bump_version(t)
+            t._modified_by = op
+    return views
 
 
 def refresh(view, tracked: bool) -> None:
@@ -196,5 +203,5 @@ def is_view_contiguous(t) -> bool:
     return t._view is None or is_contiguous(t._view.layout)
 
 
-__all__ = ["ViewInfo", "layout_of", "root_of", "make_view", "alias", "write", "changed", "refresh",
+__all__ = ["ViewInfo", "layout_of", "root_of", "make_view", "alias", "write", "changed", "bump_versions", "refresh",
            "read_at", "strided_read", "set_data", "detach_view", "is_view_contiguous"]

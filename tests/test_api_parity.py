@@ -59,6 +59,9 @@ EXEMPT = {
                            "one positional slot, indices_or_sections (torch's overloads rename it)")
        for owner in ("torch", "Tensor") for name in ("tensor_split", "hsplit", "vsplit", "dsplit")},
     "Tensor.view": ({"dtype"}, "view(dtype) reinterprets bits: refused with a NotImplementedError naming .to()"),
+    "Tensor.new": ({"other", "size", "storage"}, "the legacy constructor's overloads share one *args slot: sizes, a "
+                   "Size, data or a tensor (no storage objects here)"),
+    "torch.view_copy": ({"dtype"}, "view_copy(input, dtype) reinterprets bits, as view(dtype): refused"),
     "torch.einsum": ({"args"}, "torch's einsum(*args) is (equation, *operands) here, its documented form"),
     "F.max_pool2d": ({"args"}, "torch's is a *args dispatcher; return_indices is not supported (porting.md)"),
     "F.scaled_dot_product_attention": ({"scale", "enable_gqa"}, "keyword-only, as torch's at run time (its docstring shows them positional)"),

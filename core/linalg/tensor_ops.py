@@ -1,4 +1,4 @@
-"""linalg.vander, tensorinv, tensorsolve, matrix_exp and torch.kron: compositions of reshapes, products,
+"""linalg.vander, tensorinv, tensorsolve and matrix_exp: compositions of reshapes, products,
 cumprod and the LU-based inverse/solve, so they run on every backend with their gradients."""
 from __future__ import annotations
 
@@ -102,23 +102,5 @@ def matrix_exp(A):
     for _ in range(squarings):
         result = result @ result
     return labelled(result, "LinalgMatrixExpBackward0")
-
-
-def kron(input, other):
-    """The Kronecker product: for each pair of elements, ``input[i] * other[j]`` at ``i * other.shape + j``
-    (dims aligned from the right; the shorter padded with ones).
-
-    >>> import webgrad as wg
-    >>> wg.kron(wg.tensor([[1.0, 2.0]]), wg.tensor([[1.0], [10.0]])).tolist()
-    [[1.0, 2.0], [10.0, 20.0]]
-    """
-    check_tensor("kron", input)
-    check_tensor("kron", other, "other")
-    nd = max(input.ndim, other.ndim)
-    a_shape = (1,) * (nd - input.ndim) + tuple(input.shape)
-    b_shape = (1,) * (nd - other.ndim) + tuple(other.shape)
-    a = input.reshape(tuple(d for s in a_shape for d in (s, 1)))
-    b = other.reshape(tuple(d for s in b_shape for d in (1, s)))
-    return (a * b).reshape(tuple(x * y for x, y in zip(a_shape, b_shape)))
 
 

@@ -12,7 +12,7 @@ from .lu_ops import logdet, lu_unpack
 from .norms import dist, frobenius_norm, nuclear_norm
 from .qr_ops import geqrf, orgqr, ormqr
 from .spectral_ops import pinverse
-from .tensor_ops import kron, matrix_exp as _matrix_exp
+from .tensor_ops import matrix_exp as _matrix_exp
 from .spectral_ops import torch_svd as svd
 from .qr_ops import torch_qr as qr
 from .products import chain_matmul, cross, matrix_power as _matrix_power, vdot
@@ -117,12 +117,12 @@ METHODS = {"cross": cross, "dist": dist, "vdot": vdot, "matrix_power": matrix_po
            "logdet": logdet, "inverse": inverse,
            "cholesky": cholesky, "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
            "qr": qr, "geqrf": geqrf, "orgqr": orgqr, "ormqr": ormqr, "svd": svd, "pinverse": pinverse,
-           "kron": kron, "matrix_exp": matrix_exp, "lu": lu, "lu_solve": lu_solve, "triangular_solve": triangular_solve}
+           "matrix_exp": matrix_exp, "lu": lu, "lu_solve": lu_solve, "triangular_solve": triangular_solve}
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
 __all__ = ["chain_matmul", "cholesky", "cholesky_inverse", "cholesky_solve", "cross", "det", "dist",
-           "frobenius_norm", "geqrf", "inverse", "kron", "logdet", "lu", "lu_solve", "lu_unpack",
+           "frobenius_norm", "geqrf", "inverse", "logdet", "lu", "lu_solve", "lu_unpack",
            "matrix_exp", "matrix_power", "nuclear_norm", "orgqr", "ormqr", "pinverse", "qr", "slogdet",
            "svd", "triangular_solve", "vdot"]

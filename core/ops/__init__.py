@@ -4,10 +4,17 @@ Tensor methods and operators it provides; they are attached to Tensor here."""
 from ..tensor import Tensor
 from . import binary, creation, indexing, linalg, masking, movement, random, reduce, sorting, unary
 from . import aliases, comparison, elementary, grids, joining, queries, scatter, special, uniques
+from . import restriding, scatter_reduce, scatters, arranging, statistics, ranges, windows, legacy
 
 MODULES = (creation, unary, binary, reduce, linalg, movement, indexing, masking, random, sorting, elementary,
-           comparison, grids, queries, aliases, joining, uniques, scatter, special)
+           comparison, grids, queries, aliases, joining, uniques, scatter, special, restriding, scatter_reduce,
+           scatters, arranging, statistics, ranges, windows, legacy)
 
 for _m in MODULES:
     for _name, _fn in _m.METHODS.items():
         setattr(Tensor, _name, _fn)
+
+from . import aten  # noqa: E402  (its torch.abs_-style names are made from the methods attached above)
+
+for _name, _fn in aten.METHODS.items():
+    setattr(Tensor, _name, _fn)

@@ -40,6 +40,28 @@ def detach(input):
     return input.detach()
 
 
+def rsub(input, other, alpha=1):
+    """``other - alpha * input`` (``sub`` with its operands swapped).
+
+    >>> import webgrad as wg
+    >>> wg.rsub(wg.tensor([1, 2]), 10).tolist()
+    [9, 8]
+    """
+    return binary.sub(other, input, alpha=alpha)
+
+
+def positive(input):
+    """``input`` itself (``+input``); a bool tensor is refused, as in PyTorch.
+
+    >>> import webgrad as wg
+    >>> x = wg.ones(1); wg.positive(x) is x
+    True
+    """
+    if input.dtype.name == "bool":
+        raise RuntimeError("positive: the `+` operator, on a bool tensor is not supported.")
+    return input
+
+
 def softmax(input, dim, dtype=None):
     """``torch.softmax``: ``nn.functional.softmax`` with a required ``dim``.
 
@@ -94,10 +116,11 @@ _IN_PLACE = {
     "true_divide_": binary.div, "multiply_": binary.mul, "subtract_": binary.sub,
     "floor_divide_": binary.floor_divide, "remainder_": binary.remainder, "atan2_": binary.atan2,
     "arctan2_": binary.atan2, "cumsum_": reduce.cumsum, "cumprod_": reduce.cumprod, "index_add_": indexing.index_add,
-    "scatter_add_": indexing.scatter_add,
+    "scatter_add_": indexing.scatter_add, "tril_": movement.tril, "triu_": movement.triu,
 }
 
 METHODS = {**{name: fn for name, fn in _SAME.items() if name not in ("divide", "true_divide", "multiply", "subtract")},
            **{name: inplace_method(name, fn) for name, fn in _IN_PLACE.items()}}
 
-__all__ = list(_SAME) + ["concatenate", "detach", "softmax", "log_softmax", "conv1d", "conv2d", "conv_transpose2d"]
+__all__ = list(_SAME) + ["concatenate", "detach", "rsub", "positive", "softmax", "log_softmax", "conv1d", "conv2d",
+                         "conv_transpose2d"]
