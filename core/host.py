@@ -5,7 +5,7 @@ from __future__ import annotations
 import array
 from collections import deque
 
-from .dtypes import DType, bool_, default_int, float64, get_default_dtype, to_dtype
+from .dtypes import DType, bool_, default_int, float64, get_default_dtype, scalar_dtype, to_dtype
 
 SEQUENCES = (list, tuple, deque)    # nested data torch.tensor reads (a deque: the RL examples' returns)
 _TYPECODE_DTYPES = {"e": "float16", "f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
@@ -38,9 +38,9 @@ def _flatten_into(data, shape, depth, out):
     if depth == len(shape):
         if isinstance(data, SEQUENCES):
             raise ValueError(f"tensor: ragged nested sequence (expected a scalar at depth {depth})")
-        if hasattr(data, "item") and not isinstance(data, (int, float, bool)):
+        if hasattr(data, "item") and not isinstance(data, _NUMBERS):
             data = data.item()
-        if not isinstance(data, (int, float, bool)):
+        if not isinstance(data, _NUMBERS):
             raise TypeError(f"tensor: expected numbers, got {type(data).__name__}")
         out.append(data)
         return
@@ -51,7 +51,12 @@ def _flatten_into(data, shape, depth, out):
         _flatten_into(item, shape, depth + 1, out)
 
 
+_NUMBERS = (int, float, bool, complex)
+
+
 def _infer(flat) -> DType:
+    if any(isinstance(v, complex) for v in flat):
+        return scalar_dtype(1j)   # the default float's complex, as PyTorch's
     if any(isinstance(v, float) for v in flat):
         return get_default_dtype()
     if flat and all(isinstance(v, bool) for v in flat):
@@ -97,7 +102,7 @@ def as_host(data, dtype=None):
     >>> as_host(2.5)
     ([2.5], (), webgrad.float32)
     """
-    if isinstance(data, (bool, int, float)):
+    if isinstance(data, _NUMBERS):
         flat, shape, inferred = [data], (), _infer([data])
     elif isinstance(data, (array.array, memoryview, bytes, bytearray)):
         flat, shape, inferred = from_buffer(data)
@@ -110,6 +115,8 @@ def as_host(data, dtype=None):
         check_int_range(flat, dt)
     elif dt is bool_:
         flat = [bool(v) for v in flat]
+    elif dt.is_complex:
+        flat = [complex(v) for v in flat]
     else:
         flat = [float(v) for v in flat]
     return flat, shape, dt

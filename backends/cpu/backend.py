@@ -9,7 +9,7 @@ import numpy as np
 from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (backward_kernels: the backward kernels)
-from . import (attention, backward_kernels, creation, elementwise, fused, gelu, indexing, into,  # noqa: F401
+from . import (attention, backward_kernels, complex, creation, elementwise, fused, gelu, indexing, into,  # noqa: F401
                layer_norm, linalg, losses, movement, optim, reduce, softmax, sorting, views, windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 

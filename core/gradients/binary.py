@@ -3,6 +3,7 @@ The hot ones call kernels directly: their operands already share a dtype and bro
 from .. import kernel_names as K
 from ..engine import run_kernel
 from ..registry import register_gradient
+from .complex import conj
 
 
 def _ops():
@@ -24,13 +25,14 @@ def _sub(dy, saved, attrs):
 def _mul(dy, saved, attrs):
     a, b = saved
     need_a, need_b = saved.edges
-    return (run_kernel(K.MUL, dy, b) if need_a is not None else None,
-            run_kernel(K.MUL, dy, a) if need_b is not None else None)
+    return (run_kernel(K.MUL, dy, conj(b)) if need_a is not None else None,
+            run_kernel(K.MUL, dy, conj(a)) if need_b is not None else None)
 
 
 @register_gradient(K.DIV, inputs_to_save=True, kernel=K.DIV_GRAD)
 def _div(dy, saved, attrs):
-    a, b = saved   # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
+    a, b = conj(saved[0]), conj(saved[1])   # PyTorch's order of operations (-dy * a / (b * b)): the same
+                                            # over- and underflows
     return dy / b, -dy * a / (b * b)
 
 

@@ -23,7 +23,7 @@ def _operands(op: str, a, b, floating: bool = False):
         return scalar_tensor(a, b._dtype, b._backend), b
     if type(a) is not Tensor or type(b) is not Tensor or a._dtype is not b._dtype:
         a, b = binary_operands(op, a, b)
-    if floating and not a._dtype.is_floating:
+    if floating and not a._dtype.differentiable:
         a, b = run_kernel(K.CAST, a, dtype=get_default_dtype()), run_kernel(K.CAST, b, dtype=get_default_dtype())
     sa, sb = a._data.shape, b._data.shape
     if sa != sb:

@@ -41,7 +41,7 @@ def _accumulating(x, dtype):
     """The dtype sums and products run in: ``dtype`` if given, else int64 for ints and bools."""
     if dtype is not None:
         return _cast(x, to_dtype(dtype))
-    return x if x._dtype.is_floating else _cast(x, default_int)
+    return x if x._dtype.differentiable else _cast(x, default_int)
 
 
 def _count(x, axes) -> int:
@@ -64,7 +64,7 @@ def _named_axes(dim, axes) -> tuple:
 
 
 def _float_only(x, op, what):
-    if not x._dtype.is_floating:   # PyTorch's RuntimeError
+    if not x._dtype.differentiable:   # floating or complex (PyTorch's RuntimeError)
         raise RuntimeError(f"{op}(): {what}. Got: {x._dtype.name}")
 
 
