@@ -54,7 +54,8 @@ _F16 = ("on cpu, and on the GPU backends (wgpu, webgpu) where the device has Web
 _BF16 = "cpu only: the GPU backends raise TypeError (WGSL has no bfloat16 type); use float16 or float32 there"
 _COMPLEX = ("cpu only: the GPU backends raise TypeError (they hold no complex dtypes); keep complex work on cpu, or "
             "carry real pairs (view_as_real's layout) on the GPU")
-_NOT_A_VIEW = "a new tensor, not a view sharing its input's storage (PyTorch's is a view)"
+_VIEW = ("a view sharing its input's storage, as PyTorch's; its stride() counts its own elements (PyTorch's "
+         "counts the storage's)")
 _CONJ = "conj computes the conjugate at once (PyTorch sets a lazy conjugate bit): is_conj() is always False"
 _CHECKPOINT = ("runs the segment once, directly: PyTorch's values and gradients, with its use_reentrant rules; "
                "the activations are kept (no memory saved)")
@@ -65,8 +66,8 @@ SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half
                    "torch.bfloat16": _BF16, "torch.Tensor.bfloat16": _BF16,
                    **{f"torch.{n}": _COMPLEX for n in ("complex64", "complex128", "cfloat", "cdouble", "complex",
                                                        "polar")},
-                   **{f"torch{o}.{n}": _NOT_A_VIEW for o in ("", ".Tensor") for n in ("real", "imag")},
-                   "torch.view_as_real": _NOT_A_VIEW, "torch.view_as_complex": _NOT_A_VIEW,
+                   **{f"torch{o}.{n}": _VIEW for o in ("", ".Tensor") for n in ("real", "imag")},
+                   "torch.view_as_real": _VIEW, "torch.view_as_complex": _VIEW,
                    **{f"torch{o}.{n}": _CONJ for o in ("", ".Tensor") for n in ("conj", "is_conj", "resolve_conj")},
                    "torch.jit": "TorchScript's decorators and queries with Python's meaning (script returns its "
                                 "argument, is_scripting() is False); trace, save and load raise",

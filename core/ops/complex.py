@@ -2,9 +2,10 @@
 ``conj`` and its kin, ``angle``, ``sgn``; the Tensor properties ``real`` and ``imag``.
 
 complex64/complex128 live on the cpu backend (numpy's); the GPU backends refuse them (TypeError).
-Differences from PyTorch: ``conj`` copies (PyTorch sets a lazy conjugate bit, so ``is_conj`` is always
-False here); the results of ``view_as_real``/``view_as_complex``/``real``/``imag`` are new tensors,
-not views sharing storage with their input.
+``view_as_real``/``view_as_complex``/``real``/``imag`` are views sharing storage with their input, as
+PyTorch's (an in-place change through one shows in the other; ``core/views.py``'s codec views); unlike
+PyTorch's, their ``stride()`` counts their own elements. ``conj`` copies (PyTorch sets a lazy conjugate
+bit, so ``is_conj`` is always False here).
 
 >>> import webgrad as wg
 >>> z = wg.polar(wg.tensor([2.0]), wg.tensor([0.0]))
@@ -19,6 +20,7 @@ from .. import kernel_names as K
 from ..dtypes import float16, float32, float64
 from ..engine import run_kernel
 from ..tensor import Tensor
+from ..views import layout_of, make_view
 from . import binary, movement
 from .common import check_tensor, inplace_method
 
@@ -67,21 +69,50 @@ def _complex_only(op: str, input) -> Tensor:
     return input
 
 
+def _as_real(z) -> Tensor:
+    return movement.stack([run_kernel(K.REAL, z), run_kernel(K.IMAG, z)], -1)
+
+
+def _as_complex(x) -> Tensor:
+    return run_kernel(K.COMPLEX, *movement.unbind(x, -1))
+
+
+class _Codec:
+    """How a view sees its root's elements (``core/views.py``): ``decode(elements)`` is the view's
+    value; ``encode(new, elements)`` the elements that give the view the value ``new``."""
+
+    def __init__(self, decode, encode):
+        self.decode, self.encode = decode, encode
+
+
+_AS_REAL = _Codec(_as_real, lambda new, z: _as_complex(new))
+_AS_COMPLEX = _Codec(_as_complex, lambda new, x: _as_real(new))
+_REAL = _Codec(lambda z: run_kernel(K.REAL, z), lambda new, z: run_kernel(K.COMPLEX, new, run_kernel(K.IMAG, z)))
+_IMAG = _Codec(lambda z: run_kernel(K.IMAG, z), lambda new, z: run_kernel(K.COMPLEX, run_kernel(K.REAL, z), new))
+
+
+def _view(input, codec: _Codec) -> Tensor:
+    """``codec``'s view of ``input``: sharing its storage."""
+    return make_view(input, codec.decode(input), layout_of(input), codec=codec)
+
+
 def view_as_real(input) -> Tensor:
-    """A complex tensor as real pairs: shape ``[..., 2]`` holding (real, imag), as ``torch.view_as_real``
-    (a new tensor here, not a view).
+    """A complex tensor as real pairs: shape ``[..., 2]`` holding (real, imag), as ``torch.view_as_real``:
+    a view, sharing storage with ``input``.
 
     >>> import webgrad as wg
-    >>> wg.view_as_real(wg.tensor([1 + 2j, 3j])).tolist()
+    >>> z = wg.tensor([1 + 2j, 3j])
+    >>> r = wg.view_as_real(z); r.tolist()
     [[1.0, 2.0], [0.0, 3.0]]
+    >>> _ = r.mul_(2); z
+    tensor([2.+4.j, 0.+6.j])
     """
-    _complex_only("view_as_real", input)
-    return movement.stack([run_kernel(K.REAL, input), run_kernel(K.IMAG, input)], -1)
+    return _view(_complex_only("view_as_real", input), _AS_REAL)
 
 
 def view_as_complex(input) -> Tensor:
     """Real pairs (a float32 or float64 tensor whose last dim has size 2) as a complex tensor of
-    the other dims, as ``torch.view_as_complex`` (a new tensor here, not a view).
+    the other dims, as ``torch.view_as_complex``: a view, sharing storage with ``input``.
 
     >>> import webgrad as wg
     >>> wg.view_as_complex(wg.tensor([[1.0, 2.0], [0.0, 3.0]]))
@@ -94,23 +125,23 @@ def view_as_complex(input) -> Tensor:
     if not input.ndim or input.shape[-1] != 2:
         raise RuntimeError(f"view_as_complex: tensor must have a last dimension of size 2, got shape "
                            f"{tuple(input.shape)}")
-    re, im = movement.unbind(input, -1)
-    return run_kernel(K.COMPLEX, re, im)
+    return _view(input, _AS_COMPLEX)
 
 
 def real(input) -> Tensor:
-    """The real part of a complex tensor (a real tensor itself), as ``torch.real``.
+    """The real part of a complex tensor (a view sharing its storage; a real tensor itself), as ``torch.real``.
 
     >>> import webgrad as wg
     >>> wg.real(wg.tensor([1 + 2j])).tolist()
     [1.0]
     """
     check_tensor("real", input)
-    return run_kernel(K.REAL, input) if input._dtype.is_complex else input
+    return _view(input, _REAL) if input._dtype.is_complex else input
 
 
 def imag(input) -> Tensor:
-    """The imaginary part of a complex tensor, as ``torch.imag`` (a real tensor raises RuntimeError).
+    """The imaginary part of a complex tensor (a view sharing its storage), as ``torch.imag`` (a real
+    tensor raises RuntimeError).
 
     >>> import webgrad as wg
     >>> wg.imag(wg.tensor([1 + 2j])).tolist()
@@ -119,7 +150,7 @@ def imag(input) -> Tensor:
     check_tensor("imag", input)
     if not input._dtype.is_complex:
         raise RuntimeError(f"imag: is not implemented for tensors with non-complex dtypes (got {input._dtype.name})")
-    return run_kernel(K.IMAG, input)
+    return _view(input, _IMAG)
 
 
 def conj(input) -> Tensor:
@@ -186,7 +217,7 @@ def angle(input) -> Tensor:
     """
     check_tensor("angle", input)
     if input._dtype.is_complex:
-        return binary.atan2(run_kernel(K.IMAG, input), run_kernel(K.REAL, input))
+        return binary.atan2(_IMAG.decode(input), _REAL.decode(input))
     x = input if input._dtype.is_floating else input.float()
     return binary.where(x != x, x, binary.where(x < 0, math.pi, 0.0).to(x._dtype))
 
