@@ -128,6 +128,7 @@ def _batch_rows(x):
 @_kernel(K.MATMUL_GRAD)
 def _matmul(dy, a, b, *, needs, shapes, transpose_a=False, transpose_b=False):
     ta, tb = transpose_a, transpose_b
+    a, b = _c(a), _c(b)
     da = db = None
     if needs[0]:
         da = matmul(b, dy, transpose_a=tb, transpose_b=True) if ta else matmul(dy, b, transpose_b=not tb)
