@@ -99,7 +99,7 @@ def test_complex_and_polar():
 # ---------------------------------------------------------------- ops against torch
 
 UNARY = ["neg", "exp", "reciprocal", "log", "sqrt", "square", "sin", "cos", "tanh", "abs", "angle", "conj",
-         "conj_physical", "sgn", "rsqrt", "tan"]
+         "conj_physical", "sgn", "rsqrt", "tan", "log2", "log10", "log1p", "expm1"]
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -193,8 +193,18 @@ def test_errors_name_the_op():
         wg.view_as_complex(wg.ones(2, 3))
     with pytest.raises(RuntimeError, match="view_as_complex"):
         wg.view_as_complex(wg.ones(2, 2, dtype=wg.int64))
-    with pytest.raises(TypeError, match="sigmoid: not supported for complex"):
-        wg.tensor([1j]).sigmoid()
+    z, t = wg.tensor([1j]), torch.tensor([1j])
+    for name, error in [("relu", NotImplementedError), ("floor", NotImplementedError), ("lt", NotImplementedError),
+                        ("floor_divide", NotImplementedError), ("maximum", RuntimeError)]:   # refused by torch too
+        args = () if name in ("relu", "floor") else (t,)
+        with pytest.raises(error, match="not implemented for complex"):
+            getattr(wg, name)(z, *[z for _ in args])
+        with pytest.raises(error):
+            getattr(torch, name)(t, *args)
+    for not_yet in (wg.sigmoid, lambda z: z ** 2):   # PyTorch has them for complex input; webgrad not yet
+        with pytest.raises(NotImplementedError, match="not implemented for complex"):
+            not_yet(z)
+    assert (z == z).tolist() == [True] and (z != 1j).tolist() == [False]
     assert wg.ones(2).real is not None and wg.real(wg.ones(2)).tolist() == [1.0, 1.0]
     assert not wg.is_conj(wg.tensor([1j]).conj())
 
@@ -291,3 +301,14 @@ def test_gpu_backends_refuse_complex(backend):
                  lambda: wg.view_as_complex(x), lambda: wg.polar(x, x), lambda: wg.tensor([1j], device="cpu").to(backend)):
         with pytest.raises(TypeError, match="no complex dtypes"):
             make()
+
+
+def test_node_names_are_pytorchs():
+    names = []
+    for lib in (wg, torch):
+        z = lib.tensor([1 + 2j], requires_grad=True)
+        x = lib.ones(1, 2, requires_grad=True)
+        outs = [z.angle(), lib.polar(x[0, :1], x[0, 1:]), lib.view_as_real(z), lib.view_as_complex(x), z.real, z.imag,
+                z.conj(), lib.complex(x[0, :1], x[0, 1:]), z.sgn(), z.conj_physical(), z.abs(), z * z, z.exp()]
+        names.append([o.grad_fn.name() for o in outs])
+    assert names[0] == names[1]

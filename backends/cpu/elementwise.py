@@ -70,7 +70,9 @@ def _sign(x):
 def _in_float64(fn, x):
     """``fn`` computed in float64 and rounded to ``x``'s dtype: numpy's float32 log10 is off by an ulp
     at exact powers (log10(1000) = 3.0000002), PyTorch's is not."""
-    return fn(x) if x.dtype == np.float64 else fn(x.astype(np.float64)).astype(x.dtype)
+    if x.dtype == np.float64 or x.dtype == np.complex128:
+        return fn(x)
+    return fn(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)).astype(x.dtype)
 
 
 UNARY = {

@@ -19,6 +19,7 @@ import math
 from .. import kernel_names as K
 from ..dtypes import float16, float32, float64
 from ..engine import run_kernel
+from ..node_names import labelled
 from ..tensor import Tensor
 from ..views import layout_of, make_view
 from . import binary, movement
@@ -59,7 +60,7 @@ def polar(abs, angle) -> Tensor:  # noqa: A002  (PyTorch's argument names)
     [1.0]
     """
     _parts("polar", abs, angle, ("abs", "angle"))
-    return run_kernel(K.COMPLEX, abs * angle.cos(), abs * angle.sin())
+    return labelled(run_kernel(K.COMPLEX, abs * angle.cos(), abs * angle.sin()), "PolarBackward0")
 
 
 def _complex_only(op: str, input) -> Tensor:
@@ -91,9 +92,9 @@ _REAL = _Codec(lambda z: run_kernel(K.REAL, z), lambda new, z: run_kernel(K.COMP
 _IMAG = _Codec(lambda z: run_kernel(K.IMAG, z), lambda new, z: run_kernel(K.COMPLEX, run_kernel(K.REAL, z), new))
 
 
-def _view(input, codec: _Codec) -> Tensor:
-    """``codec``'s view of ``input``: sharing its storage."""
-    return make_view(input, codec.decode(input), layout_of(input), codec=codec)
+def _view(input, codec: _Codec, label: str) -> Tensor:
+    """``codec``'s view of ``input``, sharing its storage; its node named ``label`` (PyTorch's)."""
+    return make_view(input, labelled(codec.decode(input), label), layout_of(input), codec=codec)
 
 
 def view_as_real(input) -> Tensor:
@@ -107,7 +108,7 @@ def view_as_real(input) -> Tensor:
     >>> _ = r.mul_(2); z
     tensor([2.+4.j, 0.+6.j])
     """
-    return _view(_complex_only("view_as_real", input), _AS_REAL)
+    return _view(_complex_only("view_as_real", input), _AS_REAL, "ViewAsRealBackward0")
 
 
 def view_as_complex(input) -> Tensor:
@@ -125,7 +126,7 @@ def view_as_complex(input) -> Tensor:
     if not input.ndim or input.shape[-1] != 2:
         raise RuntimeError(f"view_as_complex: tensor must have a last dimension of size 2, got shape "
                            f"{tuple(input.shape)}")
-    return _view(input, _AS_COMPLEX)
+    return _view(input, _AS_COMPLEX, "ViewAsComplexBackward0")
 
 
 def real(input) -> Tensor:
@@ -136,7 +137,8 @@ def real(input) -> Tensor:
     [1.0]
     """
     check_tensor("real", input)
-    return _view(input, _REAL) if input._dtype.is_complex else input
+    return _view(input, _REAL, "SelectBackward0") if input._dtype.is_complex else input   # (PyTorch's: a select
+                                                                                            # of view_as_real)
 
 
 def imag(input) -> Tensor:
@@ -150,7 +152,7 @@ def imag(input) -> Tensor:
     check_tensor("imag", input)
     if not input._dtype.is_complex:
         raise RuntimeError(f"imag: is not implemented for tensors with non-complex dtypes (got {input._dtype.name})")
-    return _view(input, _IMAG)
+    return _view(input, _IMAG, "SelectBackward0")
 
 
 def conj(input) -> Tensor:
@@ -173,7 +175,7 @@ def conj_physical(input) -> Tensor:
     [-1j]
     """
     check_tensor("conj_physical", input)
-    return run_kernel(K.CONJ if input._dtype.is_complex else K.IDENTITY, input)
+    return labelled(run_kernel(K.CONJ if input._dtype.is_complex else K.IDENTITY, input), "ConjPhysicalBackward0")
 
 
 def resolve_conj(input) -> Tensor:
@@ -217,9 +219,9 @@ def angle(input) -> Tensor:
     """
     check_tensor("angle", input)
     if input._dtype.is_complex:
-        return binary.atan2(_IMAG.decode(input), _REAL.decode(input))
+        return labelled(binary.atan2(_IMAG.decode(input), _REAL.decode(input)), "AngleBackward0")
     x = input if input._dtype.is_floating else input.float()
-    return binary.where(x != x, x, binary.where(x < 0, math.pi, 0.0).to(x._dtype))
+    return labelled(binary.where(x != x, x, binary.where(x < 0, math.pi, 0.0).to(x._dtype)), "AngleBackward0")
 
 
 def sgn(input) -> Tensor:
@@ -234,7 +236,7 @@ def sgn(input) -> Tensor:
         return run_kernel(K.SIGN, input)
     size = run_kernel(K.ABS, input)
     zero = size == 0
-    return binary.where(zero, 0.0, input / binary.where(zero, 1.0, size))
+    return labelled(binary.where(zero, 0.0, input / binary.where(zero, 1.0, size)), "SgnBackward0")
 
 
 METHODS = {

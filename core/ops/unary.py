@@ -35,14 +35,16 @@ def _numeric(op: str, x) -> Tensor:
 
 
 # the elementwise ops that take complex tensors (numpy's complex math on cpu; holomorphic but abs, whose
-# rules give PyTorch's conjugate convention); the others refuse them
-_COMPLEX = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos", "tan", "tanh"}
+# rules give PyTorch's conjugate convention); the others refuse them with PyTorch's NotImplementedError
+# (sigmoid, which PyTorch has for complex input, is not in webgrad yet)
+_COMPLEX = {"neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "reciprocal",
+            "sin", "cos", "tan", "tanh"}
 
 
 def _complex_input(op: str, x) -> Tensor:
     if op not in _COMPLEX:
-        raise TypeError(f"{op}: not supported for complex tensors in webgrad (got {x._dtype.name}); the ops "
-                        f"that are: {', '.join(sorted(_COMPLEX))}")
+        raise NotImplementedError(f"{op}: not implemented for complex tensors (got {x._dtype.name}); the elementwise "
+                                  f"ops that take them: {', '.join(sorted(_COMPLEX))}")
     return x
 
 
