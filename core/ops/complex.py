@@ -215,7 +215,7 @@ def angle(input) -> Tensor:
 
     >>> import webgrad as wg
     >>> wg.angle(wg.tensor([1j, -1.0 + 0j])).tolist()
-    [1.5707963705062256, 3.1415927410125732]
+    [1.5707963705062866, 3.1415927410125732]
     """
     check_tensor("angle", input)
     if input._dtype.is_complex:
