@@ -201,7 +201,13 @@ def test_errors_name_the_op():
             getattr(wg, name)(z, *[z for _ in args])
         with pytest.raises(error):
             getattr(torch, name)(t, *args)
-    for not_yet in (wg.sigmoid, lambda z: z ** 2):   # PyTorch has them for complex input; webgrad not yet
+    for name, error in [("amax", NotImplementedError), ("argmax", RuntimeError)]:   # refused by torch too
+        with pytest.raises(error, match="not implemented for complex"):
+            getattr(wg, name)(z)
+        with pytest.raises(error):
+            getattr(torch, name)(t)
+    for not_yet in (wg.sigmoid, lambda z: z ** 2, wg.prod, wg.var, lambda z: z.norm()):   # PyTorch has them for
+                                                                                           # complex input; not yet
         with pytest.raises(NotImplementedError, match="not implemented for complex"):
             not_yet(z)
     assert (z == z).tolist() == [True] and (z != 1j).tolist() == [False]

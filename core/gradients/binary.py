@@ -31,8 +31,8 @@ def _mul(dy, saved, attrs):
 
 @register_gradient(K.DIV, inputs_to_save=True, kernel=K.DIV_GRAD)
 def _div(dy, saved, attrs):
-    a, b = conj(saved[0]), conj(saved[1])   # PyTorch's order of operations (-dy * a / (b * b)): the same
-                                            # over- and underflows
+    a, b = conj(saved[0]), conj(saved[1])   # (complex: PyTorch's conjugates)
+    # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
     return dy / b, -dy * a / (b * b)
 
 

@@ -5,7 +5,6 @@ PyTorch's convention: the gradient of a real loss L with respect to a complex z 
 ``dy * conj(f'(z))`` (mul: ``grad_a = dy * conj(b)``)."""
 from .. import kernel_names as K
 from ..engine import run_kernel
-from ..ops.complex import sgn  # noqa: F401  (abs's rule: dy * sgn(x))
 from ..registry import register_gradient
 
 

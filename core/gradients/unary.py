@@ -5,7 +5,8 @@ from .. import kernel_names as K
 from ..engine import run_kernel
 from ..ops.common import scalar_tensor
 from ..registry import register_gradient
-from .complex import conj, sgn
+from ..ops.complex import sgn
+from .complex import conj
 
 
 def _ops():
