@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 import torch
 
+import safetensors.torch
+
 import webgrad as wg
 from opinfo import gradcheck, gradgradcheck
 
@@ -318,3 +320,14 @@ def test_node_names_are_pytorchs():
                 z.conj(), lib.complex(x[0, :1], x[0, 1:]), z.sgn(), z.conj_physical(), z.abs(), z * z, z.exp()]
         names.append([o.grad_fn.name() for o in outs])
     assert names[0] == names[1]
+
+
+def test_complex64_files_go_both_ways_with_safetensors(tmp_path):
+    (w, t) = _both(Z, "complex64")
+    wg.save({"z": w, "r": w.real}, tmp_path / "w.safetensors")
+    got = safetensors.torch.load_file(tmp_path / "w.safetensors")
+    assert torch.equal(got["z"], t) and torch.equal(got["r"], t.real)
+    safetensors.torch.save_file({"t": t * 1j}, tmp_path / "t.safetensors")
+    _close(wg.load(tmp_path / "t.safetensors")["t"], t * 1j, 0, 0)
+    with pytest.raises(TypeError, match="cannot store dtype complex128"):   # (safetensors has no C128)
+        wg.save({"z": w.cdouble()}, tmp_path / "d.safetensors")
