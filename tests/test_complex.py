@@ -121,7 +121,8 @@ def test_unary_values_and_gradients(name, dtype):
 
 
 BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-          "div": lambda a, b: a / b, "rsub": lambda a, b: 2.5 - a * b, "scalar": lambda a, b: (a * 1j + 2) / 3}
+          "div": lambda a, b: a / b, "rsub": lambda a, b: 2.5 - a * b, "scalar": lambda a, b: (a * 1j + 2) / 3,
+          "pow": lambda a, b: a ** b, "pow-scalar": lambda a, b: a ** 2 + b ** 0.5 + 2 ** a + a ** (1 + 1j)}
 
 
 @pytest.mark.parametrize("name", list(BINARY))
@@ -208,8 +209,8 @@ def test_errors_name_the_op():
             getattr(wg, name)(z)
         with pytest.raises(error):
             getattr(torch, name)(t)
-    for not_yet in (wg.sigmoid, lambda z: z ** 2, wg.prod, wg.var, lambda z: z.norm()):   # PyTorch has them for
-                                                                                           # complex input; not yet
+    for not_yet in (wg.sigmoid, wg.prod, wg.var, lambda z: z.norm()):   # PyTorch has them for complex input
+
         with pytest.raises(NotImplementedError, match="not implemented for complex"):
             not_yet(z)
     assert (z == z).tolist() == [True] and (z != 1j).tolist() == [False]
@@ -235,6 +236,8 @@ FD = {
                   PAIRS[1] - 0.2),
     "exp-conj-real-imag": (lambda x: wg.stack([(wg.view_as_complex(x).exp().conj() * 1j).real,
                                                wg.view_as_complex(x).exp().imag]), PAIRS),
+    "pow": (lambda x, y: wg.view_as_real(wg.view_as_complex(x) ** wg.view_as_complex(y) + wg.view_as_complex(x) ** 3),
+            PAIRS, PAIRS[::-1] * 0.5),
     "sum-mean-cat": (lambda x: wg.view_as_real(wg.cat([wg.view_as_complex(x).sum(0, keepdim=True),
                                                        wg.view_as_complex(x).mean(1)[None]], 1)), PAIRS),
 }
@@ -246,7 +249,7 @@ def test_gradients_by_finite_differences(name):
     gradcheck(fn, *arrays, what=name)
 
 
-@pytest.mark.parametrize("name", ["rotary", "abs-angle"])
+@pytest.mark.parametrize("name", ["rotary", "abs-angle", "pow"])
 def test_second_order_by_finite_differences(name):
     fn, *arrays = FD[name]
     gradgradcheck(fn, *arrays, what=name)

@@ -61,10 +61,23 @@ def _fmod(dy, saved, attrs):
 def _pow(dy, saved, attrs):
     wg = _ops()
     a, b, y = saved
+    if a._dtype.is_complex:
+        return _complex_pow(wg, dy, a, b, y, saved.edges[1] is not None)
     da = wg.where(b == 0, 0.0, dy * b * a ** (b - 1))
     # d/db = a ** b * log(a): NaN for a < 0 and -inf * ... at a == 0 with b < 0, as PyTorch's; 0 at a == 0, b >= 0
     db = wg.where((a == 0) & (b >= 0), 0.0, dy * y * wg.log(a)) if saved.edges[1] is not None else None
     return da, db
+
+
+def _complex_pow(wg, dy, a, b, y, need_b):
+    """PyTorch's complex pow_backward: ``dy * conj(b * a ** (b - 1))`` (0 where b is 0) and
+    ``dy * conj(a ** b * log(a))`` (0 where a is 0 and b is real and >= 0)."""
+    da = wg.where(b == 0, 0.0, dy * conj(b * a ** (b - 1)))
+    if not need_b:
+        return da, None
+    real_b = b.real
+    keep = (a == 0) & (b.imag == 0) & (real_b >= 0)
+    return da, wg.where(keep, 0.0, dy * conj(y * wg.log(a)))
 
 
 def _share(dy, a, b):

@@ -13,9 +13,9 @@ from .indexing import nonzero
 
 
 _NUMBERS = (int, float)
-# the binary ops that take complex tensors (pow, which PyTorch has, is not in webgrad yet); PyTorch's errors
-# for the others are NotImplementedError, but RuntimeError for maximum and minimum
-_COMPLEX_OPS = {"add", "sub", "mul", "div", "eq", "ne", "logical_and", "logical_or", "logical_xor"}
+# the binary ops that take complex tensors; PyTorch's errors for the others are NotImplementedError, but
+# RuntimeError for maximum and minimum
+_COMPLEX_OPS = {"add", "sub", "mul", "div", "pow", "eq", "ne", "logical_and", "logical_or", "logical_xor"}
 _COMPLEX_ERRORS = {"maximum": RuntimeError, "minimum": RuntimeError}
 
 
@@ -186,7 +186,7 @@ def pow(input, exponent):
     [2.0, 8.0]
     """
     a, b = _operands("pow", input, exponent)
-    if is_scalar(exponent) and exponent < 0 and a._dtype.kind in "ib":   # PyTorch's RuntimeError
+    if a._dtype.kind in "ib" and is_scalar(exponent) and exponent < 0:   # PyTorch's RuntimeError
         raise RuntimeError(f"pow: integers to negative integer powers are not allowed (got {a._dtype.name} ** "
                            f"{exponent}); use a float base")
     return run_kernel(K.POW, a, b)
