@@ -111,8 +111,8 @@ REFUSED = {
 # refused names that webgrad has as something else: a module of its own under that name
 NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
 
-_NARROW = ("webgrad's dtypes are bool, int32, int64, float16, bfloat16, float32 and float64: use int64 "
-           "(webgrad.long) or int32 for integers, bool for masks")
+_NARROW = ("webgrad's dtypes are bool, int32, int64, float16, bfloat16, float32, float64, complex64 and complex128: "
+           "use int64 (webgrad.long) or int32 for integers, bool for masks")
 # (pattern over the qualified name, why and what to do); the first that matches answers
 FAMILIES = [
     (r"torch\.jit\.(?!(fork|wait|Future)$)\w+$", "TorchScript machinery: webgrad runs Python eagerly; call the module "
