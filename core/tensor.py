@@ -277,8 +277,8 @@ class Tensor:
             raise RuntimeError("requires_grad_: you can only change requires_grad flags of leaf tensors; use "
                                "detach() to get a tensor that does not require grad")
         if requires_grad and not self._dtype.differentiable:
-            raise RuntimeError(f"requires_grad_: only tensors of floating point and complex dtype can require gradients; "
-                               f"this one is {self._dtype.name}")
+            raise RuntimeError(f"requires_grad_: only tensors of floating point and complex dtype can require "
+                               f"gradients; this one is {self._dtype.name}")
         self.requires_grad = requires_grad
         return self
 

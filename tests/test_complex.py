@@ -309,7 +309,8 @@ def test_gpu_backends_refuse_complex(backend):
         return
     x = wg.ones(2, 2)
     for make in (lambda: wg.tensor([1j]), lambda: x.to(wg.complex64), lambda: x * 1j,
-                 lambda: wg.view_as_complex(x), lambda: wg.polar(x, x), lambda: wg.tensor([1j], device="cpu").to(backend)):
+                 lambda: wg.view_as_complex(x), lambda: wg.polar(x, x),
+                 lambda: wg.tensor([1j], device="cpu").to(backend)):
         with pytest.raises(TypeError, match="no complex dtypes"):
             make()
 

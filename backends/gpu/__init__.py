@@ -24,8 +24,8 @@ def register_kernels(backend_name: str) -> None:
     """Register every WGSL kernel for the GPU backend called ``backend_name``."""
     from webgrad import registry
 
-    from . import (activations, attention, complex, elementwise, index_copy, indexing, linalg, losses, movement, nonzero,
-                   normalization, optim, reduce, sort, views, windows)
+    from . import (activations, attention, complex, elementwise, index_copy, indexing, linalg, losses, movement,
+                   nonzero, normalization, optim, reduce, sort, views, windows)
     native_half = {*elementwise.KERNELS, *movement.KERNELS, *views.KERNELS, *HALF_COPIES}
     for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy,
                    activations, normalization, attention, optim, complex):

@@ -1,4 +1,4 @@
 """Gradient rules, one per kernel, written with ops so that they run on every backend
 and can themselves be differentiated. Importing this package registers them all."""
-from . import (activations, attention, binary, complex, indexing, linalg, losses, movement, normalization, reduce,  # noqa: F401
-               sorting, unary, windows)
+from . import (activations, attention, binary, complex, indexing, linalg, losses, movement,  # noqa: F401
+               normalization, reduce, sorting, unary, windows)

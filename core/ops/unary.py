@@ -8,8 +8,8 @@ from __future__ import annotations
 
 
 from .. import kernel_names as K
-from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int32, int64, promote,
-                      promote_scalar)
+from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int32,
+                      int64, promote, promote_scalar)
 from ..engine import run_kernel
 from ..tensor import Tensor
 from .common import check_tensor, inplace_method, is_scalar
