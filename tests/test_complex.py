@@ -288,6 +288,17 @@ def test_real_and_imag_share_storage():
     _close(wr, tr)
 
 
+def test_real_and_imag_are_assignable():
+    for lib in (wg, torch):
+        z, x = lib.tensor([1 + 2j]), lib.ones(2)
+        z.real = lib.tensor([5.0])
+        z.imag = lib.tensor([7.0])
+        x.real = lib.tensor([3.0, 4.0])
+        assert z.tolist() == [5 + 7j] and x.tolist() == [3.0, 4.0]
+        with pytest.raises(RuntimeError, match="imag:? is not implemented"):
+            x.imag = lib.ones(2)
+
+
 def test_writes_through_views_are_differentiable():
     (w, t) = _both(Z, "complex64", requires_grad=True)
     outs = []

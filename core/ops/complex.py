@@ -239,9 +239,16 @@ def sgn(input) -> Tensor:
     return labelled(binary.where(zero, 0.0, input / binary.where(zero, 1.0, size)), "SgnBackward0")
 
 
+def _setter(part):
+    """``t.real = value``: ``value`` copied into the part (PyTorch's setter)."""
+    def set_part(self, value):
+        part(self).copy_(value)
+    return set_part
+
+
 METHODS = {
-    "real": property(real, doc="The real part (``torch.Tensor.real``); see ``webgrad.real``."),
-    "imag": property(imag, doc="The imaginary part (``torch.Tensor.imag``); see ``webgrad.imag``."),
+    "real": property(real, _setter(real), doc="The real part (``torch.Tensor.real``), a view; assignable."),
+    "imag": property(imag, _setter(imag), doc="The imaginary part (``torch.Tensor.imag``), a view; assignable."),
     "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj, "is_conj": is_conj,
     "angle": angle, "sgn": sgn, "conj_physical_": inplace_method("conj_physical_", conj_physical),
 }
