@@ -570,11 +570,12 @@ def _real_only(fn, error=NotImplementedError):
     """``fn`` refusing complex input: with PyTorch's error where PyTorch refuses it too (the orderings),
     else NotImplementedError (webgrad has no complex rule for it yet)."""
     @wraps(fn)
-    def op(input, *args, **kwargs):
-        if isinstance(input, Tensor) and input._dtype.is_complex:
-            raise error(f"{fn.__name__}: not implemented for complex tensors (got {input._dtype.name}); the "
+    def op(*args, **kwargs):   # (any arguments: fn's own signature refuses what it does not take)
+        x = args[0] if args else kwargs.get("input")
+        if isinstance(x, Tensor) and x._dtype.is_complex:
+            raise error(f"{fn.__name__}: not implemented for complex tensors (got {x._dtype.name}); the "
                         f"reductions that take them: sum, mean, cumsum")
-        return fn(input, *args, **kwargs)
+        return fn(*args, **kwargs)
     return op
 
 
