@@ -7,6 +7,8 @@ them onto their native types (or refuse those they cannot hold); the core only c
 """
 from __future__ import annotations
 
+import struct
+
 
 class DType:
     """A tensor element type.
@@ -202,3 +204,12 @@ def can_cast(source: DType, target: DType) -> bool:
     (True, False)
     """
     return _CATEGORY[source.kind] <= _CATEGORY[target.kind]
+
+
+def round_to_float32(x: float) -> float:
+    """The Python float ``x`` rounded to the nearest float32 (as a float32 tensor holds it).
+
+    >>> round_to_float32(0.1)
+    0.10000000149011612
+    """
+    return struct.unpack("f", struct.pack("f", x))[0]

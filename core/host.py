@@ -5,9 +5,10 @@ from __future__ import annotations
 import array
 from collections import deque
 
-from .dtypes import DType, bool_, default_int, float64, get_default_dtype, scalar_dtype, to_dtype
+from .dtypes import DTYPES, DType, bool_, default_int, float64, get_default_dtype, promote, scalar_dtype, to_dtype
 
 SEQUENCES = (list, tuple, deque)    # nested data torch.tensor reads (a deque: the RL examples' returns)
+_PLAIN_NUMBERS = {int, float, bool, complex}
 _TYPECODE_DTYPES = {"e": "float16", "f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
                     "b": "int64", "B": "int64", "h": "int64", "H": "int64", "I": "int64", "?": "bool"}
 
@@ -29,39 +30,54 @@ def flatten(data):
         if not level:
             break
         level = level[0]
-    flat = []
-    _flatten_into(data, tuple(shape), 0, flat)
-    return flat, tuple(shape), _infer(flat)
+    flat, typed = [], {}
+    _flatten_into(data, tuple(shape), 0, flat, typed)
+    return flat, tuple(shape), _infer(flat, typed)
 
 
-def _flatten_into(data, shape, depth, out):
+def _flatten_into(data, shape, depth, out, typed):
+    """Append the numbers of ``data`` (nested to ``shape``) to ``out``; the dtypes of the numbers that
+    bring one (numpy scalars, 0-d tensors) go to ``typed`` by their place in ``out``."""
     if depth == len(shape):
         if isinstance(data, SEQUENCES):
             raise ValueError(f"tensor: ragged nested sequence (expected a scalar at depth {depth})")
-        if hasattr(data, "item") and not isinstance(data, _NUMBERS):
-            data = data.item()
-        if not isinstance(data, _NUMBERS):
+        if type(data) not in _PLAIN_NUMBERS:
+            typed[len(out)] = DTYPES.get(getattr(getattr(data, "dtype", None), "name", None))
+            data = data.item() if hasattr(data, "item") else data
+        if not isinstance(data, (int, float, bool, complex)):
             raise TypeError(f"tensor: expected numbers, got {type(data).__name__}")
         out.append(data)
         return
     if not isinstance(data, SEQUENCES) or len(data) != shape[depth]:
         raise ValueError(f"tensor: ragged nested sequence: expected length {shape[depth]} at depth {depth}, "
                          f"got {len(data) if isinstance(data, SEQUENCES) else type(data).__name__}")
+    if depth == len(shape) - 1 and set(map(type, data)) <= _PLAIN_NUMBERS:
+        out.extend(data)        # a row of plain Python numbers: no per-number work
+        return
     for item in data:
-        _flatten_into(item, shape, depth + 1, out)
+        _flatten_into(item, shape, depth + 1, out, typed)
 
 
-_NUMBERS = (int, float, bool, complex)
+def _infer(flat, typed=None) -> DType:
+    """The dtype torch.tensor gives ``flat``: the default float dtype if a float is among them, else
+    int64, or bool if all are; numbers that bring a dtype (``typed``: place -> dtype) promote with it,
+    as PyTorch's (``[np.float64(1.5)]`` is float64, ``[np.int32(1)]`` int32).
 
-
-def _infer(flat) -> DType:
-    if any(isinstance(v, complex) for v in flat):
+    >>> _infer([1.5]), _infer([1.5], {0: float64}), _infer([1, 2.5], {1: float64})
+    (webgrad.float32, webgrad.float64, webgrad.float64)
+    """
+    if any(typed.values() if typed else ()):
+        natives = [v for i, v in enumerate(flat) if typed.get(i) is None]
+        result = _infer(natives) if natives else None
+        for d in filter(None, typed.values()):
+            result = d if result is None else promote(result, d)
+        return result
+    types = set(map(type, flat))
+    if any(issubclass(t, complex) for t in types):
         return scalar_dtype(1j)   # the default float's complex, as PyTorch's
-    if any(isinstance(v, float) for v in flat):
+    if not flat or any(issubclass(t, float) for t in types):
         return get_default_dtype()
-    if flat and all(isinstance(v, bool) for v in flat):
-        return bool_
-    return default_int if flat else get_default_dtype()
+    return bool_ if types == {bool} else default_int
 
 
 def int_range(dtype: DType) -> tuple:
@@ -78,6 +94,8 @@ def check_int_range(flat, dtype: DType, op: str = "tensor", storage: DType | Non
     """Refuse integers that ``dtype`` cannot hold exactly (or ``storage``, the dtype a backend holds
     ``dtype`` in, ``why`` saying so)."""
     low, high = int_range(storage or dtype)
+    if flat and low <= min(flat) and max(flat) <= high:
+        return
     for v in flat:
         if not low <= v <= high:
             raise OverflowError(f"{op}: integer {v} does not fit in {dtype.name}{why} "
@@ -102,7 +120,7 @@ def as_host(data, dtype=None):
     >>> as_host(2.5)
     ([2.5], (), webgrad.float32)
     """
-    if isinstance(data, _NUMBERS):
+    if isinstance(data, (bool, int, float, complex)):
         flat, shape, inferred = [data], (), _infer([data])
     elif isinstance(data, (array.array, memoryview, bytes, bytearray)):
         flat, shape, inferred = from_buffer(data)
@@ -110,15 +128,15 @@ def as_host(data, dtype=None):
         flat, shape, inferred = flatten(data)
     dt = to_dtype(dtype) if dtype is not None else inferred
     if dt.kind == "i":
-        if any(isinstance(v, float) for v in flat):
-            flat = [int(v) for v in flat]
+        if not set(map(type, flat)) <= {int, bool}:
+            flat = list(map(int, flat))
         check_int_range(flat, dt)
     elif dt is bool_:
         flat = [bool(v) for v in flat]
     elif dt.is_complex:
         flat = [complex(v) for v in flat]
-    else:
-        flat = [float(v) for v in flat]
+    elif not set(map(type, flat)) <= {float}:
+        flat = list(map(float, flat))
     return flat, shape, dt
 
 

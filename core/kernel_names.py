@@ -124,6 +124,9 @@ NONZERO = "NonZero"           # x (any dtype) -> int64 [count, x.ndim]: the coor
 # --- creation (no tensor inputs; run on the given backend) -----------------------
 FILL = "Fill"                 # shape, value, dtype
 ARANGE = "Arange"             # start, step, size: int, dtype
+LINSPACE = "Linspace"         # start, end, steps: int, dtype -- torch.linspace's values: with step = (end - start)
+                              # / (steps - 1) in dtype (float64 for integers), start + step * i for i < steps // 2
+                              # and end - step * (steps - 1 - i) after, each a fused multiply-add
 RANDOM_VALUES = "RandomValues"  # shape, dtype, values: a flat host (numpy) array a Generator drew, uploaded
 
 # --- neural-network windows -----------------------------------------------------

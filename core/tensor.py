@@ -244,10 +244,17 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self):
-        return float(self.item())
+        return float(self._one_value("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_value("int"))
+
+    def _one_value(self, to: str):
+        """The value of a one-element tensor for ``int()``/``float()`` (PyTorch's ValueError otherwise)."""
+        if self.numel() != 1:
+            raise ValueError(f"{to}(): only one element tensors can be converted to Python scalars, got shape "
+                             f"{tuple(self.shape)}")
+        return self.item()
 
     def __index__(self):
         if self._dtype.is_floating or self.numel() != 1:

@@ -118,8 +118,10 @@ def write(view, new, op: str) -> None:
     with set_grad_enabled(tracked):
         if info.codec is not None:
             new = info.codec.encode(new, read_at(root, layout))
-        if covers_base(layout, root._data.shape):
+        if covers_base(layout, root._data.shape) and (new.requires_grad or not (tracked and root.requires_grad)):
             new_root = run_kernel(K.RESHAPE, new, shape=tuple(root._data.shape))
+            # (a value needing no grad over all of a root that needs it goes through the scatter below,
+            # so the root keeps requiring grad and its old history gets a zero gradient, as PyTorch's)
         else:
             new_root = run_kernel(K.AS_STRIDED_SCATTER, root, run_kernel(K.RESHAPE, new, shape=layout.shape),
                                   shape=layout.shape, strides=layout.strides, offset=layout.offset)

@@ -315,8 +315,9 @@ def test_a_result_that_does_not_fit_leaves_the_tensor_untouched():
 
 @pytest.mark.parametrize("overwrite", [lambda y: y.zero_(), lambda y: y.fill_(3.0), lambda y: y.copy_(wg.zeros(3)),
                                        lambda y: y.__setitem__(slice(None), 0.0),
-                                       lambda y: y.__setitem__(Ellipsis, wg.ones(3))],
-                         ids=["zero_", "fill_", "copy_", "setitem-all", "setitem-ellipsis"])
+                                       lambda y: y.__setitem__(Ellipsis, wg.ones(3)),
+                                       lambda y: y.view(1, 3).fill_(3.0)],
+                         ids=["zero_", "fill_", "copy_", "setitem-all", "setitem-ellipsis", "view-fill_"])
 def test_overwriting_with_a_constant_cuts_the_gradient(overwrite, backend):
     """Found by tests/fuzz: an in-place overwrite of a tensor that requires grad by a value that needs
     none left the old graph in place, so the gradient flowed through; PyTorch's is zero, and the

@@ -361,3 +361,63 @@ def test_integer_linspace_truncates_as_torch(backend):
     assert wg.linspace(0, 1, 3, dtype=wg.int32).tolist() == [0, 0, 1]
     assert wg.linspace(1, 2.5, 4, dtype=wg.int64).tolist() == [1, 1, 1, 2]
     assert wg.linspace(-3, 4, 5, dtype=wg.int64).tolist() == [-3, -1, 0, 2, 4]
+
+
+RANGE_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32"]
+LINSPACES = [(0, 1, 7), (-3.3, 7.1, 100), (1e-3, 5, 33), (-1, 1, 1000), (2, -5, 17), (0.1, 0.7, 30000), (3, 3, 4),
+             (0, 1, 1), (5, 9, 0), (-100, 100, 77)]
+ARANGES = [(0, 1, 0.1), (-3.3, 7.1, 0.37), (0.001, 5, 0.013), (-1, 1, 0.002), (0, 3, 1e-4), (0, 50, 0.7)]  # within 32768 values: see float_range
+
+
+def _same_as_torch(ours, theirs, backend):
+    """Bit for bit on cpu; on the GPU backends (float32 arithmetic; WGSL's fma need not be fused) within an
+    ulp of the largest value."""
+    ulp = 2.0 ** -23 if ours.dtype.itemsize >= 4 else 2.0 ** -10
+    ours, theirs = ours.cpu().double().numpy(), theirs.double().numpy()
+    if backend == "cpu":
+        np.testing.assert_array_equal(ours, theirs)
+    else:
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=ulp * max(1.0, np.abs(theirs).max(initial=0)))
+
+
+@pytest.mark.parametrize("dtype", RANGE_DTYPES)
+def test_linspace_is_torchs_to_the_last_bit(dtype, backend):
+    """PyTorch's linspace: the first half from start, the rest back from end, each a fused multiply-add
+    (float16/bfloat16: each operation rounded to the dtype); integers computed in float64 and truncated."""
+    for start, end, steps in LINSPACES:
+        _same_as_torch(wg.linspace(start, end, steps, dtype=getattr(wg, dtype)),
+                       torch.linspace(start, end, steps, dtype=getattr(torch, dtype)), backend)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_float_arange_is_torchs_to_the_last_bit(dtype, backend):
+    """PyTorch's float arange computes by vectors of lanes (see backends/cpu/creation.float_range)."""
+    for start, end, step in ARANGES:
+        _same_as_torch(wg.arange(start, end, step, dtype=getattr(wg, dtype)),
+                       torch.arange(start, end, step, dtype=getattr(torch, dtype)), backend)
+
+
+@pytest.mark.parametrize("convert", [int, float])
+def test_int_and_float_of_many_elements_raise_torchs_value_error(convert):
+    for lib in (wg, torch):
+        with pytest.raises(ValueError, match="only one element tensors"):
+            convert(lib.tensor([1, 2]))
+    assert convert(wg.tensor([[2.5]])) == convert(torch.tensor([[2.5]]))
+
+
+NUMPY_SCALAR_LISTS = [[np.float64(1.5)], [np.float32(1.5)], [np.int32(1)], [np.float16(1)], [np.bool_(True)],
+                      [1, np.float64(2.5)], [[np.float64(1)], [2.0]], [np.int32(1), 2], [np.float32(1), 2.5],
+                      [np.float16(1), 2.5], [True, np.int32(2)], [np.float32(1), np.float64(2)], [1, 2], [1.5]]
+
+
+@pytest.mark.parametrize("data", NUMPY_SCALAR_LISTS, ids=repr)
+def test_numpy_scalars_in_lists_bring_their_dtype_as_in_torch(data, backend):
+    """torch.tensor promotes over every element's type: a numpy scalar counts with its dtype (an RL
+    program's numpy rewards make a float64 tensor), a Python float with the default dtype."""
+    theirs = torch.tensor(data)
+    if str(theirs.dtype).split(".")[1] not in {d.name for d in wg.get_backend().dtypes}:
+        with pytest.raises(TypeError, match="not supported"):   # float64 on a GPU backend, as a float64 array
+            wg.tensor(data)
+        return
+    ours = wg.tensor(data)
+    assert ours.dtype.name == str(theirs.dtype).split(".")[1] and ours.tolist() == theirs.tolist()

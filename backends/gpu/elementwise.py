@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from webgrad import kernel_names as K
-from webgrad.dtypes import bool_, float16, float32, int32
+from webgrad.dtypes import bool_, float16, float32, int32, round_to_float32
 
 from .half import half_store
 from .program import WGSL_TYPES, Program, kernel_source
@@ -373,10 +373,32 @@ def fill(be, *, shape, value, dtype):
 
 def arange(be, *, start, step, size, dtype):
     be._check_dtype(dtype)
-    if dtype.is_floating:
-        return elementwise(be, K.ARANGE, "O(p0 + p1 * f32(i))", [], (size,), dtype, params=(start, step), vec4=False)
+    if dtype.is_floating:   # start and step as float32 pairs (value + remainder): within an ulp of float64's
+        (start, start_rest), (step, step_rest) = _float_pair(start), _float_pair(step)
+        expr = "O(fma(p1, f32(i), p0) + fma(uf(U_p + 3u), f32(i), uf(U_p + 2u)))"
+        return elementwise(be, K.ARANGE, expr, [], (size,), dtype, params=(start, step, start_rest, step_rest),
+                           vec4=False)
     return elementwise(be, K.ARANGE, "O(q0 + q1 * i32(i))", [], (size,), dtype, qparams=(start, step, 0, 0),
                        vec4=False)
+
+
+def _float_pair(x: float) -> tuple:
+    """``x`` as float32 ``high`` plus float32 ``low``: high is x rounded, low what rounding left out."""
+    high = round_to_float32(x)
+    return high, round_to_float32(x - high)
+
+
+def linspace(be, *, start, end, steps, dtype):
+    """torch.linspace's values (see kernel_names.LINSPACE) with WGSL's fma, in float32 (PyTorch's float32
+    values exactly; integers from float32 here where PyTorch computes them in float64)."""
+    be._check_dtype(dtype)
+    start, end = round_to_float32(start), round_to_float32(end)
+    step = round_to_float32((end - start) / (steps - 1)) if steps > 1 else 0.0
+    step_ = "uf(U_p + 2u)"   # the third float param
+    value = f"select(fma(-{step_}, f32(q0 - 1 - i32(i)), p1), fma({step_}, f32(i), p0), i32(i) < q1)"
+    expr = f"O({value})" if dtype.is_floating else f"O(i32({value}))"
+    return elementwise(be, K.LINSPACE, expr, [], (steps,), dtype, params=(start, end, step),
+                       qparams=(steps, max(steps // 2, 1), 0, 0), vec4=False)
 
 
 def random_values(be, *, shape, dtype, values):
@@ -388,5 +410,5 @@ def random_values(be, *, shape, dtype, values):
 
 KERNELS = {**{n: unary(n) for n in (set(FLOAT_UNARY) | {K.GELU})},
            **{n: binary(n) for n in (set(FLOAT_BINARY) | set(PREDICATES))},
-           K.WHERE: where, K.LOGICAL_NOT: logical_not, K.CAST: cast, K.FILL: fill, K.ARANGE: arange,
+           K.WHERE: where, K.LOGICAL_NOT: logical_not, K.CAST: cast, K.FILL: fill, K.ARANGE: arange, K.LINSPACE: linspace,
            K.RANDOM_VALUES: random_values}

@@ -204,11 +204,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     be, dtype = _backend(backend, device), to_dtype(dtype or get_default_dtype())
     if dtype.kind == "i":   # PyTorch's: the ends as integers, the values between them truncated
         start, end = int(start), int(end)
-    step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    work = dtype if dtype.is_floating else float64 if float64 in be.dtypes else float32
-    t = run_kernel(K.ARANGE, backend=be, start=float(start), step=step, size=steps, dtype=work)
-    if work is not dtype:   # integers: the float values truncated, as PyTorch's (linspace(0, 1, 3) is 0, 0, 1)
-        t = run_kernel(K.CAST, t, dtype=dtype)
+    t = run_kernel(K.LINSPACE, backend=be, start=float(start), end=float(end), steps=steps, dtype=dtype)
     return _finish(t, requires_grad)
 
 

@@ -8,8 +8,7 @@ float32 rounding PyTorch applies to the scalars it keeps in float32 tensors.
 """
 from __future__ import annotations
 
-import struct
-
+from ..dtypes import round_to_float32
 from ..tensor import Tensor
 
 
@@ -52,19 +51,9 @@ def square_average(avg, grad, decay: float):
     return addcmul(avg * decay, grad, grad, 1 - decay)
 
 
-def f32(x: float) -> float:
-    """``x`` rounded to float32: PyTorch keeps some scalar state (NAdam's ``mu_product``, ASGD's
-    ``eta`` and ``mu``) in float32 tensors, and its steps use those rounded values.
-
-    >>> f32(0.1)
-    0.10000000149011612
-    """
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
 def f32_mul(a: float, b: float) -> float:
     """``a * b`` as a float32 tensor times a Python number gives it (both rounded, then the product)."""
-    return f32(f32(a) * f32(b))
+    return round_to_float32(round_to_float32(a) * round_to_float32(b))
 
 
-__all__ = ["write_state", "with_weight_decay", "lerp", "addcmul", "square_average", "f32", "f32_mul"]
+__all__ = ["write_state", "with_weight_decay", "lerp", "addcmul", "square_average", "f32_mul"]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ..ops.creation import zeros_like
 from ._checks import check_flags, check_ranges, to_scalar
-from ._updates import f32, with_weight_decay, write_state
+from ..dtypes import round_to_float32
+from ._updates import with_weight_decay, write_state
 from .optimizer import Optimizer
 
 
@@ -32,7 +33,7 @@ class ASGD(Optimizer):
 
     def _update(self, p, grad, group, state):
         if not state:
-            state.update(step=0.0, eta=f32(to_scalar(group["lr"])), mu=1.0, ax=zeros_like(p))
+            state.update(step=0.0, eta=round_to_float32(to_scalar(group["lr"])), mu=1.0, ax=zeros_like(p))
         state["step"] += 1
         grad = with_weight_decay(grad, p, group["weight_decay"])
         p.mul_(1 - group["lambd"] * state["eta"])
@@ -42,8 +43,8 @@ class ASGD(Optimizer):
         super()._step_param(p, group)
         state, lr, step = self.state[p], to_scalar(group["lr"]), self.state[p]["step"]
         write_state(state, "ax", p.clone() if state["mu"] == 1 else state["ax"] + (p - state["ax"]) * state["mu"])
-        state["eta"] = f32(lr / ((1 + group["lambd"] * lr * step) ** group["alpha"]))
-        state["mu"] = f32(1 / max(1, step - group["t0"]))
+        state["eta"] = round_to_float32(lr / ((1 + group["lambd"] * lr * step) ** group["alpha"]))
+        state["mu"] = round_to_float32(1 / max(1, step - group["t0"]))
 
 
 __all__ = ["ASGD"]
