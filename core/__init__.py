@@ -8,7 +8,7 @@ and the browser (Pyodide + WebGPU). PyTorch's surface, TensorFlow.js's architect
 [2.0, 4.0]
 """
 from . import kernel_names
-from .dtypes import DType, bfloat16, bool_, float16, float32, float64, int32, int64, to_dtype
+from .dtypes import DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, int32, int64, to_dtype
 from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_for_backend,
                        register_backend, register_gradient, register_kernel, set_backend,
                        unregister_backend, unregister_gradient, unregister_kernel)
@@ -52,6 +52,7 @@ from .ops.ranges import *  # noqa: F401,F403
 from .ops.aten import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403,A004  (webgrad.complex, as torch.complex)
 from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size
@@ -69,6 +70,7 @@ double = float64
 half = float16
 int = int32  # noqa: A001
 long = int64
+cfloat, cdouble = complex64, complex128
 
 __version__ = "0.1.0"
 from . import optim, utils, data  # noqa: E402

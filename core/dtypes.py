@@ -1,7 +1,8 @@
 """Dtypes and PyTorch's type promotion, in plain Python.
 
-Seven dtypes exist: ``bool``, ``int32``, ``int64`` (the default for integer data, as in PyTorch),
-``float16``, ``bfloat16``, ``float32`` (the default for floating data) and ``float64``. Backends map
+Nine dtypes exist: ``bool``, ``int32``, ``int64`` (the default for integer data, as in PyTorch),
+``float16``, ``bfloat16``, ``float32`` (the default for floating data), ``float64``, ``complex64`` and
+``complex128`` (``cfloat``/``cdouble``: a float32 or float64 real and imaginary part). Backends map
 them onto their native types (or refuse those they cannot hold); the core only compares these objects.
 """
 from __future__ import annotations
@@ -17,23 +18,43 @@ class DType:
     (True, 4, True)
     """
 
-    __slots__ = ("name", "itemsize", "kind", "_rank", "is_floating")
+    __slots__ = ("name", "itemsize", "kind", "_rank", "is_floating", "is_complex", "differentiable")
 
     def __init__(self, name: str, itemsize: int, kind: str, rank: int):
         self.name, self.itemsize, self.kind, self._rank = name, itemsize, kind, rank
-        self.is_floating = kind == "f"   # a plain attribute: every recorded op reads it
+        self.is_floating = kind == "f"   # plain attributes: every recorded op reads them
+        self.is_complex = kind == "c"    # (as torch.dtype.is_complex)
+        self.differentiable = kind in "fc"   # floating or complex: may require grad
 
     @property
     def is_signed(self) -> bool:
         """False for bool only (as ``torch.dtype.is_signed``)."""
         return self.kind != "b"
 
-    @property
-    def is_complex(self) -> bool:
-        return False
-
     def to_real(self) -> "DType":
-        return self
+        """The real dtype of a complex one (itself for the others), as ``torch.dtype.to_real``.
+
+        >>> import webgrad as wg
+        >>> wg.complex64.to_real(), wg.float64.to_real()
+        (webgrad.float32, webgrad.float64)
+        """
+        return _REAL.get(self, self)
+
+    def to_complex(self) -> "DType":
+        """The complex dtype whose parts are this floating dtype (itself for a complex one), as
+        ``torch.dtype.to_complex``; float16 and bfloat16 (PyTorch's complex32, which webgrad lacks) raise.
+
+        >>> import webgrad as wg
+        >>> wg.float64.to_complex()
+        webgrad.complex128
+        """
+        if self.is_complex:
+            return self
+        c = _COMPLEX.get(self)
+        if c is None:
+            raise RuntimeError(f"to_complex: {self.name} has no complex counterpart in webgrad (complex64 has "
+                               f"float32 parts, complex128 float64)")
+        return c
 
     def __repr__(self) -> str:
         return f"webgrad.{self.name}"
@@ -49,14 +70,18 @@ float16 = DType("float16", 2, "f", 3)
 bfloat16 = DType("bfloat16", 2, "f", 3)   # the same rank as float16: the two promote to float32
 float32 = DType("float32", 4, "f", 4)
 float64 = DType("float64", 8, "f", 5)
+complex64 = DType("complex64", 8, "c", 6)
+complex128 = DType("complex128", 16, "c", 7)
+_REAL = {complex64: float32, complex128: float64}
+_COMPLEX = {float32: complex64, float64: complex128}
 
-DTYPES = {d.name: d for d in (bool_, int32, int64, float16, bfloat16, float32, float64)}
+DTYPES = {d.name: d for d in (bool_, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)}
 _ALIASES = {"float": float32, "double": float64, "half": float16, "int": int32, "long": int64, "bool_": bool_,
-            bool: bool_, int: int64, float: float32}
+            "cfloat": complex64, "cdouble": complex128, bool: bool_, int: int64, float: float32, complex: complex64}
 
 default_float = float32   # what get_default_dtype() returns; set_default_dtype changes it
 default_int = int64
-_CATEGORY = {"b": 0, "i": 1, "f": 2}
+_CATEGORY = {"b": 0, "i": 1, "f": 2, "c": 3}
 
 
 def get_default_dtype() -> DType:
@@ -102,12 +127,19 @@ def to_dtype(x) -> DType:
 
 def promote(a: DType, b: DType) -> DType:
     """The result dtype of a binary op on two tensors of the same standing (PyTorch's rules):
-    the wider kind and width wins; float16 with bfloat16 gives float32.
+    the wider kind and width wins; float16 with bfloat16 gives float32; with a complex dtype the
+    result is complex with the wider of the two parts (float64 with complex64 is complex128).
 
     >>> promote(int32, float32), promote(int32, int64), promote(float16, bfloat16)
     (webgrad.float32, webgrad.int64, webgrad.float32)
+    >>> promote(float64, complex64), promote(int64, complex64)
+    (webgrad.complex128, webgrad.complex64)
     """
-    if a is b or a._rank > b._rank:
+    if a is b:
+        return a
+    if a.is_complex or b.is_complex:
+        return _complex_of(promote(a.to_real(), b.to_real()))
+    if a._rank > b._rank:
         return a
     if b._rank > a._rank:
         return b
@@ -125,30 +157,48 @@ def promote_tensors(a: DType, a_ndim: int, b: DType, b_ndim: int) -> DType:
     if (a_ndim == 0) == (b_ndim == 0) or a is b:
         return promote(a, b)
     dims, zero = (a, b) if b_ndim == 0 else (b, a)
-    return zero if _CATEGORY[zero.kind] > _CATEGORY[dims.kind] else dims
+    return _combine(dims, zero)
+
+
+def _complex_of(d: DType) -> DType:
+    """The complex dtype holding ``d``'s values: complex64 for integers, bool, float16, bfloat16
+    (PyTorch gives complex32 for the half ones, which webgrad lacks) and float32; complex128 for float64."""
+    return complex128 if d is float64 or d is complex128 else complex64
+
+
+def _combine(dims: DType, lower: DType) -> DType:
+    """PyTorch's ``combine_categories``: the dtype of ``dims`` (the tensors with dims) unless ``lower``
+    (a 0-d tensor's or a scalar's) brings a higher category; a complex one keeps a float tensor's width."""
+    if _CATEGORY[lower.kind] <= _CATEGORY[dims.kind]:
+        return dims
+    if lower.is_complex:
+        return _complex_of(dims) if dims.is_floating else lower
+    return lower
 
 
 def scalar_dtype(value) -> DType:
-    """The dtype a Python scalar takes on its own: bool, int64 or the default float."""
+    """The dtype a Python scalar takes on its own: bool, int64, the default float or its complex."""
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
         return default_int
     if isinstance(value, float):
         return default_float
-    raise TypeError(f"expected a Python bool, int or float, got {type(value).__name__}")
+    if isinstance(value, complex):
+        return _complex_of(default_float)
+    raise TypeError(f"expected a Python bool, int, float or complex, got {type(value).__name__}")
 
 
 def promote_scalar(t: DType, value) -> DType:
     """The result dtype of ``tensor op scalar``: a scalar only raises the category (bool < int < float),
-    never the width, as in PyTorch (``int32 tensor + 2.5`` is float32, ``float64 tensor + 1`` stays float64)."""
-    s = scalar_dtype(value)
-    return t if _CATEGORY[s.kind] <= _CATEGORY[t.kind] else s
+    never the width, as in PyTorch (``int32 tensor + 2.5`` is float32, ``float64 tensor + 1`` stays float64,
+    ``float64 tensor * 1j`` is complex128)."""
+    return _combine(t, scalar_dtype(value))
 
 
 def can_cast(source: DType, target: DType) -> bool:
     """Whether an in-place op may write a ``source`` result into a ``target`` tensor (PyTorch's
-    ``can_cast``: never to a lower category, e.g. float into int or int into bool).
+    ``can_cast``: never to a lower category, e.g. complex into float, float into int or int into bool).
 
     >>> can_cast(int64, float16), can_cast(float32, int64)
     (True, False)

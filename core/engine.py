@@ -435,7 +435,7 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
             _record(name, _gradients.get(name), attrs, inputs, outs)
         return outs
     out = _wrap(out, be)
-    if grad and _mode.enabled and out._dtype.is_floating:
+    if grad and _mode.enabled and out._dtype.differentiable:
         out.requires_grad, out.grad_fn = True, Node(name, _gradients.get(name), attrs, inputs, (out,))
     return out
 
@@ -443,7 +443,7 @@ def run_kernel(name: str, *inputs, backend=None, **attrs):
 def _record(name, rule, attrs, inputs, outs):
     """Record a multi-output kernel call: one node, the grad_fn of its differentiable floating outputs."""
     skip = rule.non_differentiable if rule is not None else ()
-    floating = [(i, o) for i, o in enumerate(outs) if o._dtype.is_floating and i not in skip]
+    floating = [(i, o) for i, o in enumerate(outs) if o._dtype.differentiable and i not in skip]
     if not floating:
         return None
     for i, o in floating:
@@ -459,7 +459,7 @@ def record_function(name, fn, inputs, outputs, saved=(), attrs=None):
     ``fn(dy, saved, attrs)``: the mechanism behind ``custom_grad`` and ``Function``."""
     if not (_mode.enabled and any(t.requires_grad for t in inputs)):
         return None
-    floating = [(i, o) for i, o in enumerate(outputs) if o._dtype.is_floating]
+    floating = [(i, o) for i, o in enumerate(outputs) if o._dtype.differentiable]
     if not floating:
         return None
     if any(o._backend is not outputs[0]._backend for o in outputs):

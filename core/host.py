@@ -5,10 +5,10 @@ from __future__ import annotations
 import array
 from collections import deque
 
-from .dtypes import DTYPES, DType, bool_, default_int, float64, get_default_dtype, promote, to_dtype
+from .dtypes import DTYPES, DType, bool_, default_int, float64, get_default_dtype, promote, scalar_dtype, to_dtype
 
 SEQUENCES = (list, tuple, deque)    # nested data torch.tensor reads (a deque: the RL examples' returns)
-_PLAIN_NUMBERS = {int, float, bool}
+_PLAIN_NUMBERS = {int, float, bool, complex}
 _TYPECODE_DTYPES = {"e": "float16", "f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
                     "b": "int64", "B": "int64", "h": "int64", "H": "int64", "I": "int64", "?": "bool"}
 
@@ -44,7 +44,7 @@ def _flatten_into(data, shape, depth, out, typed):
         if type(data) not in _PLAIN_NUMBERS:
             typed[len(out)] = DTYPES.get(getattr(getattr(data, "dtype", None), "name", None))
             data = data.item() if hasattr(data, "item") else data
-        if not isinstance(data, (int, float, bool)):
+        if not isinstance(data, (int, float, bool, complex)):
             raise TypeError(f"tensor: expected numbers, got {type(data).__name__}")
         out.append(data)
         return
@@ -73,6 +73,8 @@ def _infer(flat, typed=None) -> DType:
             result = d if result is None else promote(result, d)
         return result
     types = set(map(type, flat))
+    if any(issubclass(t, complex) for t in types):
+        return scalar_dtype(1j)   # the default float's complex, as PyTorch's
     if not flat or any(issubclass(t, float) for t in types):
         return get_default_dtype()
     return bool_ if types == {bool} else default_int
@@ -118,7 +120,7 @@ def as_host(data, dtype=None):
     >>> as_host(2.5)
     ([2.5], (), webgrad.float32)
     """
-    if isinstance(data, (bool, int, float)):
+    if isinstance(data, (bool, int, float, complex)):
         flat, shape, inferred = [data], (), _infer([data])
     elif isinstance(data, (array.array, memoryview, bytes, bytearray)):
         flat, shape, inferred = from_buffer(data)
@@ -131,6 +133,8 @@ def as_host(data, dtype=None):
         check_int_range(flat, dt)
     elif dt is bool_:
         flat = [bool(v) for v in flat]
+    elif dt.is_complex:
+        flat = [complex(v) for v in flat]
     elif not set(map(type, flat)) <= {float}:
         flat = list(map(float, flat))
     return flat, shape, dt

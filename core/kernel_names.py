@@ -57,6 +57,12 @@ LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
 IDENTITY = "Identity"         # a copy
 
+# --- complex numbers (cpu; the GPU backends refuse complex dtypes) --------------------------
+COMPLEX = "Complex"           # (real, imag) of one float dtype -> its complex dtype
+REAL = "Real"                 # complex -> its real part (the float dtype of its parts)
+IMAG = "Imag"                 # complex -> its imaginary part
+CONJ = "Conj"                 # complex -> its conjugate
+
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
          ERFC, ERFCX, ERFINV, NDTRI, LGAMMA, DIGAMMA, POLYGAMMA, BESSEL_I0E, BESSEL_I1E,

@@ -10,7 +10,7 @@ yet** (webgrad does not have it; using it raises AttributeError, see ``porting_t
 tests/test_porting.py checks that the committed page is this output, so it follows the code.
 
 >>> from webgrad import porting
->>> porting.status("torch.complex64", False)[0], porting.status("torch.zeros", True)[0]
+>>> porting.status("torch.chalf", False)[0], porting.status("torch.zeros", True)[0]
 ('raises', 'supported')
 """
 from __future__ import annotations
@@ -172,9 +172,9 @@ loss.backward()
 opt.step()
 print(loss.item() > 0)  # -> True
 try:
-    torch.complex64                      # refused: the error says why
+    torch.quantize_per_tensor            # refused: the error says why
 except AttributeError as e:
-    print("no complex dtypes" in str(e))  # -> True
+    print("no quantized tensors" in str(e))  # -> True
 ```
 """
 

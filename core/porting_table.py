@@ -6,7 +6,7 @@ AttributeError of a name webgrad lacks say why, on ``webgrad``, ``webgrad.nn``,
 ``webgrad.nn.functional`` and ``Tensor``.
 
 Keys are PyTorch's qualified names (``torch.cuda.synchronize``); ``FAMILIES`` answer for whole
-groups by pattern (complex dtypes, quantization, sparse layouts, TorchScript internals ...).
+groups by pattern (complex32, quantization, sparse layouts, TorchScript internals ...).
 """
 from __future__ import annotations
 
@@ -55,6 +55,11 @@ _F16 = ("on cpu, and on the GPU backends (wgpu, webgpu) where the device has Web
         "compute in float32 and round to half, as PyTorch's CPU kernels); without it a GPU backend raises TypeError "
         "saying so: use float32 there, or cpu")
 _BF16 = "cpu only: the GPU backends raise TypeError (WGSL has no bfloat16 type); use float16 or float32 there"
+_COMPLEX = ("cpu only: the GPU backends raise TypeError (they hold no complex dtypes); keep complex work on cpu, or "
+            "carry real pairs (view_as_real's layout) on the GPU")
+_VIEW = ("a view sharing its input's storage, as PyTorch's; its stride() counts its own elements (PyTorch's "
+         "counts the storage's)")
+_CONJ = "conj computes the conjugate at once (PyTorch sets a lazy conjugate bit): is_conj() is always False"
 _CHECKPOINT = ("runs the segment once, directly: PyTorch's values and gradients, with its use_reentrant rules; "
                "the activations are kept (no memory saved)")
 _VMAP = ("runs the function once per batch element and stacks the results (no batching rules): PyTorch's values, a "
@@ -62,6 +67,11 @@ _VMAP = ("runs the function once per batch element and stacks the results (no ba
 _DOUBLE_BACKWARD = "the double-backward trick (two reverse passes; no forward-mode AD): forward mode's values"
 SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half": _F16,
                    "torch.bfloat16": _BF16, "torch.Tensor.bfloat16": _BF16,
+                   **{f"torch.{n}": _COMPLEX for n in ("complex64", "complex128", "cfloat", "cdouble", "complex",
+                                                       "polar")},
+                   **{f"torch{o}.{n}": _VIEW for o in ("", ".Tensor") for n in ("real", "imag")},
+                   "torch.view_as_real": _VIEW, "torch.view_as_complex": _VIEW,
+                   **{f"torch{o}.{n}": _CONJ for o in ("", ".Tensor") for n in ("conj", "is_conj", "resolve_conj")},
                    "torch.jit": "TorchScript's decorators and queries with Python's meaning (script returns its "
                                 "argument, is_scripting() is False); trace, save and load raise",
                    "torch.jit.fork": "runs the call at once (as eager PyTorch does); wait returns its value",
@@ -153,8 +163,8 @@ REFUSED.update({f"torch.fft.{n}{k}": _COMPLEX_FFT for n in ("fft", "ifft", "rfft
 # refused names that webgrad has as something else: a module of its own under that name
 NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
 
-_NARROW = ("webgrad's dtypes are bool, int32, int64, float16, bfloat16, float32 and float64: use int64 "
-           "(webgrad.long) or int32 for integers, bool for masks")
+_NARROW = ("webgrad's dtypes are bool, int32, int64, float16, bfloat16, float32, float64, complex64 and complex128: "
+           "use int64 (webgrad.long) or int32 for integers, bool for masks")
 # (pattern over the qualified name, why and what to do); the first that matches answers
 FAMILIES = [
     (r"torch\.jit\.(?!(fork|wait|Future)$)\w+$", "TorchScript machinery: webgrad runs Python eagerly; call the module "
@@ -163,9 +173,8 @@ FAMILIES = [
      "with webgrad.save (safetensors), load them into the PyTorch model and export from PyTorch"),
     (r"torch\.hub\.\w+$", "webgrad downloads nothing at run time: download the file yourself and load it with "
      "webgrad.load (webgrad checkpoints and safetensors files)"),
-    (r"torch(\.Tensor)?\.(complex\w*|cfloat|cdouble|chalf|(is_)?conj\w*|resolve_conj|view_as_complex\w*|"
-     r"view_as_real\w*|polar|angle|imag|real)$", "webgrad has no complex dtypes: keep real and imaginary parts in "
-     "two real tensors"),
+    (r"torch(\.Tensor)?\.(complex32|chalf)$", "webgrad has no complex32 (PyTorch's complex of float16 parts): use "
+     "complex64"),
     (r"torch(\.Tensor)?\.(q_\w+|qu?int\w*|qscheme|\w*quantiz\w*|int_repr|per_(tensor|channel)_\w+|"
      r"fused_moving_avg\w*|choose_qparams\w*|fbgemm_\w+|ao|Q\w+Storage)$", "webgrad has no quantized tensors"),
     (r"torch(\.nn)?\.(quantized|quantizable|qat|intrinsic)$", "webgrad has no quantized tensors"),
@@ -199,7 +208,7 @@ _FAMILIES = [(re.compile(p), why) for p, why in FAMILIES]
 
 
 def refusal(qualname: str):
-    """Why webgrad refuses the PyTorch name ``qualname`` (e.g. ``torch.complex64``), or None."""
+    """Why webgrad refuses the PyTorch name ``qualname`` (e.g. ``torch.chalf``), or None."""
     if qualname in REFUSED:
         return REFUSED[qualname]
     for pattern, why in _FAMILIES:
@@ -246,8 +255,8 @@ def missing_attribute(owner: str, name: str, holder: str = "") -> AttributeError
     """The AttributeError for ``owner.name`` (``owner`` a webgrad module or ``webgrad.Tensor``, named
     ``holder`` in the message), saying why when webgrad refuses PyTorch's name deliberately.
 
-    >>> str(missing_attribute("webgrad", "complex64"))[:60]
-    "module 'webgrad' has no attribute 'complex64': webgrad has n"
+    >>> str(missing_attribute("webgrad", "chalf"))[:60]
+    "module 'webgrad' has no attribute 'chalf': webgrad has no co"
     """
     base = f"{holder or f'module {owner!r}'} has no attribute {name!r}"
     torch_owner = _TORCH_OF.get(owner)

@@ -131,6 +131,29 @@ class Formatter:
         return text.rjust(self.width)
 
 
+class ComplexFormatter:
+    """A complex tensor's style: one ``Formatter`` for the real parts and one for the imaginary
+    parts, joined as PyTorch joins them (``1.+2.j``, ``0.5000-1.0000j``).
+
+    >>> ComplexFormatter([1 + 2j, 3 - 1j]).format(3 - 1j)
+    '3.-1.j'
+    """
+
+    def __init__(self, values: list):
+        self.real = Formatter([v.real for v in values], floating=True)
+        self.imag = Formatter([v.imag for v in values], floating=True)
+        self.width = self.real.width + self.imag.width + 1   # (PyTorch's: the "j" counts)
+
+    def format(self, v) -> str:
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        return self.real.format(v.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
+def formatter(values: list, dtype):
+    """The formatter of a tensor of ``dtype`` showing ``values``."""
+    return ComplexFormatter(values) if dtype.is_complex else Formatter(values, dtype.is_floating)
+
+
 # ---------------------------------------------------------------- layout
 
 def summarised(t):
@@ -186,7 +209,7 @@ def tensor_text(t, indent: int) -> str:
         return "[]"
     summarise = t.numel() > PRINT_OPTS.threshold
     values = (summarised(t) if summarise else t).tolist()
-    fmt = Formatter(_flat(values), t.dtype.is_floating)
+    fmt = formatter(_flat(values), t.dtype)
     return _nested(values, tuple(t.shape), summarise, fmt, indent)
 
 
@@ -204,7 +227,7 @@ def _suffixes(t) -> list:
     else:
         if not PRINT_OPTS.edgeitems:
             out.append(f"size={tuple(t.shape)}")
-        if dtype not in (dtypes.default_float, dtypes.int64, dtypes.bool_):
+        if dtype not in (dtypes.default_float, dtypes.int64, dtypes.bool_, dtypes.scalar_dtype(1j)):
             out.append(f"dtype={dtype}")
     if t.grad_fn is not None:
         out.append(f"grad_fn=<{t.grad_fn.name()}>")

@@ -50,10 +50,12 @@ FORMATS = {"F64": Format("d", 8, "float64"), "F32": Format("f", 4, "float32"),
            "F16": Format("H", 2, "float16", "f16"), "BF16": Format("H", 2, "bfloat16", "bf16"),
            "I64": Format("q", 8, "int64", "int"), "I32": Format("i", 4, "int32"),
            "I16": Format("h", 2, "int64", "int"), "I8": Format("b", 1, "int64", "int"),
-           "U8": Format("B", 1, "int64", "int"), "BOOL": Format("B", 1, "bool")}
+           "U8": Format("B", 1, "int64", "int"), "BOOL": Format("B", 1, "bool"),
+           "C64": Format("f", 8, "complex64", "c64")}
 # webgrad dtype name -> (safetensors dtype, memoryview formats whose bytes are already the file's)
 SAVED_AS = {"float64": ("F64", "d"), "float32": ("F32", "f"), "float16": ("F16", ""), "bfloat16": ("BF16", ""),
-            "int64": ("I64", "lq"), "int32": ("I32", "il"), "bool": ("BOOL", "?B")}
+            "int64": ("I64", "lq"), "int32": ("I32", "il"), "bool": ("BOOL", "?B"),
+            "complex64": ("C64", "f")}   # (a complex64 memoryview's format is "Zf"; safetensors has no C128)
 
 
 class Spec(NamedTuple):
@@ -99,8 +101,13 @@ def tensor_bytes(t) -> bytes:
     if (_LITTLE and isinstance(flat, memoryview) and flat.itemsize == itemsize
             and flat.format[-1:] in raw_formats and flat.c_contiguous):
         return flat.tobytes()
-    arr = array.array(code, [int(v) for v in flat] if code == "B" else flat)
+    arr = array.array(code, [int(v) for v in flat] if code == "B" else _parts(flat) if fmt == "C64" else flat)
     return _little(arr).tobytes()
+
+
+def _parts(flat) -> list:
+    """Complex values as their (real, imaginary) pairs, one after the other."""
+    return [p for v in flat for p in (v.real, v.imag)]
 
 
 def _narrow_f16(flat) -> bytes:
@@ -311,7 +318,12 @@ def _widen_int(arr, raw, fmt):
     return array.array("i", arr)
 
 
-_WIDEN = {"f16": _widen_f16, "bf16": _widen_bf16, "int": _widen_int}
+def _widen_c64(arr, raw, fmt):
+    """(real, imaginary) float32 pairs as complex values."""
+    return [complex(re, im) for re, im in zip(arr[0::2], arr[1::2])]
+
+
+_WIDEN = {"f16": _widen_f16, "bf16": _widen_bf16, "int": _widen_int, "c64": _widen_c64}
 
 
 def decode(name: str, spec: Spec, raw) -> tuple:

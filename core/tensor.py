@@ -6,6 +6,7 @@ the tensor's own: data access, autograd state, and movement between backends/dty
 """
 from __future__ import annotations
 
+import warnings
 from weakref import WeakValueDictionary, ref
 
 from . import engine, registry, views
@@ -176,7 +177,7 @@ class Tensor:
         return self.grad_fn is None
 
     def is_floating_point(self) -> bool:
-        """True for float32 and float64 tensors."""
+        """True for the floating dtypes (float16, bfloat16, float32, float64; not the complex ones)."""
         return self._dtype.is_floating
 
     def __len__(self):
@@ -284,9 +285,9 @@ class Tensor:
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError("requires_grad_: you can only change requires_grad flags of leaf tensors; use "
                                "detach() to get a tensor that does not require grad")
-        if requires_grad and not self._dtype.is_floating:
-            raise RuntimeError(f"requires_grad_: only tensors of floating point dtype can require gradients; "
-                               f"this one is {self._dtype.name}")
+        if requires_grad and not self._dtype.differentiable:
+            raise RuntimeError(f"requires_grad_: only tensors of floating point and complex dtype can require "
+                               f"gradients; this one is {self._dtype.name}")
         self.requires_grad = requires_grad
         return self
 
@@ -452,7 +453,10 @@ class Tensor:
         if dest is not None and dest is not self._backend:
             t = _move(t, dest)
         if dtype is not None and to_dtype(dtype) is not t._dtype:
-            t = run_kernel("Cast", t, dtype=to_dtype(dtype))
+            dtype = to_dtype(dtype)
+            if t._dtype.is_complex and not dtype.is_complex:
+                warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+            t = run_kernel("Cast", t, dtype=dtype)
         return t
 
     def cpu(self, *, memory_format=None) -> "Tensor":
@@ -485,8 +489,13 @@ class Tensor:
         return self.to(other._dtype)
 
     def is_complex(self) -> bool:
-        """False: webgrad has no complex dtypes."""
-        return False
+        """True for complex64 and complex128 tensors.
+
+        >>> import webgrad as wg
+        >>> wg.tensor([1j]).is_complex(), wg.zeros(1).is_complex()
+        (True, False)
+        """
+        return self._dtype.is_complex
 
     def __getattr__(self, name):
         """Only for names Tensor lacks: an AttributeError saying why when PyTorch has the name and
@@ -503,7 +512,8 @@ engine.Tensor, engine._wrap = Tensor, Tensor._wrap   # (engine cannot import thi
 # PyTorch's legacy tensor type names, which ``type()`` returns and takes
 TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
               "bfloat16": "torch.BFloat16Tensor", "int32": "torch.IntTensor", "int64": "torch.LongTensor",
-              "bool": "torch.BoolTensor"}
+              "bool": "torch.BoolTensor", "complex64": "torch.ComplexFloatTensor",
+              "complex128": "torch.ComplexDoubleTensor"}
 _TYPE_DTYPES = {name: dtype for dtype, name in TYPE_NAMES.items()}
 
 

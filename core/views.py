@@ -17,6 +17,11 @@ to its live views. An in-place change
 
 Views share their root's version counter (``.data`` starts a counter of its own, as in PyTorch), so
 autograd's checks of saved tensors hold across them.
+
+A view may also see its root's elements through a *codec* (``view_as_real``, ``view_as_complex``,
+``.real``, ``.imag``: another dtype over the same storage): it reads ``codec.decode(elements)`` and
+writes ``codec.encode(new, elements)``. Such a view is the root of its own views (their layouts are
+in its elements), and a write into it goes on into its own root.
 """
 from __future__ import annotations
 
@@ -33,10 +38,10 @@ class ViewInfo:
     """What a view knows of its storage: the root tensor, its layout there, and the tensor whose
     version counter it shares (the root's, or a ``.data`` alias's own)."""
 
-    __slots__ = ("root", "layout", "versions")
+    __slots__ = ("root", "layout", "versions", "codec")
 
-    def __init__(self, root, layout: Layout, versions):
-        self.root, self.layout, self.versions = root, layout, versions
+    def __init__(self, root, layout: Layout, versions, codec=None):
+        self.root, self.layout, self.versions, self.codec = root, layout, versions, codec
 
 
 def layout_of(t) -> Layout:
@@ -46,26 +51,29 @@ def layout_of(t) -> Layout:
     >>> layout_of(wg.zeros(2, 3).t())
     Layout(shape=(3, 2), strides=(1, 3), offset=0)
     """
-    return t._view.layout if t._view is not None else contiguous(t._data.shape)
+    info = t._view
+    return info.layout if info is not None and info.codec is None else contiguous(t._data.shape)
 
 
 def root_of(t):
-    return t._view.root if t._view is not None else t
+    """The tensor holding ``t``'s elements: its root, or ``t`` itself for a root or a codec view."""
+    info = t._view
+    return info.root if info is not None and info.codec is None else t
 
 
 def _version_owner(t):
     return t._view.versions if t._view is not None else t
 
 
-def make_view(base, out, layout: Layout, own_version: bool = False):
-    """Register ``out`` (a new tensor holding ``base``'s elements at ``layout``) as a view of
-    ``base``'s storage and return it. ``own_version``: ``out`` starts a version counter of its
-    own (``.data``); otherwise it shares ``base``'s."""
+def make_view(base, out, layout: Layout, own_version: bool = False, codec=None):
+    """Register ``out`` (a new tensor holding ``base``'s elements at ``layout``, seen through ``codec``
+    when given) as a view of ``base``'s storage and return it. ``own_version``: ``out`` starts a
+    version counter of its own (``.data``); otherwise it shares ``base``'s."""
     if out is base:
         return out
     root = root_of(base)
     owner = out if own_version else _version_owner(base)
-    out._view = ViewInfo(root, layout, owner)
+    out._view = ViewInfo(root, layout, owner, codec)
     out._version = 0 if own_version else owner._version
     live = root._views
     if live is None:
@@ -98,6 +106,7 @@ def write(view, new, op: str) -> None:
     storage; then every view of that root sees it."""
     info = view._view
     root, layout = info.root, info.layout
+    new_value = new
     tracked = _mode.enabled and (view.requires_grad or new.requires_grad)
     if tracked and root.requires_grad and root.grad_fn is None:
         raise RuntimeError(f"{op}: a view of a leaf Variable that requires grad is being used in an in-place "
@@ -107,6 +116,8 @@ def write(view, new, op: str) -> None:
         raise RuntimeError(f"{op}: unsupported operation: more than one element of the written-to tensor refers "
                            f"to a single memory location (a view made by expand); clone() it before writing")
     with set_grad_enabled(tracked):
+        if info.codec is not None:
+            new = info.codec.encode(new, read_at(root, layout))
         if covers_base(layout, root._data.shape) and (new.requires_grad or not (tracked and root.requires_grad)):
             new_root = run_kernel(K.RESHAPE, new, shape=tuple(root._data.shape))
             # (a value needing no grad over all of a root that needs it goes through the scatter below,
@@ -114,10 +125,15 @@ def write(view, new, op: str) -> None:
         else:
             new_root = run_kernel(K.AS_STRIDED_SCATTER, root, run_kernel(K.RESHAPE, new, shape=layout.shape),
                                   shape=layout.shape, strides=layout.strides, offset=layout.offset)
-    _rebind(root, new_root, tracked)
+    if root._view is not None:   # a codec view's own view: the write goes on into the codec view's root
+        write(root, new_root, op)
+    else:
+        _rebind(root, new_root, tracked)
     if not tracked:
-        _rebind(view, new, False)
+        _rebind(view, new_value, False)
     changed(root, writer=view, op=op, skip=None if tracked else view)
+    if view._views:   # a codec view is the root of its own views
+        changed(view, writer=view, op=op)
 
 
 def changed(root, writer, op: str, skip=None) -> None:
@@ -151,7 +167,12 @@ def refresh(view, tracked: bool) -> None:
         return detach_view(view)
     with set_grad_enabled(tracked):
         value = read_at(root, layout)
+        if info.codec is not None:
+            value = info.codec.decode(value)
     _rebind(view, value, tracked)
+    if view._views:   # a codec view's own views read from it
+        for v in live_views(view):
+            refresh(v, tracked and v.requires_grad)
 
 
 def read_at(root, layout: Layout):

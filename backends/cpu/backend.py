@@ -9,7 +9,7 @@ import numpy as np
 from webgrad.dtypes import DType
 
 # importing the kernel modules registers their kernels (backward_kernels: the backward kernels)
-from . import (attention, backward_kernels, bessel, creation, elementwise, fused, gamma, gelu,  # noqa: F401
+from . import (attention, backward_kernels, bessel, complex, creation, elementwise, fused, gamma, gelu,  # noqa: F401
                indexing, into, layer_norm, linalg, losses, movement, optim, reduce, softmax, sorting, special, views,
                windows)
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype

@@ -16,14 +16,19 @@ from webgrad.gradients.linalg import folds_batch
 from webgrad.registry import register_kernel
 from webgrad.shapes import reduced_shape
 
-from .backend_dtypes import np_dtype
-from .elementwise import _ZERO, _where
+from .elementwise import _ZERO, _cast as cast, _where
 from .indexing import scatter_add
 from .linalg import matmul
 from .losses import shifted, softmax_cross_entropy_grad
 from .movement import expand
 from .reduce import sum_kernel
 from .windows import col2im
+
+
+def _c(x):
+    """``x``'s conjugate where complex: a holomorphic op's gradient is ``dy * conj(f'(z))`` (PyTorch's
+    convention), so the rules below take the conjugate of what multiplies ``dy``."""
+    return x.conj() if x.dtype.kind == "c" else x
 
 
 def _kernel(*names):
@@ -47,11 +52,12 @@ def _sub(dy, *, needs):
 
 @_kernel(K.MUL_GRAD)
 def _mul(dy, a, b, *, needs):
-    return (dy * b if needs[0] else None, dy * a if needs[1] else None)
+    return (dy * _c(b) if needs[0] else None, dy * _c(a) if needs[1] else None)
 
 
 @_kernel(K.DIV_GRAD)
 def _div(dy, a, b):
+    a, b = _c(a), _c(b)
     return dy / b, -dy * a / (b * b)   # PyTorch's order of operations: the same over- and underflows
 
 
@@ -62,16 +68,17 @@ def _neg(dy):
 
 @_kernel(K.EXP_GRAD)
 def _exp(dy, y):
-    return (dy * y,)
+    return (dy * _c(y),)
 
 
 @_kernel(K.LOG_GRAD)
 def _log(dy, x):
-    return (dy / x,)
+    return (dy / _c(x),)
 
 
 @_kernel(K.TANH_GRAD)
 def _tanh(dy, y):
+    y = _c(y)
     return (dy * (1 - y * y),)
 
 
@@ -94,7 +101,7 @@ def _where_grad(dy, cond):
 
 @_kernel(K.CAST_GRAD)
 def _cast(dy, *, dtypes, dtype):
-    return (dy.astype(np_dtype(dtypes[0])) if dtypes[0].is_floating else None,)
+    return (cast(dy, dtype=dtypes[0]) if dtypes[0].differentiable else None,)
 
 
 @_kernel(K.SUM_GRAD)
@@ -121,6 +128,7 @@ def _batch_rows(x):
 @_kernel(K.MATMUL_GRAD)
 def _matmul(dy, a, b, *, needs, shapes, transpose_a=False, transpose_b=False):
     ta, tb = transpose_a, transpose_b
+    a, b = _c(a), _c(b)
     da = db = None
     if needs[0]:
         da = matmul(b, dy, transpose_a=tb, transpose_b=True) if ta else matmul(dy, b, transpose_b=not tb)

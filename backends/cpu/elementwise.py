@@ -70,7 +70,9 @@ def _sign(x):
 def _in_float64(fn, x):
     """``fn`` computed in float64 and rounded to ``x``'s dtype: numpy's float32 log10 is off by an ulp
     at exact powers (log10(1000) = 3.0000002), PyTorch's is not."""
-    return fn(x) if x.dtype == np.float64 else fn(x.astype(np.float64)).astype(x.dtype)
+    if x.dtype == np.float64 or x.dtype == np.complex128:
+        return fn(x)
+    return fn(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)).astype(x.dtype)
 
 
 UNARY = {
@@ -292,11 +294,26 @@ def _where(c, a, b):
     return np.bitwise_or(np.bitwise_and(ai, m), np.bitwise_and(bi, np.invert(m))).view(a.dtype)
 
 
-register_table({name: _typed(fn, arrays=None if name in UNARY_WITH_ATTRS else 1) for name, fn in UNARY.items()})
+def _cast(x, *, dtype):
+    """``x`` as ``dtype``; complex to real keeps the real part (the op warns, as PyTorch's; numpy's
+    own ComplexWarning would name numpy)."""
+    x = np.asarray(x)
+    target = np_dtype(dtype)
+    return (x.real if x.dtype.kind == "c" and target.kind != "c" else x).astype(target)
+
+
+def _abs(typed):
+    """``abs``: the float magnitude of complex input (numpy's hypot), else ``typed`` (the dtype kept)."""
+    return lambda x: np.asarray(np.abs(x)) if x.dtype.kind == "c" else typed(x)
+
+
+register_table({name: _typed(fn, arrays=None if name in UNARY_WITH_ATTRS else 1) for name, fn in UNARY.items()
+                if name != K.ABS})
+register_table({K.ABS: _abs(_typed(np.abs, arrays=1))})
 register_table({name: _typed(fn, arrays=2) for name, fn in BINARY.items()})
 register_table({name: _typed(fn, _BOOL, arrays=2) for name, fn in PREDICATES.items()})
 register_table({
     K.LOGICAL_NOT: _typed(np.logical_not, _BOOL),
-    K.CAST: _quiet(lambda x, *, dtype: np.asarray(x).astype(np_dtype(dtype))),
+    K.CAST: _quiet(_cast),
     K.WHERE: _where,
 })

@@ -24,11 +24,11 @@ def register_kernels(backend_name: str) -> None:
     """Register every WGSL kernel for the GPU backend called ``backend_name``."""
     from webgrad import registry
 
-    from . import (activations, attention, elementwise, factorizations, index_copy, indexing, linalg, losses,
+    from . import (activations, attention, complex, elementwise, factorizations, index_copy, indexing, linalg, losses,
                    movement, nonzero, normalization, optim, reduce, sort, special, spectral, views, windows)
     native_half = {*elementwise.KERNELS, *movement.KERNELS, *views.KERNELS, *HALF_COPIES}
     for module in (elementwise, reduce, linalg, movement, views, indexing, windows, losses, sort, nonzero, index_copy,
-                   activations, normalization, attention, optim, factorizations, spectral, special):
+                   activations, normalization, attention, optim, factorizations, spectral, special, complex):
         for name, fn in module.KERNELS.items():
             fn = fn if name in native_half else in_float32(fn, name)
             register_kernel(name, backend_name, _bind(fn, backend_name, registry, name))

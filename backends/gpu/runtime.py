@@ -441,6 +441,11 @@ class GpuBackend:
 
     # ------------------------------------------------------------ host transfer
     def _check_dtype(self, dtype: DType) -> DType:
+        if dtype.is_complex:
+            raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
+                            f"(webgrad's GPU backends hold no complex dtypes; WGSL has no complex type): keep "
+                            f"complex tensors on the cpu backend, e.g. t.to('cpu'), or carry real pairs on the GPU "
+                            f"(webgrad.view_as_real's layout, rotating them with real ops)")
         if dtype not in self.dtypes:
             raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
                             f"({self._missing(dtype)}); use float32, e.g. t.to(webgrad.float32), or keep the "

@@ -3,6 +3,7 @@ The hot ones call kernels directly: their operands already share a dtype and bro
 from .. import kernel_names as K
 from ..engine import run_kernel
 from ..registry import register_gradient
+from .complex import conj
 
 
 def _ops():
@@ -24,13 +25,14 @@ def _sub(dy, saved, attrs):
 def _mul(dy, saved, attrs):
     a, b = saved
     need_a, need_b = saved.edges
-    return (run_kernel(K.MUL, dy, b) if need_a is not None else None,
-            run_kernel(K.MUL, dy, a) if need_b is not None else None)
+    return (run_kernel(K.MUL, dy, conj(b)) if need_a is not None else None,
+            run_kernel(K.MUL, dy, conj(a)) if need_b is not None else None)
 
 
 @register_gradient(K.DIV, inputs_to_save=True, kernel=K.DIV_GRAD, saved_for=[[1], [0, 1]])
 def _div(dy, saved, attrs):
-    a, b = saved   # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
+    a, b = conj(saved[0]), conj(saved[1])   # (complex: PyTorch's conjugates)
+    # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
     return dy / b, -dy * a / (b * b)
 
 
@@ -59,10 +61,23 @@ def _fmod(dy, saved, attrs):
 def _pow(dy, saved, attrs):
     wg = _ops()
     a, b, y = saved
+    if a._dtype.is_complex:
+        return _complex_pow(wg, dy, a, b, y, saved.edges[1] is not None)
     da = wg.where(b == 0, 0.0, dy * b * a ** (b - 1))
     # d/db = a ** b * log(a): NaN for a < 0 and -inf * ... at a == 0 with b < 0, as PyTorch's; 0 at a == 0, b >= 0
     db = wg.where((a == 0) & (b >= 0), 0.0, dy * y * wg.log(a)) if saved.edges[1] is not None else None
     return da, db
+
+
+def _complex_pow(wg, dy, a, b, y, need_b):
+    """PyTorch's complex pow_backward: ``dy * conj(b * a ** (b - 1))`` (0 where b is 0) and
+    ``dy * conj(a ** b * log(a))`` (0 where a is 0 and b is real and >= 0)."""
+    da = wg.where(b == 0, 0.0, dy * conj(b * a ** (b - 1)))
+    if not need_b:
+        return da, None
+    real_b = b.real
+    keep = (a == 0) & (b.imag == 0) & (real_b >= 0)
+    return da, wg.where(keep, 0.0, dy * conj(y * wg.log(a)))
 
 
 def _share(dy, a, b):

@@ -6,6 +6,7 @@ from .. import kernel_names as K
 from ..engine import run_kernel
 from ..registry import register_gradient
 from ..shapes import numel
+from .complex import conj
 
 
 def _grad_a(dy, b, ta, tb):
@@ -35,7 +36,7 @@ def folds_batch(a_shape, b_shape, ta):
 
 @register_gradient(K.MATMUL, inputs_to_save=True, kernel=K.MATMUL_GRAD, saved_for=[[1], [0]])
 def _matmul(dy, saved, attrs):
-    a, b = saved
+    a, b = conj(saved[0]), conj(saved[1])   # (complex: the adjoints, PyTorch's convention)
     need_a, need_b = saved.needs_input_grad
     ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
     if need_b and folds_batch(a.shape, b.shape, ta):

@@ -5,6 +5,8 @@ from .. import kernel_names as K
 from ..engine import run_kernel
 from ..ops.common import scalar_tensor
 from ..registry import register_gradient
+from ..ops.complex import sgn
+from .complex import conj
 
 
 def _ops():
@@ -13,10 +15,15 @@ def _ops():
 
 
 def _rule(name, inputs=(), outputs=(), kernel=None):
-    """Register ``fn(dy, x_or_y)`` for a one-input kernel that saves one tensor (its input or its output)."""
+    """Register ``fn(dy, x_or_y)`` for a one-input kernel that saves one tensor (its input or its output).
+    On complex tensors the rule gives PyTorch's ``dy * conj(f'(z))`` (these functions are holomorphic and
+    ``fn`` is linear in ``dy``: that is ``conj(fn(conj(dy), z))``)."""
     def deco(fn):
-        register_gradient(name, lambda dy, saved, attrs: (fn(dy, *saved),), inputs_to_save=inputs,
-                          outputs_to_save=outputs, kernel=kernel)
+        def rule(dy, saved, attrs):
+            if dy._dtype.is_complex:
+                return (conj(fn(conj(dy), *saved)),)
+            return (fn(dy, *saved),)
+        register_gradient(name, rule, inputs_to_save=inputs, outputs_to_save=outputs, kernel=kernel)
         return fn
     return deco
 
@@ -25,19 +32,19 @@ _IN, _OUT = True, [0]   # (True: every input, here the one)
 
 register_gradient(K.NEG, lambda dy, saved, attrs: (run_kernel(K.NEG, dy),), kernel=K.NEG_GRAD)
 register_gradient(K.IDENTITY, lambda dy, saved, attrs: (dy,))
-_rule(K.ABS, _IN)(lambda dy, x: dy * x.sign())
+register_gradient(K.ABS, lambda dy, saved, attrs: (dy * sgn(saved[0]),), inputs_to_save=True)
 
 
 # the hottest rules call kernels directly (dy and the saved tensor share a dtype and shape)
 
 @register_gradient(K.EXP, outputs_to_save=_OUT, kernel=K.EXP_GRAD)
 def _exp(dy, saved, attrs):
-    return (run_kernel(K.MUL, dy, saved[0]),)
+    return (run_kernel(K.MUL, dy, conj(saved[0])),)
 
 
 @register_gradient(K.TANH, outputs_to_save=_OUT, kernel=K.TANH_GRAD)
 def _tanh(dy, saved, attrs):
-    (y,) = saved
+    y = conj(saved[0])
     one = scalar_tensor(1, y._dtype, y._backend)
     return (run_kernel(K.MUL, dy, run_kernel(K.SUB, one, run_kernel(K.MUL, y, y))),)
 
@@ -118,5 +125,5 @@ def _clamp(dy, saved, attrs):
 
 @register_gradient(K.CAST, kernel=K.CAST_GRAD)
 def _cast(dy, saved, attrs):
-    dtype = saved.dtypes[0]
-    return (dy.to(dtype) if dtype.is_floating else None,)
+    dtype = saved.dtypes[0]   # (complex to real: the real part, without the op's warning, as PyTorch's engine)
+    return (run_kernel(K.CAST, dy, dtype=dtype) if dtype.differentiable else None,)

@@ -13,6 +13,10 @@ from .indexing import nonzero
 
 
 _NUMBERS = (int, float)
+# the binary ops that take complex tensors; PyTorch's errors for the others are NotImplementedError, but
+# RuntimeError for maximum and minimum
+_COMPLEX_OPS = {"add", "sub", "mul", "div", "pow", "eq", "ne", "logical_and", "logical_or", "logical_xor"}
+_COMPLEX_ERRORS = {"maximum": RuntimeError, "minimum": RuntimeError}
 
 
 def _operands(op: str, a, b, floating: bool = False):
@@ -23,7 +27,11 @@ def _operands(op: str, a, b, floating: bool = False):
         return scalar_tensor(a, b._dtype, b._backend), b
     if type(a) is not Tensor or type(b) is not Tensor or a._dtype is not b._dtype:
         a, b = binary_operands(op, a, b)
-    if floating and not a._dtype.is_floating:
+    if a._dtype.is_complex and op not in _COMPLEX_OPS:
+        raise _COMPLEX_ERRORS.get(op, NotImplementedError)(
+            f"{op}: not implemented for complex tensors (got {a._dtype.name}); the binary ops that take them: "
+            f"{', '.join(sorted(_COMPLEX_OPS))}")
+    if floating and not a._dtype.differentiable:
         a, b = run_kernel(K.CAST, a, dtype=get_default_dtype()), run_kernel(K.CAST, b, dtype=get_default_dtype())
     sa, sb = a._data.shape, b._data.shape
     if sa != sb:
@@ -130,7 +138,7 @@ def div(input, other, *, rounding_mode=None):
     """
     if rounding_mode not in _ROUNDING:
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
-    a, b = _operands("div", input, other)
+    a, b = _operands("div" if rounding_mode is None else f"div (rounding_mode={rounding_mode!r})", input, other)
     if rounding_mode == "floor":
         return run_kernel(K.FLOOR_DIVIDE, a, b)
     q = run_kernel(K.DIV, *_operands("div", a, b, floating=True))
@@ -178,7 +186,7 @@ def pow(input, exponent):
     [2.0, 8.0]
     """
     a, b = _operands("pow", input, exponent)
-    if is_scalar(exponent) and exponent < 0 and a._dtype.kind in "ib":   # PyTorch's RuntimeError
+    if a._dtype.kind in "ib" and is_scalar(exponent) and exponent < 0:   # PyTorch's RuntimeError
         raise RuntimeError(f"pow: integers to negative integer powers are not allowed (got {a._dtype.name} ** "
                            f"{exponent}); use a float base")
     return run_kernel(K.POW, a, b)

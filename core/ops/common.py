@@ -12,7 +12,7 @@ from ..dtypes import promote_scalar, promote_tensors, scalar_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor
 
-_SCALARS = (bool, int, float)
+_SCALARS = (bool, int, float, complex)
 
 
 def scale_first(op: str, args: tuple, form: str, current: str) -> tuple:
@@ -40,7 +40,7 @@ def is_scalar(x) -> bool:
 
 
 def python_scalar(x):
-    """A Python bool/int/float for any number (numpy scalars included)."""
+    """A Python bool/int/float/complex for any number (numpy scalars included)."""
     return x if isinstance(x, _SCALARS) else x.item()
 
 
@@ -67,7 +67,8 @@ def scalar_tensor(value, dtype, backend) -> Tensor:
     2.0
     """
     key = (value, type(value), dtype, backend)
-    cached = value or math.copysign(1.0, value) > 0        # -0.0 == 0.0 as a key: only +0.0 is kept and found
+    # -0.0 == 0.0 as a key: only +0.0 is kept and found (a complex zero, whose signs are two, never)
+    cached = value or (type(value) is not complex and math.copysign(1.0, value) > 0)
     data = _CONSTANTS.get(key) if cached else None
     if data is not None:
         return Tensor._wrap(data, backend)

@@ -31,7 +31,7 @@ def isnan(input) -> Tensor:
     [False, True]
     """
     x = check_tensor("isnan", input)
-    return unary.logical_not(binary.eq(x, x)) if x._dtype.is_floating else _constant(x, False)
+    return unary.logical_not(binary.eq(x, x)) if x._dtype.differentiable else _constant(x, False)
 
 
 def isinf(input) -> Tensor:
@@ -42,7 +42,7 @@ def isinf(input) -> Tensor:
     [False, True]
     """
     x = check_tensor("isinf", input)
-    return binary.eq(unary.abs(x), math.inf) if x._dtype.is_floating else _constant(x, False)
+    return binary.eq(unary.abs(x), math.inf) if x._dtype.differentiable else _constant(x, False)
 
 
 def isposinf(input) -> Tensor:
@@ -75,17 +75,18 @@ def isfinite(input) -> Tensor:
     [True, False, False]
     """
     x = check_tensor("isfinite", input)
-    return binary.lt(unary.abs(x), math.inf) if x._dtype.is_floating else _constant(x, True)
+    return binary.lt(unary.abs(x), math.inf) if x._dtype.differentiable else _constant(x, True)
 
 
 def isreal(input) -> Tensor:
-    """All True: webgrad has no complex dtypes.
+    """Whether each element is real: all True for a real tensor, ``imag == 0`` for a complex one.
 
     >>> import webgrad as wg
-    >>> wg.isreal(wg.tensor([1.0])).tolist()
-    [True]
+    >>> wg.isreal(wg.tensor([1.0 + 0j, 1j])).tolist()
+    [True, False]
     """
-    return _constant(check_tensor("isreal", input), True)
+    x = check_tensor("isreal", input)
+    return binary.eq(x.imag, 0) if x._dtype.is_complex else _constant(x, True)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:

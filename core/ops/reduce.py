@@ -8,7 +8,7 @@ logsumexp, norm and amax/amin are compositions of them and elementwise kernels.
 from __future__ import annotations
 
 import math
-from functools import partial
+from functools import partial, wraps
 
 from .. import kernel_names as K, return_types
 from ..dtypes import bool_, default_int, get_default_dtype, to_dtype
@@ -41,7 +41,7 @@ def _accumulating(x, dtype):
     """The dtype sums and products run in: ``dtype`` if given, else int64 for ints and bools."""
     if dtype is not None:
         return _cast(x, to_dtype(dtype))
-    return x if x._dtype.is_floating else _cast(x, default_int)
+    return x if x._dtype.differentiable else _cast(x, default_int)
 
 
 def _count(x, axes) -> int:
@@ -64,7 +64,7 @@ def _named_axes(dim, axes) -> tuple:
 
 
 def _float_only(x, op, what):
-    if not x._dtype.is_floating:   # PyTorch's RuntimeError
+    if not x._dtype.differentiable:   # floating or complex (PyTorch's RuntimeError)
         raise RuntimeError(f"{op}(): {what}. Got: {x._dtype.name}")
 
 
@@ -565,6 +565,25 @@ def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
     rule = _NORMS.get(p) if p != 2 else None
     return rule(input, axes, bool(keepdim)) if rule else _p_norm(input, p, axes, bool(keepdim))
 
+
+def _real_only(fn, error=NotImplementedError):
+    """``fn`` refusing complex input: with PyTorch's error where PyTorch refuses it too (the orderings),
+    else NotImplementedError (webgrad has no complex rule for it yet)."""
+    @wraps(fn)
+    def op(*args, **kwargs):   # (any arguments: fn's own signature refuses what it does not take)
+        x = args[0] if args else kwargs.get("input")
+        if isinstance(x, Tensor) and x._dtype.is_complex:
+            raise error(f"{fn.__name__}: not implemented for complex tensors (got {x._dtype.name}); the "
+                        f"reductions that take them: sum, mean, cumsum")
+        return fn(*args, **kwargs)
+    return op
+
+
+# (PyTorch has these for complex input: var/std of the magnitudes, norm, prod ...; webgrad not yet)
+prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm = [_real_only(f) for f in (
+    prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm)]
+amax, amin, max, min, aminmax = [_real_only(f) for f in (amax, amin, max, min, aminmax)]  # noqa: A001
+argmax, argmin = [_real_only(f, RuntimeError) for f in (argmax, argmin)]
 
 METHODS = {
     "sum": sum, "mean": mean, "prod": prod, "cumsum": cumsum, "amax": amax, "amin": amin, "argmax": argmax,

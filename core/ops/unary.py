@@ -8,8 +8,8 @@ from __future__ import annotations
 
 
 from .. import kernel_names as K
-from ..dtypes import (bfloat16, bool_, float16, float32, float64, get_default_dtype, int32, int64, promote,
-                      promote_scalar)
+from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int32,
+                      int64, promote, promote_scalar)
 from ..engine import run_kernel
 from ..tensor import Tensor
 from .common import check_tensor, inplace_method, is_scalar
@@ -34,11 +34,27 @@ def _numeric(op: str, x) -> Tensor:
     return x
 
 
+# the elementwise ops that take complex tensors (numpy's complex math on cpu; holomorphic but abs, whose
+# rules give PyTorch's conjugate convention); the others refuse them with PyTorch's NotImplementedError
+# (sigmoid, which PyTorch has for complex input, is not in webgrad yet)
+_COMPLEX = {"neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "reciprocal",
+            "sin", "cos", "tan", "tanh"}
+
+
+def _complex_input(op: str, x) -> Tensor:
+    if op not in _COMPLEX:
+        raise NotImplementedError(f"{op}: not implemented for complex tensors (got {x._dtype.name}); the elementwise "
+                                  f"ops that take them: {', '.join(sorted(_COMPLEX))}")
+    return x
+
+
 def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, result: str):
     """Make the op ``name`` running ``kernel`` (on a float32 copy of non-float input when ``floating``)."""
     def op(input):
         if type(input) is Tensor and input._dtype.is_floating:   # the common case, first
             return run_kernel(kernel, input)
+        if type(input) is Tensor and input._dtype.is_complex:
+            return run_kernel(kernel, _complex_input(name, input))
         if name in _BOOL_AS and type(input) is Tensor and input._dtype is bool_:
             as_kernel, dtype = _BOOL_AS[name]
             return run_kernel(as_kernel, run_kernel(K.CAST, input, dtype=dtype) if dtype is not bool_ else input)
@@ -302,7 +318,7 @@ METHODS.update({
     "__neg__": METHODS["neg"], "__abs__": METHODS["abs"], "__invert__": _invert,
     "float": _cast_method(float32), "double": _cast_method(float64), "half": _cast_method(float16),
     "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
-    "bool": _cast_method(bool_),
+    "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),
     "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_, "clamp_min": clamp_min,
     "clamp_max": clamp_max, "negative_": METHODS["neg_"], "absolute_": METHODS["abs_"],
 })

@@ -53,7 +53,14 @@ CASES = {
     "reinforce": ("reinforce", {"dropout": 0.0}, ["probe"], False),
     "per_sample_grads": ("per_sample_grads", {}, ["per_sample_matches", "ensemble"], False),
     "actor_critic": ("reinforce", {"model": "actor_critic"}, ["probe"], False),
+    "llama": ("llama", {}, [], False),
 }
+# programs that hold complex tensors, which webgrad's GPU backends refuse (test_complex_programs_refused_on_gpu)
+COMPLEX = {"llama"}
+
+
+def _runs_on(program, backend_name):
+    return backend_name == "cpu" or program not in COMPLEX
 _reference = {}
 
 
@@ -73,7 +80,8 @@ def _params(module):
 
 
 @pytest.mark.parametrize("case, backend_name", [pytest.param(c, b, marks=[pytest.mark.slow] if CASES[c][3] else [],
-                                                             id=f"{c}-{b}") for c in CASES for b in BACKENDS])
+                                                             id=f"{c}-{b}") for c in CASES for b in BACKENDS
+                                                if _runs_on(CASES[c][0], b)])
 def test_program_matches_torch(case, backend_name, tmp_path_factory):
     program, kwargs, compared, _ = CASES[case]
     want = reference(case, tmp_path_factory)
@@ -140,11 +148,13 @@ SEEDED = {
     "word_lm_transformer_dropout": ("word_lm", {"model": "Transformer", "dropout": 0.2}, True),
     "reinforce_dropout": ("reinforce", {}, False),
     "poly_nn": ("poly_nn", {}, False),
+    "llama": ("llama", {}, False),
 }
 
 
 @pytest.mark.parametrize("case, backend_name", [pytest.param(c, b, marks=[pytest.mark.slow] if SEEDED[c][2] else [],
-                                                             id=f"{c}-{b}") for c in SEEDED for b in BACKENDS])
+                                                             id=f"{c}-{b}") for c in SEEDED for b in BACKENDS
+                                                if _runs_on(SEEDED[c][0], b)])
 def test_seeded_program_draws_pytorchs_weights_and_masks(case, backend_name, tmp_path_factory):
     """After the same manual_seed, a port starts from PyTorch's initial weights (no ``init`` handed
     over) and its dropout drops what PyTorch's does: the losses agree."""
@@ -163,3 +173,11 @@ def test_seeded_program_draws_pytorchs_weights_and_masks(case, backend_name, tmp
                                                                      want[key].ravel().tolist()) <= 1e-6, key
     assert harness.max_rel_diff(runs["webgrad"]["losses"], runs["torch"]["losses"]) <= RTOL, \
         (runs["webgrad"]["losses"], runs["torch"]["losses"])
+
+
+@pytest.mark.parametrize("program, backend_name", [(p, b) for p in sorted(COMPLEX) for b in BACKENDS if b != "cpu"])
+def test_complex_programs_refused_on_gpu(program, backend_name):
+    """A program holding complex tensors stops on a GPU backend with the TypeError saying why and what to do."""
+    module = harness.load(program, "webgrad")
+    with pytest.raises(TypeError, match="no complex dtypes.*cpu"):
+        harness.run(module, steps=1, device=backend_name)
