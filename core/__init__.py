@@ -42,6 +42,7 @@ from .ops.aliases import *  # noqa: F401,F403
 from .ops.joining import *  # noqa: F401,F403
 from .ops.uniques import *  # noqa: F401,F403
 from .ops.scatter import *  # noqa: F401,F403
+from .ops.bitwise import *  # noqa: F401,F403
 from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size

@@ -41,10 +41,11 @@ CLAMP = "Clamp"               # min: float | None, max: float | None
 LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
 IDENTITY = "Identity"         # a copy
+BITWISE_NOT = "BitwiseNot"    # integer or bool: ~x (bool: not)
 
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
-         CLAMP, LOGICAL_NOT, CAST, IDENTITY)
+         CLAMP, LOGICAL_NOT, CAST, IDENTITY, BITWISE_NOT)
 
 # --- elementwise, binary (broadcasting) ---------------------------------------
 ADD = "Add"
@@ -68,9 +69,16 @@ LOGICAL_AND = "LogicalAnd"    # -> bool
 LOGICAL_OR = "LogicalOr"      # -> bool
 LOGICAL_XOR = "LogicalXor"    # -> bool
 WHERE = "Where"               # (cond: bool, a, b) -> a's dtype
+BITWISE_AND = "BitwiseAnd"    # integer or bool
+BITWISE_OR = "BitwiseOr"      # integer or bool
+BITWISE_XOR = "BitwiseXor"    # integer or bool
+LEFT_SHIFT = "LeftShift"      # integer: a << b, 0 where b < 0 or b >= the bit width (PyTorch's)
+RIGHT_SHIFT = "RightShift"    # integer: a >> b, arithmetic; b < 0 or b >= the bit width fills with a's sign
 
 BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS,
-          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR)
+          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, BITWISE_AND, BITWISE_OR, BITWISE_XOR,
+          LEFT_SHIFT, RIGHT_SHIFT)
+BITWISE = (BITWISE_AND, BITWISE_OR, BITWISE_XOR, LEFT_SHIFT, RIGHT_SHIFT, BITWISE_NOT)   # integer (and bool) only
 
 # --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------
 SUM = "Sum"

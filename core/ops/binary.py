@@ -305,19 +305,6 @@ def _scalar_pair_dtype(a, b):
     return promote(scalar_dtype(a), scalar_dtype(b))
 
 
-# ---------------------------------------------------------------- bool operators
-
-
-def _bool_only(name: str, fn):
-    def op(a, b):
-        for t in (a, b):
-            if isinstance(t, Tensor) and t._dtype is not bool_:
-                raise TypeError(f"{name}: webgrad supports this operator on bool tensors only, got "
-                                f"{t._dtype.name} (use logical_and/logical_or/logical_xor)")
-        return fn(a, b)
-    return op
-
-
 # ---------------------------------------------------------------- in-place
 
 
@@ -403,9 +390,6 @@ METHODS = {
     "__mod__": remainder, "__rmod__": _reflected(remainder),
     "__pow__": pow, "__rpow__": _reflected(pow),
     "__eq__": _equality(eq), "__ne__": _equality(ne), "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
-    "__and__": _bool_only("__and__", logical_and), "__rand__": _bool_only("__rand__", logical_and),
-    "__or__": _bool_only("__or__", logical_or), "__ror__": _bool_only("__ror__", logical_or),
-    "__xor__": _bool_only("__xor__", logical_xor), "__rxor__": _bool_only("__rxor__", logical_xor),
     "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "pow_": pow_,
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_, "__ipow__": pow_,
 }

@@ -24,6 +24,17 @@ def int_power(a, b):
     return np.where(b < 0, negative, np.power(a, np.abs(b)))
 
 
+def left_shift(a, b):
+    """PyTorch's ``a << b`` on int64 values: 0 for a shift outside [0, 64) (numpy's is undefined there)."""
+    inside = (b >= 0) & (b < 64)
+    return np.where(inside, np.left_shift(a, np.where(inside, b, 0)), 0)
+
+
+def right_shift(a, b):
+    """PyTorch's arithmetic ``a >> b`` on int64 values: the sign alone for a shift outside [0, 64)."""
+    return np.right_shift(a, np.where((b < 0) | (b >= 64), 63, b))
+
+
 def method(name):
     return lambda lib, a, b: getattr(lib, name)(a, b)
 
@@ -49,7 +60,12 @@ BINARY = {
     "a ** b": (infix(operator.pow), int_power), "a == b": (infix(operator.eq), np.equal),
     "a < b": (infix(operator.lt), np.less), "a >= b": (infix(operator.ge), np.greater_equal),
     "a & b": (infix(operator.and_), np.bitwise_and), "a | b": (infix(operator.or_), np.bitwise_or),
-    "a ^ b": (infix(operator.xor), np.bitwise_xor),
+    "a ^ b": (infix(operator.xor), np.bitwise_xor), "a << b": (infix(operator.lshift), left_shift),
+    "a >> b": (infix(operator.rshift), right_shift),
+    "bitwise_and": (method("bitwise_and"), np.bitwise_and), "bitwise_or": (method("bitwise_or"), np.bitwise_or),
+    "bitwise_xor": (method("bitwise_xor"), np.bitwise_xor),
+    "bitwise_left_shift": (method("bitwise_left_shift"), left_shift),
+    "bitwise_right_shift": (method("bitwise_right_shift"), right_shift),
 }
 # numpy's float64 answer to these may differ from a float32 one by a whole unit near integer quotients:
 # for floats PyTorch alone judges them
@@ -57,9 +73,9 @@ ROUNDING = {"floor_divide", "remainder", "a // b", "a % b"}
 # PyTorch's gradients of these across dtypes use each operand in its own dtype, before the cast to the common
 # one (MIXED_ROUNDING_GRAD, see test_fuzz_known.py): there they are checked for values only
 MIXED_ROUNDING_GRAD = ROUNDING | {"atan2"}
-BITWISE = {"a & b", "a | b", "a ^ b"}
 SCALAR_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-              "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "<": operator.lt, "==": operator.eq}
+              "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "<": operator.lt, "==": operator.eq,
+              "&": operator.and_, "|": operator.or_, "^": operator.xor}
 
 
 @st.composite
@@ -68,8 +84,6 @@ def binary_cases(draw, backend):
     shape_a, shape_b = draw(broadcast_pair())
     dtype_a = draw(dtypes(backend))
     dtype_b = draw(st.one_of(st.just(dtype_a), dtypes(backend)))
-    if name in BITWISE:                           # test_fuzz_known.py: bitwise ops on integers and floats
-        dtype_a = dtype_b = "bool"
     special = draw(st.integers(0, 3)) == 0
     a, b = draw(inputs(dtype_a, shape_a, special, backend=backend)), draw(inputs(dtype_b, shape_b, special,
                                                                                   backend=backend))

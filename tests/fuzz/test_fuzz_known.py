@@ -26,16 +26,7 @@ def _write_twice(lib, x, v):
     return y
 
 
-def _ints(*values):
-    return Input(np.array(values), "int32")
-
-
-BITWISE = ("bitwise &, |, ^ on integer tensors: webgrad takes them on bool tensors only (new BitwiseAnd/Or/Xor "
-           "kernels on every backend, and bitwise_and & co. names: parity's area)")
-
 KNOWN = [
-    *[Known(op, lambda lib, a, b, op=op: getattr(a, op)(b), [_ints(6, -3, 0), _ints(3, 5, 1)], BITWISE)
-      for op in ("__and__", "__or__", "__xor__")],
     Known("prod of [0, nan, 2]", lambda lib, x: x.prod(0), [Input(np.array([0.0, np.nan, 2.0]), "float32")],
           "PROD_ZERO_NAN: prod's gradient where a slice holds a zero and a NaN: PyTorch multiplies out the others "
           "(NaN beside the zero too); webgrad's rule gives 0 beside a single zero (the exact products of the "
