@@ -27,11 +27,6 @@ def _write_twice(lib, x, v):
 
 
 KNOWN = [
-    Known("prod of [0, nan, 2]", lambda lib, x: x.prod(0), [Input(np.array([0.0, np.nan, 2.0]), "float32")],
-          "PROD_ZERO_NAN: prod's gradient where a slice holds a zero and a NaN: PyTorch multiplies out the others "
-          "(NaN beside the zero too); webgrad's rule gives 0 beside a single zero (the exact products of the "
-          "others need exclusive cumulative products over the reduced dims, as PyTorch's prod_safe_zeros_backward: "
-          "composable from cumprod, not done yet)"),
     Known("float16 % float32", lambda lib, a, b: a % b,
           [Input(np.array([4.28125]), "float16"), Input(np.array(4.283203125), "float32")],
           "MIXED_ROUNDING_GRAD: remainder's gradient across dtypes: PyTorch's rule uses the divisor before its "
