@@ -20,12 +20,6 @@ class Known(NamedTuple):
     cpu_only: bool = False
 
 
-def _write_twice(lib, x, v):
-    y = x.clone()
-    y[lib.tensor([0, 0])] = v
-    return y
-
-
 KNOWN = [
     Known("float16 % float32", lambda lib, a, b: a % b,
           [Input(np.array([4.28125]), "float16"), Input(np.array(4.283203125), "float32")],
@@ -41,10 +35,6 @@ KNOWN = [
           "HALF_SCALAR: a Python float with a float16/bfloat16 tensor: PyTorch computes in float32 with the "
           "scalar unrounded, webgrad rounds the scalar to the tensor's dtype first (an ulp of the result apart; "
           "a whole unit for //, % and comparisons)", cpu_only=True),
-    Known("y[[0, 0]] = v", _write_twice, [Input(np.zeros(3), "float32"), Input(np.array([1.0, 2.0]), "float32")],
-          "REPEATED_WRITES: y[index] = v with a repeated index: the last write wins in both, but PyTorch gives "
-          "every written value the gradient of its place (index_put's rule gathers), webgrad gives the "
-          "overwritten ones 0 (they are not in the result)"),
 ]
 
 
