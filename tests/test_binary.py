@@ -476,3 +476,43 @@ def test_integer_division_by_zero_raises_on_cpu_as_torch():
 
 def torch_available():
     return pytest.importorskip("torch")
+
+
+HALF_SCALAR_OPS = {
+    "x * s": lambda x, s: x * s, "s * x": lambda x, s: s * x, "x / s": lambda x, s: x / s, "s / x": lambda x, s: s / x,
+    "x // s": lambda x, s: x // s, "trunc": lambda x, s: x.div(s, rounding_mode="trunc"),
+    "x + s": lambda x, s: x + s, "x % s": lambda x, s: x % s, "x < s": lambda x, s: x < s,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HALF_SCALAR_OPS))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_tensor_with_a_python_float_as_torch(backend, name, dtype):
+    """PyTorch computes x * s, x / s and x // s of a float16/bfloat16 x in float32 with the scalar s (a Python
+    number or a 0-d tensor) unrounded, and s / x as reciprocal(x) * s; the other ops round s to x's dtype first."""
+    torch = pytest.importorskip("torch")
+    if getattr(wg, dtype) not in wg.registry.backend(backend).dtypes:
+        pytest.skip(f"{backend} holds no {dtype}")
+    gen = np.random.default_rng(5)
+    values, scalars = gen.uniform(-4, 4, 64), gen.uniform(0.1, 4, 8) * gen.choice([-1, 1], 8)
+    fn, tdt = HALF_SCALAR_OPS[name], getattr(torch, dtype)
+    x = wg.tensor(values, dtype=wg.float32).to(getattr(wg, dtype))
+    tx = torch.tensor(values, dtype=torch.float32).to(tdt)
+    zero_d = [wg.float32] + ([wg.float64] if wg.float64 in wg.registry.backend(backend).dtypes else [])
+    for s in scalars.tolist():
+        for ws, ts in [(s, s)] + [(wg.tensor(s, dtype=d), torch.tensor(s, dtype=getattr(torch, d.name))) for d in zero_d]:
+            got, want = fn(x, ws), fn(tx, ts)
+            assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+            np.testing.assert_array_equal(np.asarray(got.float().tolist()), want.float().numpy(), err_msg=f"{name} {s}")
+
+
+def test_half_tensor_times_python_float_gradient_as_torch():
+    torch = pytest.importorskip("torch")
+    values = np.random.default_rng(6).uniform(-4, 4, 32)
+    for lib in (wg, torch):
+        x = lib.tensor(values).to(lib.bfloat16).requires_grad_()
+        (x * 0.587890625 / 1.3).sum().backward()
+        if lib is wg:
+            got = np.asarray(x.grad.float().tolist())
+        else:
+            np.testing.assert_array_equal(got, x.grad.float().numpy())

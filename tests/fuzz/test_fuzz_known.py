@@ -31,10 +31,6 @@ KNOWN = [
           "MIXED_ROUNDING_GRAD: atan2's gradient across dtypes: PyTorch's rule squares the float32 operand in "
           "float32, before the cast to float64 (5.2e-22 ** 2 is subnormal there, 0.25% off); webgrad's rule runs "
           "after the cast, in float64", cpu_only=True),
-    Known("bfloat16 // 0.587890625", lambda lib, x: x // 0.587890625, [Input(np.array(0.5859375), "bfloat16")],
-          "HALF_SCALAR: a Python float with a float16/bfloat16 tensor: PyTorch computes in float32 with the "
-          "scalar unrounded, webgrad rounds the scalar to the tensor's dtype first (an ulp of the result apart; "
-          "a whole unit for //, % and comparisons)", cpu_only=True),
 ]
 
 
