@@ -43,6 +43,8 @@ from .ops.joining import *  # noqa: F401,F403
 from .ops.uniques import *  # noqa: F401,F403
 from .ops.scatter import *  # noqa: F401,F403
 from .ops.bitwise import *  # noqa: F401,F403
+from .ops.counting import *  # noqa: F401,F403
+from .ops.scans import *  # noqa: F401,F403
 from .constants import *  # noqa: F401,F403
 from .dtype_info import finfo, iinfo
 from .size import Size

@@ -38,7 +38,7 @@ GELU = {"none": "T0(0.5) * x0 * (T0(1.0) + erf_(x0 * T0(0.7071067811865476)))",
 INT_UNARY = {
     K.NEG: "-x0", K.ABS: "abs(x0)", K.SQUARE: "x0 * x0", K.RELU: "max(x0, T0(0))",
     K.SIGN: _SIGN, K.FLOOR: "x0", K.CEIL: "x0", K.ROUND: "x0", K.IDENTITY: "x0",
-    K.CLAMP: "min(max(x0, T0(p0)), T0(p1))",
+    K.CLAMP: "min(max(x0, T0(i32(p0))), T0(i32(p1)))",
 }
 FLOAT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.DIV: "x0 / x1", K.POW: "pow_(x0, x1)",
                 K.MAXIMUM: "max_(x0, x1)", K.MINIMUM: "min_(x0, x1)", K.ATAN2: "atan2_(x0, x1)",

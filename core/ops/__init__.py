@@ -3,10 +3,10 @@ function calling ``run_kernel`` or other ops) and a ``METHODS`` table naming the
 Tensor methods and operators it provides; they are attached to Tensor here."""
 from ..tensor import Tensor
 from . import binary, creation, indexing, linalg, masking, movement, random, reduce, sorting, unary
-from . import aliases, bitwise, comparison, elementary, grids, joining, queries, scatter, uniques
+from . import aliases, bitwise, comparison, counting, scans, elementary, grids, joining, queries, scatter, uniques
 
 MODULES = (creation, unary, binary, reduce, linalg, movement, indexing, masking, random, sorting, elementary,
-           comparison, grids, queries, aliases, joining, uniques, scatter, bitwise)
+           comparison, grids, queries, aliases, joining, uniques, scatter, bitwise, counting, scans)
 
 for _m in MODULES:
     for _name, _fn in _m.METHODS.items():
