@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import return_types
 from ..dtypes import bool_, float32, float64, int32, int64, promote_tensors, scalar_dtype
 from ..tensor import Tensor
-from . import binary, comparison, movement as M, reduce
+from . import binary, movement as M, reduce
 from .common import check_tensor, is_scalar, scalar_tensor
 from .creation import arange, full, zeros
 from .indexing import gather, scatter_add

@@ -60,7 +60,17 @@ def _extreme_indices(x: Tensor, axis: int, beats) -> Tensor:
     return _scan([x, places], axis, combine)[1]
 
 
-def _cumulative(op: str, beats, result_type):
+_CUMULATIVE_DOC = """``(values, indices)``: the running {what} of ``input`` along ``dim`` and where it was
+    (the later of equal values; a NaN, once met, stays). The gradient goes to those places.
+
+    >>> import webgrad as wg
+    >>> r = wg.{op}(wg.tensor({example}), 0)
+    >>> r.values.tolist(), r.indices.tolist()
+    {result}
+    """
+
+
+def _cumulative(op: str, beats, result_type, what: str, example: str, result: str):
     def fn(input, dim):
         x = check_tensor(op, input)
         if not x.ndim:
@@ -72,27 +82,13 @@ def _cumulative(op: str, beats, result_type):
             indices = _extreme_indices(x.detach(), axis, beats)
         return result_type(gather(x, axis, indices), indices)
     fn.__name__ = fn.__qualname__ = op
+    fn.__doc__ = _CUMULATIVE_DOC.format(what=what, op=op, example=example, result=result)
     return fn
 
 
-cummax = _cumulative("cummax", binary.ge, cummax_type)
-cummax.__doc__ = """``(values, indices)``: the running maximum of ``input`` along ``dim`` and where it was
-    (the later of equal values; a NaN, once met, stays). The gradient goes to those places.
-
-    >>> import webgrad as wg
-    >>> r = wg.cummax(wg.tensor([1.0, 3.0, 2.0, 5.0]), 0)
-    >>> r.values.tolist(), r.indices.tolist()
-    ([1.0, 3.0, 3.0, 5.0], [0, 1, 1, 3])
-    """
-cummin = _cumulative("cummin", binary.le, cummin_type)
-cummin.__doc__ = """``(values, indices)``: the running minimum of ``input`` along ``dim`` and where it was
-    (the later of equal values; a NaN, once met, stays). The gradient goes to those places.
-
-    >>> import webgrad as wg
-    >>> r = wg.cummin(wg.tensor([4, 3, 5, 1]), 0)
-    >>> r.values.tolist(), r.indices.tolist()
-    ([4, 3, 3, 1], [0, 1, 1, 3])
-    """
+cummax = _cumulative("cummax", binary.ge, cummax_type, "maximum", "[1.0, 3.0, 2.0, 5.0]",
+                     "([1.0, 3.0, 3.0, 5.0], [0, 1, 1, 3])")
+cummin = _cumulative("cummin", binary.le, cummin_type, "minimum", "[4, 3, 5, 1]", "([4, 3, 3, 1], [0, 1, 1, 3])")
 
 
 def logcumsumexp(input, dim):
