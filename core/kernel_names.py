@@ -56,6 +56,7 @@ CLAMP = "Clamp"               # min: float | None, max: float | None
 LOGICAL_NOT = "LogicalNot"    # any dtype -> bool
 CAST = "Cast"                 # dtype: DType
 IDENTITY = "Identity"         # a copy
+BITWISE_NOT = "BitwiseNot"    # integer or bool: ~x (bool: not)
 
 # --- complex numbers (cpu; the GPU backends refuse complex dtypes) --------------------------
 COMPLEX = "Complex"           # (real, imag) of one float dtype -> its complex dtype
@@ -66,7 +67,7 @@ CONJ = "Conj"                 # complex -> its conjugate
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,
          ERFC, ERFCX, ERFINV, NDTRI, LGAMMA, DIGAMMA, POLYGAMMA, BESSEL_I0E, BESSEL_I1E,
-         CLAMP, LOGICAL_NOT, CAST, IDENTITY)
+         CLAMP, LOGICAL_NOT, CAST, IDENTITY, BITWISE_NOT)
 
 # --- elementwise, binary (broadcasting) ---------------------------------------
 ADD = "Add"
@@ -97,9 +98,16 @@ GCD = "Gcd"                   # (a, b) integer -> the greatest common divisor (n
 LCM = "Lcm"                   # (a, b) integer -> the least common multiple (non-negative; 0 with a 0)
 IGAMMA = "Igamma"             # (a, x) float -> P(a, x), the regularized lower incomplete gamma function
 IGAMMAC = "Igammac"           # (a, x) float -> Q(a, x) = 1 - P(a, x), the upper one
+BITWISE_AND = "BitwiseAnd"    # integer or bool
+BITWISE_OR = "BitwiseOr"      # integer or bool
+BITWISE_XOR = "BitwiseXor"    # integer or bool
+LEFT_SHIFT = "LeftShift"      # integer: a << b, 0 where b < 0 or b >= the bit width (PyTorch's)
+RIGHT_SHIFT = "RightShift"    # integer: a >> b, arithmetic; b < 0 or b >= the bit width fills with a's sign
 
 BINARY = (ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, MAXIMUM, MINIMUM, ATAN2, EQUAL, NOT_EQUAL, LESS,
-          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, ZETA)
+          LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, ZETA, BITWISE_AND, BITWISE_OR,
+          BITWISE_XOR, LEFT_SHIFT, RIGHT_SHIFT)
+BITWISE = (BITWISE_AND, BITWISE_OR, BITWISE_XOR, LEFT_SHIFT, RIGHT_SHIFT, BITWISE_NOT)   # integer (and bool) only
 
 # --- reductions (axes: tuple of normalised ints, keepdim: bool) ----------------
 SUM = "Sum"

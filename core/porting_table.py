@@ -127,6 +127,22 @@ SUPPORTED_NOTES.update({
     "torch.nn.LinearCrossEntropyLoss": "the reference path; options (the chunked path) raises NotImplementedError",
 })
 
+# counting and bitwise names: what differs by backend or by design
+_SHIFT = "on the GPU backends int64 is held in 32 bits: bits shifted past the 32nd are lost there"
+_READ_BACK = "the result's size depends on the data: its largest value is read back (as PyTorch's kernels do)"
+_RANGE = "the data's range is read back (as PyTorch's kernels do)"
+SUPPORTED_NOTES.update({
+    **{f"torch.{owner}bitwise_left_shift{tail}": _SHIFT for owner in ("", "Tensor.") for tail in ("", "_")},
+    "torch.bincount": f"{_READ_BACK}; weights get a gradient (PyTorch's backward raises)",
+    "torch.Tensor.bincount": f"{_READ_BACK}; weights get a gradient (PyTorch's backward raises)",
+    "torch.histogram": "bin edges within an ulp of PyTorch's (its linspace rounds by vector lanes), so a value "
+                       "within an ulp of an edge may count in the bin beside; with int bins and no range, "
+                       + _RANGE,
+    "torch.Tensor.histogram": "bin edges within an ulp of PyTorch's; with int bins and no range, " + _RANGE,
+    "torch.histc": "with min == max == 0, " + _RANGE, "torch.Tensor.histc": "with min == max == 0, " + _RANGE,
+    "torch.isin": "assume_unique is accepted and changes nothing (the answer is the same)",
+})
+
 # torch name -> why webgrad refuses it, and what to do instead
 REFUSED = {
     **{f"torch.cuda.{n}": f"{_NO_CUDA}; the call raises RuntimeError" for n in

@@ -352,13 +352,14 @@ def test_inplace_shape_mismatch_leaves_self(op, backend, shape):
 def test_binary_kernels_raise_on_shapes_that_do_not_broadcast(kernel, backend):
     """The contract add, sub and mul lean on (they leave the shape check to the kernel): every
     backend's binary kernel raises ValueError for shapes that do not broadcast."""
-    a, b = wg.ones(2, 3, backend=backend), wg.ones(4, backend=backend)
+    dtype = wg.int64 if kernel in wg.kernel_names.BITWISE else wg.float32   # integer-only kernels take ints
+    a, b = wg.ones(2, 3, backend=backend, dtype=dtype), wg.ones(4, backend=backend, dtype=dtype)
     with pytest.raises(ValueError):
         wg.run_kernel(kernel, a, b)
     with pytest.raises(ValueError):
         wg.run_kernel(kernel, b, a)
     with pytest.raises(ValueError):
-        wg.run_kernel(kernel, wg.ones(0, 3, backend=backend), wg.ones(2, 1, backend=backend))
+        wg.run_kernel(kernel, wg.ones(0, 3, backend=backend, dtype=dtype), wg.ones(2, 1, backend=backend, dtype=dtype))
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "pow", "maximum", "atan2", "lt", "logical_or"])
@@ -373,7 +374,7 @@ def test_bad_operator_use():
     x = wg.ones(3)
     with pytest.raises(TypeError, match="add"):
         x + [1, 2, 3]
-    with pytest.raises(TypeError, match="__and__"):
+    with pytest.raises(NotImplementedError, match="bitwise_and: not implemented for float32"):   # PyTorch's type
         x & x
     with pytest.raises(ValueError, match="div: rounding_mode"):
         wg.div(x, 2, rounding_mode="round")
@@ -475,3 +476,43 @@ def test_integer_division_by_zero_raises_on_cpu_as_torch():
 
 def torch_available():
     return pytest.importorskip("torch")
+
+
+HALF_SCALAR_OPS = {
+    "x * s": lambda x, s: x * s, "s * x": lambda x, s: s * x, "x / s": lambda x, s: x / s, "s / x": lambda x, s: s / x,
+    "x // s": lambda x, s: x // s, "trunc": lambda x, s: x.div(s, rounding_mode="trunc"),
+    "x + s": lambda x, s: x + s, "x % s": lambda x, s: x % s, "x < s": lambda x, s: x < s,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HALF_SCALAR_OPS))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_tensor_with_a_python_float_as_torch(backend, name, dtype):
+    """PyTorch computes x * s, x / s and x // s of a float16/bfloat16 x in float32 with the scalar s (a Python
+    number or a 0-d tensor) unrounded, and s / x as reciprocal(x) * s; the other ops round s to x's dtype first."""
+    torch = pytest.importorskip("torch")
+    if getattr(wg, dtype) not in wg.registry.backend(backend).dtypes:
+        pytest.skip(f"{backend} holds no {dtype}")
+    gen = np.random.default_rng(5)
+    values, scalars = gen.uniform(-4, 4, 64), gen.uniform(0.1, 4, 8) * gen.choice([-1, 1], 8)
+    fn, tdt = HALF_SCALAR_OPS[name], getattr(torch, dtype)
+    x = wg.tensor(values, dtype=wg.float32).to(getattr(wg, dtype))
+    tx = torch.tensor(values, dtype=torch.float32).to(tdt)
+    zero_d = [wg.float32] + ([wg.float64] if wg.float64 in wg.registry.backend(backend).dtypes else [])
+    for s in scalars.tolist():
+        for ws, ts in [(s, s)] + [(wg.tensor(s, dtype=d), torch.tensor(s, dtype=getattr(torch, d.name))) for d in zero_d]:
+            got, want = fn(x, ws), fn(tx, ts)
+            assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+            np.testing.assert_array_equal(np.asarray(got.float().tolist()), want.float().numpy(), err_msg=f"{name} {s}")
+
+
+def test_half_tensor_times_python_float_gradient_as_torch():
+    torch = pytest.importorskip("torch")
+    values = np.random.default_rng(6).uniform(-4, 4, 32)
+    for lib in (wg, torch):
+        x = lib.tensor(values).to(lib.bfloat16).requires_grad_()
+        (x * 0.587890625 / 1.3).sum().backward()
+        if lib is wg:
+            got = np.asarray(x.grad.float().tolist())
+        else:
+            np.testing.assert_array_equal(got, x.grad.float().numpy())

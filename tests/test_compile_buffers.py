@@ -198,6 +198,8 @@ def test_fresh_kernels_return_arrays_of_their_own(name):
     from webgrad.registry import _kernels
     kernel = _kernels["cpu"][name]
     x = np.abs(np.linspace(0.5, 2, 12, dtype=np.float32)).reshape(3, 4)
+    if name in wg.kernel_names.BITWISE:          # integer-only kernels
+        x = np.arange(12, dtype=np.int64).reshape(3, 4)
     if name == "MatMul":
         outs = [kernel(x, x, transpose_a=False, transpose_b=True), kernel(x[:, :1], x[:1], transpose_a=False,
                                                                          transpose_b=False)]

@@ -49,7 +49,7 @@ UNARY_ATTRS = {K.LEAKY_RELU: {"negative_slope": 0.1}, K.ELU: {"alpha": 1.3}, K.S
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-@pytest.mark.parametrize("name", sorted(set(K.UNARY) - {K.CAST, K.LOGICAL_NOT, K.GELU}))
+@pytest.mark.parametrize("name", sorted(set(K.UNARY) - {K.CAST, K.LOGICAL_NOT, K.GELU, K.BITWISE_NOT}))
 def test_unary(gpu, name, shape):
     x = randn(*shape) * 2
     if name in POSITIVE:
@@ -93,7 +93,7 @@ BROADCASTS = [((5,), (5,)), ((4, 8), ()), ((), (3,)), ((4, 1), (1, 6)), ((2, 3, 
 
 
 @pytest.mark.parametrize("shapes", BROADCASTS, ids=str)
-@pytest.mark.parametrize("name", K.BINARY)
+@pytest.mark.parametrize("name", sorted(set(K.BINARY) - set(K.BITWISE)))
 def test_binary(gpu, name, shapes):
     a, b = randn(*shapes[0]), randn(*shapes[1])
     if name == K.POW:
@@ -115,9 +115,16 @@ def test_binary_int(gpu, name):
     check(gpu, name, [randint(-50, 50, 4, 6), randint(-50, 50, 6)])
 
 
-@pytest.mark.parametrize("name", [K.LOGICAL_AND, K.LOGICAL_OR, K.LOGICAL_XOR, K.EQUAL])
+@pytest.mark.parametrize("name", [K.LOGICAL_AND, K.LOGICAL_OR, K.LOGICAL_XOR, K.EQUAL, K.BITWISE_AND, K.BITWISE_OR,
+                                  K.BITWISE_XOR])
 def test_logical_bool(gpu, name):
     check(gpu, name, [randn(5, 4) > 0, randn(4) > 0])
+
+
+@pytest.mark.parametrize("name", K.BITWISE)
+def test_bitwise_int(gpu, name):
+    args = [randint(-2 ** 31, 2 ** 31 - 1, 4, 6)] + ([] if name == K.BITWISE_NOT else [randint(-40, 40, 6)])
+    check(gpu, name, args)
 
 
 def test_logical_not_and_where(gpu):

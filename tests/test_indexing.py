@@ -73,7 +73,10 @@ CASES = [
            [r(2, 5), r(2, 2)]),
     OpCase("setitem_broadcast", set_fn(1), set_ref(1), [r(3, 4), r(1, 4)]),
     OpCase("setitem_negstep", set_fn(slice(None, None, -2)), set_ref(slice(None, None, -2)), [r(5), r(3)]),
-    OpCase("setitem_list_dup", set_fn(([0, 2, 0], 1)), set_ref(([0, 2, 0], 1)), [r(3, 2), r(3)]),
+    # the overwritten value's gradient is PyTorch's (its place's), not the finite difference's 0: checked
+    # against torch in test_repeated_writes_give_every_value_its_places_gradient
+    OpCase("setitem_list", set_fn(([2, 0], 1)), set_ref(([2, 0], 1)), [r(3, 2), r(2)]),
+    OpCase("setitem_list_dup", set_fn(([0, 2, 0], 1)), set_ref(([0, 2, 0], 1)), [r(3, 2), r(3)], grad=False),
     OpCase("setitem_mask", set_fn(MASK), set_ref(MASK), [r(2, 3), r()]),
     OpCase("setitem_scalar", set_fn(()), set_ref(()), [r(), r()]),
     OpCase("setitem_large", set_fn((slice(10, None), 0)), set_ref((slice(10, None), 0)), [r(500, 3), r(490)],
@@ -105,7 +108,7 @@ CASES = [
 globals().update(op_tests(CASES))
 
 SECOND_ORDER = [c for c in CASES if c.id in ("getitem_negstep-5x4", "getitem_two_tensors-3x4_2x1_3",
-                                             "getitem_mask-2x3_2x3", "setitem_list_dup-3x2_3", "gather-3x4_2x5",
+                                             "getitem_mask-2x3_2x3", "setitem_list-3x2_2", "gather-3x4_2x5",
                                              "scatter_add-3x4_2x3_3x3")]
 
 
@@ -281,3 +284,20 @@ def test_gather_and_scatter_add_with_an_empty_expanded_index(backend):
         added = wg.tensor(x[:rows]).scatter_add(1, wg.tensor(index).expand(rows, 0), wg.zeros(rows, 0))
         np.testing.assert_array_equal(added.numpy(), x[:rows])
     assert wg.zeros(0, 4)[:, [0, 3]].shape == (0, 2)
+
+
+def test_repeated_writes_give_every_value_its_places_gradient(backend):
+    """As PyTorch's index_put and index_copy: the last write wins, and every written value (the
+    overwritten ones too) gets the gradient of the place it was written to."""
+    torch = pytest.importorskip("torch")
+    weights = [5.0, 6.0, 7.0]
+    for write in (lambda lib, y, i, v: y.__setitem__(i, v) or y, lambda lib, y, i, v: y.index_copy(0, i, v),
+                  lambda lib, y, i, v: y.index_put((i,), v)):
+        got = []
+        for lib in (wg, torch):
+            x = lib.zeros(3, requires_grad=True)
+            v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            y = write(lib, x.clone(), lib.tensor([0, 0, 2]), v)
+            (y * lib.tensor(weights)).sum().backward()
+            got.append((y.tolist(), x.grad.tolist(), v.grad.tolist()))
+        assert got[0] == got[1] == ([2.0, 0.0, 3.0], [0.0, 6.0, 0.0], [5.0, 5.0, 7.0])

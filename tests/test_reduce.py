@@ -360,3 +360,28 @@ def test_max_along_a_dim_of_an_empty_tensor_has_an_empty_gradient(backend):
         values, indices = x.max(dim)
         (values * 2).sum().backward()
         assert values.shape == indices.shape and x.grad.shape == shape
+
+
+PROD_SPECIALS = [[0.0, float("nan"), 2.0], [0.0, 0.0, float("nan")], [3.0, float("inf"), 2.0],
+                 [0.0, float("inf"), -2.0], [0.0, 2.0, 3.0], [0.0, 0.0, 3.0], [[0.0, float("nan"), 2.0],
+                                                                           [1.0, float("inf"), 3.0]]]
+
+
+@pytest.mark.parametrize("values", PROD_SPECIALS, ids=str)
+@pytest.mark.parametrize("dim", [None, 0, -1])
+def test_prod_gradient_with_zeros_nan_and_inf_as_torch(backend, values, dim):
+    """PyTorch's prod_backward: prod / x without zeros; else the product of the others (NaN beside a zero
+    when a NaN or inf is among them), and for the whole product 0 beside two zeros or more."""
+    torch = pytest.importorskip("torch")
+    x, t = wg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    args = () if dim is None else (dim,)
+    (x.prod(*args) * wg.arange(1, 1 + x.prod(*args).numel()).reshape(x.prod(*args).shape)).sum().backward()
+    tp = t.prod(*args)
+    (tp * torch.arange(1, 1 + tp.numel()).reshape(tp.shape)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-6)
+
+
+def test_prod_gradient_with_zeros_second_order():
+    x = np.array([[0.5, 0.0, 2.0, -1.5], [1.2, 0.7, 0.0, 0.0], [0.3, 1.1, -0.8, 2.0]])
+    gradcheck(lambda t: t.prod(1), x, what="prod with zeros")
+    gradgradcheck(lambda t: t.prod(1), x)

@@ -182,7 +182,7 @@ def test_cast_gradient():
 
 def test_every_kernel_has_cpu_impl_and_gradient():
     K = wg.kernel_names
-    not_differentiable = {K.LOGICAL_NOT}
+    not_differentiable = {K.LOGICAL_NOT, K.BITWISE_NOT}
     for name in K.UNARY:
         assert name in wg.kernels_for_backend("cpu"), name
         assert (wg.get_gradient(name) is None) == (name in not_differentiable), name
@@ -238,7 +238,7 @@ def test_bad_arguments_name_op():
         x.clamp("a", 1)
     with pytest.raises(RuntimeError, match="neg"):      # PyTorch's type
         -wg.tensor([True])
-    with pytest.raises(TypeError, match="__invert__"):
+    with pytest.raises(TypeError, match="invert"):
         ~wg.tensor([1.0])
 
 

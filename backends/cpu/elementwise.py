@@ -85,7 +85,7 @@ UNARY = {
     K.ELU: lambda x, *, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
     K.SILU: lambda x: x * _sigmoid(x), K.SOFTPLUS: _softplus, K.SIGN: _sign,
     K.FLOOR: np.floor, K.CEIL: np.ceil, K.ROUND: np.round, K.ERF: erf,
-    K.CLAMP: _clamp, K.IDENTITY: np.copy,
+    K.CLAMP: _clamp, K.IDENTITY: np.copy, K.BITWISE_NOT: np.invert,
 }
 
 UNARY_WITH_ATTRS = {K.LEAKY_RELU, K.ELU, K.SOFTPLUS, K.CLAMP}
@@ -126,10 +126,23 @@ def _fmod(a, b):
     return np.fmod(a, b)
 
 
+def _left_shift(a, b):
+    """PyTorch's ``a << b``: 0 where ``b`` is negative or not below the bit width (numpy's is undefined there)."""
+    inside = (b >= 0) & (b < 8 * a.dtype.itemsize)
+    return np.where(inside, np.left_shift(a, np.where(inside, b, 0)), _ZERO[a.dtype])
+
+
+def _right_shift(a, b):
+    """PyTorch's arithmetic ``a >> b``: a shift outside [0, bit width) fills with a's sign."""
+    width = 8 * a.dtype.itemsize
+    return np.right_shift(a, np.where((b < 0) | (b >= width), width - 1, b))
+
+
 BINARY = {
     K.ADD: np.add, K.SUB: np.subtract, K.MUL: np.multiply, K.DIV: np.true_divide, K.POW: _pow,
     K.MAXIMUM: np.maximum, K.MINIMUM: np.minimum, K.ATAN2: np.arctan2, K.FLOOR_DIVIDE: _floor_divide,
-    K.REMAINDER: _remainder, K.FMOD: _fmod,
+    K.REMAINDER: _remainder, K.FMOD: _fmod, K.BITWISE_AND: np.bitwise_and, K.BITWISE_OR: np.bitwise_or,
+    K.BITWISE_XOR: np.bitwise_xor, K.LEFT_SHIFT: _left_shift, K.RIGHT_SHIFT: _right_shift,
 }
 
 PREDICATES = {

@@ -40,7 +40,7 @@ GELU = {"none": "T0(0.5) * x0 * (T0(1.0) + erf_(x0 * T0(0.7071067811865476)))",
 INT_UNARY = {
     K.NEG: "-x0", K.ABS: "abs(x0)", K.SQUARE: "x0 * x0", K.RELU: "max(x0, T0(0))",
     K.SIGN: _SIGN, K.FLOOR: "x0", K.CEIL: "x0", K.ROUND: "x0", K.IDENTITY: "x0",
-    K.CLAMP: "min(max(x0, T0(p0)), T0(p1))",
+    K.CLAMP: "min(max(x0, T0(i32(p0))), T0(i32(p1)))",
 }
 FLOAT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.DIV: "x0 / x1", K.POW: "pow_(x0, x1)",
                 K.MAXIMUM: "max_(x0, x1)", K.MINIMUM: "min_(x0, x1)", K.ATAN2: "atan2_(x0, x1)",
@@ -49,9 +49,11 @@ FLOAT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.DIV: "x0
 INT_BINARY = {K.ADD: "x0 + x1", K.SUB: "x0 - x1", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)",
               K.MINIMUM: "min(x0, x1)", K.DIV: "T0(F(x0) / F(x1))", K.POW: "ipow_(x0, x1)",
               K.FLOOR_DIVIDE: "ifloordiv_(x0, x1)", K.REMAINDER: "iremainder_(x0, x1)",
-              K.FMOD: "x0 % x1"}
+              K.FMOD: "x0 % x1", K.BITWISE_AND: "x0 & x1", K.BITWISE_OR: "x0 | x1", K.BITWISE_XOR: "x0 ^ x1",
+              K.LEFT_SHIFT: "shl_(x0, x1)", K.RIGHT_SHIFT: "shr_(x0, x1)"}
 BOOL_BINARY = {K.ADD: "max(x0, x1)", K.MUL: "x0 * x1", K.MAXIMUM: "max(x0, x1)", K.MINIMUM: "min(x0, x1)",
-               K.POW: "select(x0, T0(1), x1 == T1(0))"}
+               K.POW: "select(x0, T0(1), x1 == T1(0))", K.BITWISE_AND: "x0 & x1", K.BITWISE_OR: "x0 | x1",
+               K.BITWISE_XOR: "x0 ^ x1"}
 # "!(a == b)", not "a != b": a compiler that assumes no NaN may answer false for NaN != x (lavapipe does)
 PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1", K.LESS_EQUAL: "x0 <= x1",
               K.GREATER: "x0 > x1", K.GREATER_EQUAL: "x0 >= x1",
@@ -59,7 +61,7 @@ PREDICATES = {K.EQUAL: "x0 == x1", K.NOT_EQUAL: "!(x0 == x1)", K.LESS: "x0 < x1"
               K.LOGICAL_XOR: "!(x0 == T0(0)) != !(x1 == T1(0))"}
 # the functions of kernels/nan.wgsl and kernels/helpers.wgsl: an expression naming one gets both
 _HELPERS = ("isnan_", "nan_(", "max_(", "min_(", "expm1_", "log1p_", "tanh_", "sigmoid_", "erf_",
-            "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_", "fmod_", "log2_")
+            "softplus_", "pow_", "atan2_", "log_", "floordiv_", "remainder_", "fmod_", "log2_", "shl_(", "shr_(")
 _TRIG = ("sin_(", "cos_(", "tan_(")   # kernels/trig.wgsl's scalar sin1_, cos1_, tan1_, lifted to F
 # kernels/special.wgsl's (it calls helpers.wgsl's and trig.wgsl's)
 _SPECIAL = ("erfc_(", "erfcx_(", "erfinv_(", "ndtri_(", "lgamma_(", "digamma_(", "trigamma_(", "zeta_(", "signbit_(",
@@ -349,6 +351,13 @@ def where(be, c, a, b):
                        a.dtype)
 
 
+def bitwise_not(be, x):
+    """``~x``: bool (held as u32 0/1) flips its low bit."""
+    if x.dtype.is_floating:
+        raise NotImplementedError(f"kernel {K.BITWISE_NOT!r} on backend 'wgpu' does not take {x.dtype.name} input")
+    return elementwise(be, K.BITWISE_NOT, "x0 ^ T0(1)" if x.dtype is bool_ else "~x0", [x], x.shape, x.dtype)
+
+
 def logical_not(be, x):
     return elementwise(be, K.LOGICAL_NOT, _as_bool("x0 == T0(0)"), [x], x.shape, bool_)
 
@@ -422,6 +431,7 @@ def random_values(be, *, shape, dtype, values):
 
 
 KERNELS = {**{n: unary(n) for n in (set(FLOAT_UNARY) | {K.GELU})},
-           **{n: binary(n) for n in (set(FLOAT_BINARY) | set(PREDICATES))},
-           K.WHERE: where, K.LOGICAL_NOT: logical_not, K.CAST: cast, K.FILL: fill, K.ARANGE: arange, K.LINSPACE: linspace,
+           **{n: binary(n) for n in (set(FLOAT_BINARY) | set(INT_BINARY) | set(PREDICATES))},
+           K.WHERE: where, K.BITWISE_NOT: bitwise_not, K.LOGICAL_NOT: logical_not, K.CAST: cast, K.FILL: fill,
+           K.ARANGE: arange, K.LINSPACE: linspace,
            K.RANDOM_VALUES: random_values}

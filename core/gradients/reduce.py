@@ -2,10 +2,12 @@
 (so they differentiate again). ArgMax, ArgMin, All and Any give ints and bools: no gradient."""
 from .. import kernel_names as K
 from ..engine import run_kernel
-from ..ops.common import scalar_tensor
-from ..ops.movement import flip
+from ..ops.common import reshape_to, scalar_tensor
+from ..ops.creation import ones_like
+from ..ops.movement import flip, narrow, pad, permute
+from ..ops.reduce import cumprod
 from ..registry import register_gradient
-from ..shapes import reduced_shape
+from ..shapes import numel, reduced_shape
 
 
 def _scalar(value, like):
@@ -25,23 +27,50 @@ def _sum(dy, saved, attrs):
     return (run_kernel(K.EXPAND, dy, shape=shape),)
 
 
-@register_gradient(K.PROD, inputs_to_save=True)
+def _exclusive_products(x, axis: int):
+    """At each place, the product of the others along ``axis`` (PyTorch's prod_safe_zeros_backward):
+    the cumulative product before it times the one after it, exact with zeros, NaN and inf."""
+    n, ndim = x.shape[axis], x.ndim
+    if n <= 1:
+        return ones_like(x)
+    keep = (0, 0) * (ndim - 1 - axis)
+    before = pad(narrow(x, axis, 0, n - 1), keep + (1, 0), value=1)
+    after = pad(narrow(x, axis, 1, n - 1), keep + (0, 1), value=1)
+    return run_kernel(K.MUL, cumprod(before, axis), flip(cumprod(flip(after, axis), axis), axis))
+
+
+def _products_of_others(x, axes):
+    """The product of the others within each slice over ``axes`` (moved last and flattened into one)."""
+    rest = [d for d in range(x.ndim) if d not in axes]
+    order = rest + list(axes)
+    moved = permute(x, order) if order != list(range(x.ndim)) else x
+    flat = reshape_to(moved, [x.shape[d] for d in rest] + [numel([x.shape[d] for d in axes])])
+    others = reshape_to(_exclusive_products(flat, flat.ndim - 1), moved.shape)
+    inverse = [order.index(d) for d in range(x.ndim)]
+    return permute(others, inverse) if order != list(range(x.ndim)) else others
+
+
+@register_gradient(K.PROD, inputs_to_save=True, outputs_to_save=True)
 def _prod(dy, saved, attrs):
-    """d prod / d x_i is the product of the others: prod(x) / x_i without zeros; with exactly one
-    zero, the product of the nonzeros at that zero and 0 elsewhere; with several zeros, 0. Of a 0-d
-    tensor it is 1, even at NaN or inf (PyTorch's too)."""
-    (x,) = saved
-    axes, zero, one = attrs["axes"], _scalar(0, x), _scalar(1, x)
+    """PyTorch's prod_backward: ``prod / x`` when the input holds no zero; else the product of the others
+    in each slice (its prod_safe_zeros_backward, from cumulative products), or, for the product of the
+    whole tensor, that at a single zero and 0 for two or more. Chosen on the data without reading it
+    back. Of a 0-d tensor it is 1, even at NaN or inf (PyTorch's too). ``prod(x, dim)`` of a 1-d ``x``
+    reaches the kernel with keepdim (see ``ops.reduce.prod``), so the whole product is told apart."""
+    x, y = saved
     if not x.ndim:
         return (dy,)
+    axes, zero = attrs["axes"], _scalar(0, x)
+    dy, y = _kept(dy, x.shape, attrs), _kept(y, x.shape, attrs)
     is_zero = run_kernel(K.EQUAL, x, zero)
-    nonzero = run_kernel(K.WHERE, is_zero, one, x)
-    p = run_kernel(K.PROD, nonzero, axes=axes, keepdim=True)
-    zeros = run_kernel(K.SUM, run_kernel(K.CAST, is_zero, dtype=x._dtype), axes=axes, keepdim=True)
-    at_zero = run_kernel(K.WHERE, run_kernel(K.EQUAL, zeros, one), p, zero)
-    elsewhere = run_kernel(K.WHERE, run_kernel(K.EQUAL, zeros, zero), run_kernel(K.DIV, p, nonzero), zero)
-    others = run_kernel(K.WHERE, is_zero, at_zero, elsewhere)
-    return (run_kernel(K.MUL, _kept(dy, x.shape, attrs), others),)
+    every = tuple(range(x.ndim))
+    zeros = run_kernel(K.SUM, run_kernel(K.CAST, is_zero, dtype=x._dtype), axes=every, keepdim=False)
+    others = _products_of_others(x, axes)
+    if axes == every and not attrs["keepdim"]:   # the whole product: 0 beside two zeros or more
+        others = run_kernel(K.WHERE, run_kernel(K.GREATER, zeros, _scalar(1, x)), zero, others)
+    # prod / x, with x's zeros divided as 1: no 0/0 there to leak NaN into a second order
+    plain = run_kernel(K.DIV, y, run_kernel(K.WHERE, is_zero, _scalar(1, x), x))
+    return (run_kernel(K.MUL, dy, run_kernel(K.WHERE, run_kernel(K.EQUAL, zeros, zero), plain, others)),)
 
 
 def _extreme(dy, saved, attrs):

@@ -4,7 +4,7 @@ Also the in-place arithmetic methods (``add_``, ``x += y``, ...)."""
 from __future__ import annotations
 
 from .. import kernel_names as K
-from ..dtypes import bool_, get_default_dtype
+from ..dtypes import bfloat16, bool_, float16, float32, get_default_dtype, promote_tensors
 from ..engine import _mode, run_kernel
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
@@ -37,6 +37,26 @@ def _operands(op: str, a, b, floating: bool = False):
     if sa != sb:
         broadcast_shapes(sa, sb, op=op)
     return a, b
+
+
+def _opmath_scalar(a, b) -> bool:
+    """Whether PyTorch computes ``a * b``, ``a / b`` and ``a // b`` in float32 with ``b`` unrounded: ``a`` a
+    float16/bfloat16 tensor and ``b`` a Python number or a 0-d tensor (its "cpu scalar", read at its own
+    precision by the kernel's float32 "opmath"), the result staying half."""
+    if type(a) is not Tensor or (a._dtype is not float16 and a._dtype is not bfloat16):
+        return False
+    if type(b) in _NUMBERS:
+        return True
+    return (type(b) is Tensor and not b._data.shape and b._dtype is not a._dtype
+            and promote_tensors(a._dtype, a.ndim, b._dtype, 0) is a._dtype)
+
+
+def _in_float32(fn, a: Tensor, b, **kwargs) -> Tensor:
+    """``fn(a, b)`` computed in float32 (``b`` a number, or a 0-d tensor taken to float32) and rounded once
+    to ``a``'s half dtype, as PyTorch's opmath (see ``_opmath_scalar``)."""
+    if type(b) is Tensor and b._dtype is not float32:
+        b = run_kernel(K.CAST, b, dtype=float32)
+    return run_kernel(K.CAST, fn(run_kernel(K.CAST, a, dtype=float32), b, **kwargs), dtype=a._dtype)
 
 
 def _named(error: ValueError, op: str, a: Tensor, b: Tensor) -> ValueError:
@@ -123,6 +143,10 @@ def mul(input, other):
             return run_kernel(K.MUL, input, other)
         except ValueError as error:
             raise _named(error, "mul", input, other) from None
+    if _opmath_scalar(input, other):
+        return _in_float32(mul, input, other)
+    if type(input) in _NUMBERS and _opmath_scalar(other, input):   # number * tensor: the number is operand 2
+        return _in_float32(mul, other, input)
     return run_kernel(K.MUL, *_operands("mul", input, other))
 
 
@@ -138,6 +162,8 @@ def div(input, other, *, rounding_mode=None):
     """
     if rounding_mode not in _ROUNDING:
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    if _opmath_scalar(input, other):
+        return _in_float32(div, input, other, rounding_mode=rounding_mode)
     a, b = _operands("div" if rounding_mode is None else f"div (rounding_mode={rounding_mode!r})", input, other)
     if rounding_mode == "floor":
         return run_kernel(K.FLOOR_DIVIDE, a, b)
@@ -313,19 +339,6 @@ def _scalar_pair_dtype(a, b):
     return promote(scalar_dtype(a), scalar_dtype(b))
 
 
-# ---------------------------------------------------------------- bool operators
-
-
-def _bool_only(name: str, fn):
-    def op(a, b):
-        for t in (a, b):
-            if isinstance(t, Tensor) and t._dtype is not bool_:
-                raise TypeError(f"{name}: webgrad supports this operator on bool tensors only, got "
-                                f"{t._dtype.name} (use logical_and/logical_or/logical_xor)")
-        return fn(a, b)
-    return op
-
-
 # ---------------------------------------------------------------- in-place
 
 
@@ -394,6 +407,14 @@ def _reflected(fn):
     return lambda self, other: fn(other, self)
 
 
+def _rtruediv(self, other):
+    """``other / self``: for a float16/bfloat16 ``self`` and a Python number, PyTorch's
+    ``reciprocal(self) * other`` (the number unrounded, see ``_opmath_scalar``)."""
+    if type(other) in _NUMBERS and _opmath_scalar(self, other):
+        return mul(run_kernel(K.RECIPROCAL, self), other)
+    return div(other, self)
+
+
 def _equality(fn):
     """``==``/``!=`` give NotImplemented for non-numbers, so Python falls back to identity (``t == None``)."""
     return lambda self, other: fn(self, other) if isinstance(other, Tensor) or is_scalar(other) else NotImplemented
@@ -406,14 +427,11 @@ METHODS = {
     "ge": ge, "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "where": lambda self, condition, other: where(condition, self, other),
     "__add__": add, "__radd__": _reflected(add), "__sub__": sub, "__rsub__": _reflected(sub),
-    "__mul__": mul, "__rmul__": _reflected(mul), "__truediv__": div, "__rtruediv__": _reflected(div),
+    "__mul__": mul, "__rmul__": _reflected(mul), "__truediv__": div, "__rtruediv__": _rtruediv,
     "__floordiv__": floor_divide, "__rfloordiv__": _reflected(floor_divide),
     "__mod__": remainder, "__rmod__": _reflected(remainder),
     "__pow__": pow, "__rpow__": _reflected(pow),
     "__eq__": _equality(eq), "__ne__": _equality(ne), "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
-    "__and__": _bool_only("__and__", logical_and), "__rand__": _bool_only("__rand__", logical_and),
-    "__or__": _bool_only("__or__", logical_or), "__ror__": _bool_only("__ror__", logical_or),
-    "__xor__": _bool_only("__xor__", logical_xor), "__rxor__": _bool_only("__rxor__", logical_xor),
     "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "pow_": pow_,
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_, "__ipow__": pow_,
 }

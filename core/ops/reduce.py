@@ -120,7 +120,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     [2.0, 12.0]
     """
     axes = _axes(input, dim, "prod")
-    return run_kernel(K.PROD, _accumulating(input, dtype), axes=axes, keepdim=bool(keepdim))
+    x = _accumulating(input, dtype)
+    if dim is not None and not keepdim and x.ndim == 1:   # kept apart from the whole product: their gradients
+        return run_kernel(K.RESHAPE, run_kernel(K.PROD, x, axes=axes, keepdim=True), shape=())   # differ
+    return run_kernel(K.PROD, x, axes=axes, keepdim=bool(keepdim))
 
 
 def cumsum(input, dim, *, dtype=None):

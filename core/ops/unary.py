@@ -234,13 +234,6 @@ def logical_not(input):
     return run_kernel(K.LOGICAL_NOT, check_tensor("logical_not", input))
 
 
-def _invert(self):
-    if self._dtype is not bool_:
-        raise TypeError(f"__invert__: webgrad supports ~ on bool tensors only, got {self._dtype.name} "
-                        f"(use logical_not)")
-    return logical_not(self)
-
-
 def _cast_method(dtype):
     def method(self):
         return self.to(dtype)
@@ -315,7 +308,7 @@ METHODS.update({name + "_": inplace_method(name + "_", globals()[name]) for name
 METHODS.update({
     "round": round, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "softplus": softplus, "clamp": clamp,
     "clip": clamp, "logical_not": logical_not, "negative": METHODS["neg"], "absolute": METHODS["abs"],
-    "__neg__": METHODS["neg"], "__abs__": METHODS["abs"], "__invert__": _invert,
+    "__neg__": METHODS["neg"], "__abs__": METHODS["abs"],
     "float": _cast_method(float32), "double": _cast_method(float64), "half": _cast_method(float16),
     "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
     "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),

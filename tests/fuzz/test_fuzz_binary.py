@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from fuzz_check import assert_values, check_against_torch, run_fuzz
-from fuzz_strategies import FLOATS, NUMPY_DTYPE, Input, broadcast_pair, dtypes, exact, inputs
+from fuzz_strategies import FLOATS, NUMPY_DTYPE, Input, broadcast_pair, dtypes, inputs
 from opinfo import gradcheck
 
 
@@ -22,6 +22,17 @@ def int_power(a, b):
     a, b = a.astype(np.int64), b.astype(np.int64)
     negative = np.where(a == 1, 1, np.where(a == -1, 1 - 2 * (np.abs(b) % 2), 0))
     return np.where(b < 0, negative, np.power(a, np.abs(b)))
+
+
+def left_shift(a, b):
+    """PyTorch's ``a << b`` on int64 values: 0 for a shift outside [0, 64) (numpy's is undefined there)."""
+    inside = (b >= 0) & (b < 64)
+    return np.where(inside, np.left_shift(a, np.where(inside, b, 0)), 0)
+
+
+def right_shift(a, b):
+    """PyTorch's arithmetic ``a >> b`` on int64 values: the sign alone for a shift outside [0, 64)."""
+    return np.right_shift(a, np.where((b < 0) | (b >= 64), 63, b))
 
 
 def method(name):
@@ -49,7 +60,12 @@ BINARY = {
     "a ** b": (infix(operator.pow), int_power), "a == b": (infix(operator.eq), np.equal),
     "a < b": (infix(operator.lt), np.less), "a >= b": (infix(operator.ge), np.greater_equal),
     "a & b": (infix(operator.and_), np.bitwise_and), "a | b": (infix(operator.or_), np.bitwise_or),
-    "a ^ b": (infix(operator.xor), np.bitwise_xor),
+    "a ^ b": (infix(operator.xor), np.bitwise_xor), "a << b": (infix(operator.lshift), left_shift),
+    "a >> b": (infix(operator.rshift), right_shift),
+    "bitwise_and": (method("bitwise_and"), np.bitwise_and), "bitwise_or": (method("bitwise_or"), np.bitwise_or),
+    "bitwise_xor": (method("bitwise_xor"), np.bitwise_xor),
+    "bitwise_left_shift": (method("bitwise_left_shift"), left_shift),
+    "bitwise_right_shift": (method("bitwise_right_shift"), right_shift),
 }
 # numpy's float64 answer to these may differ from a float32 one by a whole unit near integer quotients:
 # for floats PyTorch alone judges them
@@ -57,9 +73,9 @@ ROUNDING = {"floor_divide", "remainder", "a // b", "a % b"}
 # PyTorch's gradients of these across dtypes use each operand in its own dtype, before the cast to the common
 # one (MIXED_ROUNDING_GRAD, see test_fuzz_known.py): there they are checked for values only
 MIXED_ROUNDING_GRAD = ROUNDING | {"atan2"}
-BITWISE = {"a & b", "a | b", "a ^ b"}
 SCALAR_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-              "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "<": operator.lt, "==": operator.eq}
+              "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "<": operator.lt, "==": operator.eq,
+              "&": operator.and_, "|": operator.or_, "^": operator.xor}
 
 
 @st.composite
@@ -68,21 +84,18 @@ def binary_cases(draw, backend):
     shape_a, shape_b = draw(broadcast_pair())
     dtype_a = draw(dtypes(backend))
     dtype_b = draw(st.one_of(st.just(dtype_a), dtypes(backend)))
-    if name in BITWISE:                           # test_fuzz_known.py: bitwise ops on integers and floats
-        dtype_a = dtype_b = "bool"
     special = draw(st.integers(0, 3)) == 0
     a, b = draw(inputs(dtype_a, shape_a, special, backend=backend)), draw(inputs(dtype_b, shape_b, special,
                                                                                   backend=backend))
-    return name, *_half_scalars_held(a, b)
+    return name, a, b
 
 
-def _half_scalars_held(a, b):
-    """HALF_SCALAR (see test_fuzz_known.py): a 0-d operand beside a float16/bfloat16 one holds values
-    the half type holds too, so that PyTorch's unrounded scalar and webgrad's rounded one agree."""
-    halves = [x.dtype for x in (a, b) if x.dtype in ("float16", "bfloat16")]
-    if not halves or a.dtype == b.dtype:
-        return a, b
-    return [Input(exact(exact(x.values, halves[0]), x.dtype), x.dtype) if not x.values.ndim else x for x in (a, b)]
+def _scalar_by_half(a, b) -> bool:
+    """A 0-d operand of another dtype beside a float16/bfloat16 one: PyTorch rounds it to the half dtype for
+    some ops and not for others (its opmath scalars, see ops.binary._opmath_scalar); numpy, computing in
+    float64, would round it for none, so there PyTorch alone judges."""
+    halves = {"float16", "bfloat16"}
+    return a.dtype != b.dtype and any(x.dtype in halves and not y.values.ndim for x, y in ((a, b), (b, a)))
 
 
 def check_binary(backend, case):
@@ -90,7 +103,7 @@ def check_binary(backend, case):
     program, ref = BINARY[name]
     grad = not (name in MIXED_ROUNDING_GRAD and a.dtype != b.dtype)
     got, want = check_against_torch(program, [a, b], backend, name, numpy_ref=ref, grad=grad)
-    if want.error is None and not (name in ROUNDING and got.dtypes[0] in FLOATS):
+    if want.error is None and not (name in ROUNDING and got.dtypes[0] in FLOATS) and not _scalar_by_half(a, b):
         values = [v.astype(np.float64) if got.dtypes[0] in FLOATS else v for v in (a.values, b.values)]
         with np.errstate(all="ignore"):   # rounded to the result's dtype, as the op's own result is
             expected = ref(*values).astype(NUMPY_DTYPE[got.dtypes[0]]).astype(expected_dtype(got.dtypes[0]))
@@ -108,8 +121,6 @@ def scalar_cases(draw, backend):
     scalar = draw(st.one_of(st.booleans(), st.integers(-4, 4), st.floats(-4, 4, width=16)))
     x = draw(inputs(dtypes(backend), st.sampled_from([(), (3,), (2, 3)]), backend=backend))
     reflected = draw(st.booleans())
-    if x.dtype in ("float16", "bfloat16") and type(scalar) is float:   # HALF_SCALAR: see test_fuzz_known.py
-        scalar = float(exact(np.array(scalar), x.dtype))
     if op == "**" and type(scalar) is bool and not reflected:   # PyTorch's d(x ** False)/dx is NaN at x = 0
         scalar = int(scalar)                                    # (0 * 0 ** -1); webgrad's is 0, deliberately
     return op, scalar, reflected, x

@@ -20,27 +20,7 @@ class Known(NamedTuple):
     cpu_only: bool = False
 
 
-def _write_twice(lib, x, v):
-    y = x.clone()
-    y[lib.tensor([0, 0])] = v
-    return y
-
-
-def _ints(*values):
-    return Input(np.array(values), "int32")
-
-
-BITWISE = ("bitwise &, |, ^ on integer tensors: webgrad takes them on bool tensors only (new BitwiseAnd/Or/Xor "
-           "kernels on every backend, and bitwise_and & co. names: parity's area)")
-
 KNOWN = [
-    *[Known(op, lambda lib, a, b, op=op: getattr(a, op)(b), [_ints(6, -3, 0), _ints(3, 5, 1)], BITWISE)
-      for op in ("__and__", "__or__", "__xor__")],
-    Known("prod of [0, nan, 2]", lambda lib, x: x.prod(0), [Input(np.array([0.0, np.nan, 2.0]), "float32")],
-          "PROD_ZERO_NAN: prod's gradient where a slice holds a zero and a NaN: PyTorch multiplies out the others "
-          "(NaN beside the zero too); webgrad's rule gives 0 beside a single zero (the exact products of the "
-          "others need exclusive cumulative products over the reduced dims, as PyTorch's prod_safe_zeros_backward: "
-          "composable from cumprod, not done yet)"),
     Known("float16 % float32", lambda lib, a, b: a % b,
           [Input(np.array([4.28125]), "float16"), Input(np.array(4.283203125), "float32")],
           "MIXED_ROUNDING_GRAD: remainder's gradient across dtypes: PyTorch's rule uses the divisor before its "
@@ -51,14 +31,6 @@ KNOWN = [
           "MIXED_ROUNDING_GRAD: atan2's gradient across dtypes: PyTorch's rule squares the float32 operand in "
           "float32, before the cast to float64 (5.2e-22 ** 2 is subnormal there, 0.25% off); webgrad's rule runs "
           "after the cast, in float64", cpu_only=True),
-    Known("bfloat16 // 0.587890625", lambda lib, x: x // 0.587890625, [Input(np.array(0.5859375), "bfloat16")],
-          "HALF_SCALAR: a Python float with a float16/bfloat16 tensor: PyTorch computes in float32 with the "
-          "scalar unrounded, webgrad rounds the scalar to the tensor's dtype first (an ulp of the result apart; "
-          "a whole unit for //, % and comparisons)", cpu_only=True),
-    Known("y[[0, 0]] = v", _write_twice, [Input(np.zeros(3), "float32"), Input(np.array([1.0, 2.0]), "float32")],
-          "REPEATED_WRITES: y[index] = v with a repeated index: the last write wins in both, but PyTorch gives "
-          "every written value the gradient of its place (index_put's rule gathers), webgrad gives the "
-          "overwritten ones 0 (they are not in the result)"),
 ]
 
 

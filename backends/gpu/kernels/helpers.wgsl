@@ -170,3 +170,11 @@ fn iremainder_(a: I, b: I) -> I {
     let r = a % b;
     return select(r, r + b, (r != I(0)) & ((r < I(0)) != (b < I(0))));
 }
+// PyTorch's shifts of a 32-bit integer (int64 is held in 32 bits: a shift of 32..63 leaves its low word 0,
+// or its sign): << gives 0 for b outside [0, 32), >> fills with a's sign there (WGSL would take b % 32)
+fn shl_(a: I, b: I) -> I {
+    return select(I(0), a << U(clamp(b, I(0), I(31))), (b >= I(0)) & (b < I(32)));
+}
+fn shr_(a: I, b: I) -> I {
+    return a >> U(select(b, I(31), (b < I(0)) | (b >= I(32))));
+}
