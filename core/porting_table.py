@@ -164,16 +164,17 @@ REFUSED = {
                                  "Jacobian-vector products by reverse mode (webgrad.autograd.functional.jvp)",
     **{f"torch.autograd.{n}": "the __torch_function__ protocol: webgrad has no tensor-subclass dispatch to hook into"
        for n in ("handle_torch_function", "has_torch_function", "is_tensor_like")},
-    **{f"torch.linalg.{n}": "returns complex eigenvalues and eigenvectors, and webgrad has no complex dtypes: for a "
-                            "symmetric matrix use webgrad.linalg.eigh / eigvalsh (real)" for n in ("eig", "eigvals")},
+    **{f"torch.linalg.{n}": "returns complex eigenvalues and eigenvectors, which webgrad's linalg does not build "
+                            "(its complex tensors are cpu-only): for a symmetric matrix use webgrad.linalg.eigh / "
+                            "eigvalsh (real)" for n in ("eig", "eigvals")},
     **{f"torch{owner}.{n}": f"removed from PyTorch (calling it raises there too): use {new}"
        for owner in ("", ".Tensor") for n, new in (
            ("eig", "webgrad.linalg.eigh for a symmetric matrix (a general one's eigenvalues are complex)"),
            ("symeig", "webgrad.linalg.eigh"), ("lstsq", "webgrad.linalg.lstsq"),
            ("matrix_rank", "webgrad.linalg.matrix_rank"))},
 }
-_COMPLEX_FFT = ("the transforms of torch.fft take or return complex tensors, and webgrad has no complex dtypes: keep "
-                "real and imaginary parts in two real tensors (fftfreq, rfftfreq, fftshift and ifftshift are here)")
+_COMPLEX_FFT = ("the transforms of torch.fft (complex results) are not built yet: webgrad's complex tensors are cpu-only "
+                "and no FFT kernel exists (fftfreq, rfftfreq, fftshift and ifftshift are here)")
 REFUSED.update({f"torch.fft.{n}{k}": _COMPLEX_FFT for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
                 for k in ("", "2", "n")})
 # refused names that webgrad has as something else: a module of its own under that name

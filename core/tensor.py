@@ -499,7 +499,7 @@ class Tensor:
 
     def __getattr__(self, name):
         """Only for names Tensor lacks: an AttributeError saying why when PyTorch has the name and
-        webgrad refuses it (``t.conj()``: no complex dtypes), else pointing at docs/porting.md."""
+        webgrad refuses it (``t.to_dense()``: no sparse layouts), else pointing at docs/porting.md."""
         from .porting_table import missing_attribute
         raise missing_attribute("webgrad.Tensor", name, "'Tensor' object")
 

@@ -32,11 +32,11 @@ def is_floating_point(input) -> bool:
 
 
 def is_complex(input) -> bool:
-    """False: webgrad has no complex dtypes.
+    """Whether ``input``'s dtype is complex (complex64, complex128).
 
     >>> import webgrad as wg
-    >>> wg.is_complex(wg.zeros(1))
-    False
+    >>> wg.is_complex(wg.zeros(1)), wg.is_complex(wg.tensor([1j]))
+    (False, True)
     """
     return check_tensor("is_complex", input).is_complex()
 
