@@ -78,6 +78,10 @@ IN_PLACE_ARGS = {   # name: (input, arguments) for those that need more than the
     "acosh_": (UNIT + 1, ()), "arccosh_": (UNIT + 1, ()), "clamp_": (UNIT, (0.3, 0.6)), "clip_": (UNIT, (0.3, 0.6)),
     "clamp_max_": (UNIT, (0.4,)), "clamp_min_": (UNIT, (0.4,)), "fill_": (UNIT, (2.5,)), "xlogy_": (UNIT, (3.0,)),
     "round_": (UNIT * 10, ()), "logit_": (UNIT, (1e-3,)),
+    # a tensor argument, made by each library: lib -> arguments
+    "gcd_": (np.array([4, 6, 9]), lambda lib: (lib.tensor([6, 4, 3]),)),
+    "lcm_": (np.array([4, 6, 9]), lambda lib: (lib.tensor([6, 4, 3]),)),
+    "ldexp_": (UNIT, lambda lib: (lib.tensor([1, 2, 3]),)),
 }
 
 
@@ -85,8 +89,9 @@ IN_PLACE_ARGS = {   # name: (input, arguments) for those that need more than the
 def test_in_place_functions_as_torch(name, backend):
     data, args = IN_PLACE_ARGS.get(name, (UNIT, ()))
     t, w = torch.tensor(data), wg.tensor(data, device=backend)
-    assert getattr(wg, name)(w, *args) is w
-    getattr(torch, name)(t, *args)
+    ours, theirs = (args(wg), args(torch)) if callable(args) else (args, args)
+    assert getattr(wg, name)(w, *ours) is w
+    getattr(torch, name)(t, *theirs)
     np.testing.assert_allclose(np.asarray(w.tolist()), t.numpy(), rtol=1e-5, atol=1e-6)
 
 

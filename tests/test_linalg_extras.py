@@ -98,3 +98,17 @@ def test_backward_nodes_carry_pytorchs_names(name):
     want = NODE_NAMES[name](torch, torch.tensor(a, requires_grad=True), torch.tensor(s, requires_grad=True),
                             torch.tensor(b))
     assert got.grad_fn.name() == want.grad_fn.name()
+
+
+def test_a_matrix_past_the_gpu_loop_limit_is_refused_there_and_factored_on_cpu(backend):
+    """Some devices stop a shader's loops after 65,535 trips: on a GPU backend a matrix needing more is
+    refused, saying so; cpu factors it."""
+    a = wg.ones(70000, 2)
+    a[:, 1] = wg.arange(70000.0)
+    if backend == "cpu":
+        q, r = wg.linalg.qr(a)
+        assert q.shape == (70000, 2) and r.shape == (2, 2)
+        return
+    from webgrad.backends.gpu.device import GpuLimitError
+    with pytest.raises(GpuLimitError, match="70000, 2.*cpu backend"):
+        wg.linalg.qr(a)

@@ -6,8 +6,9 @@ applied), so each step is a dispatch over the batch: LU takes two per pivot step
 swap and column scaling with one invocation per matrix; the trailing block's rank-1 update with one
 per element), a triangular solve one per row (one invocation per matrix and right-hand side), Cholesky
 one per column, Householder QR two per column and forming Q one per reflector. No invocation loops
-more than about 3n times, so matrices of any size stay under lavapipe's 65,535-trip loop limit; the
-cost is a number of dispatches proportional to n.
+more than about 3n (or 2m) times, under the 65,535 trips after which some implementations (lavapipe)
+stop a shader's loops for matrices up to ~21,000 columns (~32,000 rows): ``check_trips`` refuses larger
+ones. The cost is a number of dispatches proportional to n.
 """
 from __future__ import annotations
 
@@ -15,9 +16,18 @@ from webgrad import kernel_names as K
 from webgrad.dtypes import int32, int64
 from webgrad.registry import get_kernel
 
+from .device import GpuLimitError
 from .program import Program
 
 WG = 64
+LOOP_TRIPS = 65535   # some implementations (Mesa's lavapipe) stop a shader's loops after this many trips
+
+
+def check_trips(label: str, shape: tuple, trips: int) -> None:
+    """Refuse a matrix whose invocations would loop more than ``LOOP_TRIPS`` times, before anything runs."""
+    if trips > LOOP_TRIPS:
+        raise GpuLimitError(f"{label}: a matrix of shape {tuple(shape)} needs shader loops of {trips} trips on the GPU, "
+                            f"past the {LOOP_TRIPS} some devices run; factor it on the cpu backend")
 
 
 def program(body, inputs, outputs, uniforms, label=None, subs=None):
@@ -32,6 +42,7 @@ _LU_STEP = [("n", "u32", 1), ("k", "u32", 1), ("count", "u32", 1)]
 
 def lu_factor(be, a):
     n, batch = a.shape[-1], a.shape[:-2]
+    check_trips(K.LU_FACTOR, a.shape, 3 * n)
     count = a.size // (n * n) if n else 0
     outs = [be.alloc(a.shape, a.dtype), be.alloc(batch + (n,), int32), be.alloc(batch + (n,), int64),
             be.alloc(batch, int32)]
@@ -51,6 +62,7 @@ def lu_factor(be, a):
 
 def triangular_solve(be, a, b, *, upper, unitriangular):
     n, cols = a.shape[-1], b.shape[-1]
+    check_trips(K.TRIANGULAR_SOLVE, a.shape, n)
     x = be.alloc(b.shape, b.dtype)
     count = b.size // (n * cols) if n and cols else 0
     if count == 0:
@@ -68,6 +80,7 @@ def triangular_solve(be, a, b, *, upper, unitriangular):
 def cholesky(be, a):
     """A dispatch per column (one invocation per matrix and row at or below the diagonal), after zeros."""
     n, batch = a.shape[-1], a.shape[:-2]
+    check_trips(K.CHOLESKY, a.shape, 2 * n)
     fill = get_kernel(K.FILL, be.name)
     l, info = fill(shape=a.shape, value=0.0, dtype=a.dtype), fill(shape=batch, value=0, dtype=int32)
     count = a.size // (n * n) if n else 0
@@ -90,6 +103,7 @@ def geqrf(be, a):
     """Per column k: the reflector (one invocation per matrix), then its application to the columns
     after k (one per matrix and column)."""
     m, n = a.shape[-2:]
+    check_trips(K.GEQRF, a.shape, 2 * m)
     kmax = min(m, n)
     count = a.size // (m * n) if m and n else 0
     r = get_kernel(K.IDENTITY, be.name)(a)
@@ -109,6 +123,7 @@ def geqrf(be, a):
 def householder_product(be, a, tau):
     """The identity's first n columns, then one dispatch per reflector, the last first (as orgqr)."""
     m, n = a.shape[-2:]
+    check_trips(K.HOUSEHOLDER_PRODUCT, a.shape, 2 * m)
     kmax = tau.shape[-1]
     count = a.size // (m * n) if m and n else 0
     q = be.alloc(a.shape, a.dtype)

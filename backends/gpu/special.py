@@ -54,7 +54,8 @@ def _clenshaw_wgsl(name, coefficients):
     values = ", ".join(repr(c) for c in coefficients)
     return (f"fn {name}(y: F) -> F {{\n    let c = array<f32, {len(coefficients)}>({values});\n"
             f"    var b0 = F(c[0]); var b1 = F(0.0); var b2 = F(0.0);\n"
-            f"    for (var i = 1; i < {len(coefficients)}; i++) {{ b2 = b1; b1 = b0; b0 = y * b1 - b2 + F(c[i]); }}\n"
+            f"    for (var i = 1; i < {len(coefficients)}; i++) {{   // {len(coefficients) - 1} times\n"
+            f"        b2 = b1; b1 = b0; b0 = y * b1 - b2 + F(c[i]);\n    }}\n"
             f"    return F(0.5) * (b0 - b2);\n}}\n")
 
 

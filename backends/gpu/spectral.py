@@ -4,14 +4,15 @@ pairs every two columns once, in N - 1 rounds of N / 2 disjoint pairs (the circl
 round; ``SWEEPS`` sweeps (quadratic convergence: float32 is reached in well under that for the matrices
 scripts factor). Then the norms, and a dispatch that sorts them (descending) and writes U, S and Vh.
 Eigh factors A + c I (c the largest absolute row sum: positive semi-definite, same eigenvectors): its
-singular values, less c, are A's eigenvalues. No invocation loops more than about 2m + n times.
+singular values, less c, are A's eigenvalues. No invocation loops more than about 2m + n times (a larger
+matrix is refused: ``factorizations.check_trips``).
 Singular vectors are determined up to sign (and within repeated values): they may differ from LAPACK's."""
 from __future__ import annotations
 
 from webgrad import kernel_names as K
 from webgrad.registry import get_kernel
 
-from .factorizations import WG, program
+from .factorizations import WG, check_trips, program
 
 SWEEPS = 12
 
@@ -19,6 +20,7 @@ SWEEPS = 12
 def _jacobi(be, w, label):
     """Rotate the columns of ``w`` ([count, m, n], m >= n) in place; returns V ([count, n, n])."""
     count, m, n = w.shape
+    check_trips(label, w.shape[1:], 2 * m + n)
     v = be.alloc((count, n, n), w.dtype)
     be.run(("eye_batch",), program("eye_batch", [], [("q", "f32")],
                                    [("m", "u32", 1), ("n", "u32", 1), ("total", "u32", 1)], label),

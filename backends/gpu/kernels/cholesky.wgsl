@@ -14,7 +14,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let i = j + e % rows;
     let base = m * n * n;
     var d = a[base + j * n + j];
-    for (var k = 0u; k < j; k++) {
+    for (var k = 0u; k < j; k++) {   // at most n times
         d = d - l[base + j * n + k] * l[base + j * n + k];
     }
     if (i == j) {
@@ -23,7 +23,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     var s = a[base + i * n + j];
-    for (var k = 0u; k < j; k++) {
+    for (var k = 0u; k < j; k++) {   // at most n times
         s = s - l[base + i * n + k] * l[base + j * n + k];
     }
     l[base + i * n + j] = s / sqrt(d);

@@ -19,12 +19,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let yb = b * m * yn;
     let t = ${TAU}[b * ui(U_kmax) + k];
     var w = ${Y}[yb + k * yn + j];
-    for (var i = k + 1u; i < m; i++) {
+    for (var i = k + 1u; i < m; i++) {   // at most m times
         w = w + ${X}[xb + i * xn + k] * ${Y}[yb + i * yn + j];
     }
     w = w * t;
     ${Y}[yb + k * yn + j] = ${Y}[yb + k * yn + j] - w;
-    for (var i = k + 1u; i < m; i++) {
+    for (var i = k + 1u; i < m; i++) {   // at most m times
         ${Y}[yb + i * yn + j] = ${Y}[yb + i * yn + j] - w * ${X}[xb + i * xn + k];
     }
 }

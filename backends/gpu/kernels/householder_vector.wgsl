@@ -13,7 +13,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let base = b * m * n;
     let alpha = r[base + k * n + k];
     var ss = 0.0;
-    for (var i = k + 1u; i < m; i++) {
+    for (var i = k + 1u; i < m; i++) {   // at most m times
         let x = r[base + i * n + k];
         ss = ss + x * x;
     }
@@ -24,7 +24,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let beta = select(1.0, -1.0, alpha >= 0.0) * sqrt(alpha * alpha + ss);
     tau[b * ui(U_kmax) + k] = (beta - alpha) / beta;
     let scale = 1.0 / (alpha - beta);
-    for (var i = k + 1u; i < m; i++) {
+    for (var i = k + 1u; i < m; i++) {   // at most m times
         r[base + i * n + k] = r[base + i * n + k] * scale;
     }
     r[base + k * n + k] = beta;

@@ -25,7 +25,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var alpha = 0.0;
     var beta = 0.0;
     var gamma = 0.0;
-    for (var k = 0u; k < m; k++) {
+    for (var k = 0u; k < m; k++) {   // at most m (or n) times
         let x = w[wb + k * n + p];
         let y = w[wb + k * n + q];
         alpha = alpha + x * x;
@@ -37,14 +37,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let t = select(-1.0, 1.0, zeta >= 0.0) / (abs(zeta) + sqrt(1.0 + zeta * zeta));
     let c = 1.0 / sqrt(1.0 + t * t);
     let s = c * t;
-    for (var k = 0u; k < m; k++) {
+    for (var k = 0u; k < m; k++) {   // at most m (or n) times
         let x = w[wb + k * n + p];
         let y = w[wb + k * n + q];
         w[wb + k * n + p] = c * x - s * y;
         w[wb + k * n + q] = s * x + c * y;
     }
     let vb = b * n * n;
-    for (var k = 0u; k < n; k++) {
+    for (var k = 0u; k < n; k++) {   // at most m (or n) times
         let x = v[vb + k * n + p];
         let y = v[vb + k * n + q];
         v[vb + k * n + p] = c * x - s * y;

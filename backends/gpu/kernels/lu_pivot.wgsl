@@ -12,13 +12,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let base = m * n * n;
     var p = k;
     var best = abs(lu[base + k * n + k]);
-    for (var i = k + 1u; i < n; i++) {
+    for (var i = k + 1u; i < n; i++) {   // at most n times
         let v = abs(lu[base + i * n + k]);
         if (v > best) { best = v; p = i; }
     }
     pivots[m * n + k] = i32(p + 1u);
     if (p != k) {
-        for (var j = 0u; j < n; j++) {
+        for (var j = 0u; j < n; j++) {   // at most n times
             let t = lu[base + k * n + j];
             lu[base + k * n + j] = lu[base + p * n + j];
             lu[base + p * n + j] = t;
@@ -32,7 +32,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (info[m] == 0) { info[m] = i32(k + 1u); }
         return;
     }
-    for (var i = k + 1u; i < n; i++) {
+    for (var i = k + 1u; i < n; i++) {   // at most n times
         lu[base + i * n + k] = lu[base + i * n + k] / d;
     }
 }

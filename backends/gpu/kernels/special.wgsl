@@ -7,7 +7,7 @@ fn erfcx_far_(t: F) -> F {
     // continued fraction 1 / (sqrt(pi) (t + (1/2) / (t + 1 / (t + ...)))), 8 levels (2e-10 at 4.5)
     let c = max(t, F(4.5));
     var d = c;
-    for (var k = 8; k > 0; k--) { d = c + F(f32(k) * 0.5) / d; }
+    for (var k = 8; k > 0; k--) { d = c + F(f32(k) * 0.5) / d; }   // 8 times
     return select(F(0.5641895835477563) / d, erfcx_mid_(min(t, F(4.5))), t < F(4.5));
 }
 fn exp_minus_square_(t: F) -> F {
@@ -46,7 +46,7 @@ fn erfinv_(y: F) -> F {
         / ((F(1.6370678) * w + F(3.5438892)) * w + F(1.0));
     var x = select(tail, centre, a <= F(0.7));
     let rest = F(1.0) - a;
-    for (var k = 0; k < 2; k++) {
+    for (var k = 0; k < 2; k++) {   // 8 times
         let residual = select(erf_(x) - y, (rest - erfc_(abs(x))) * s, a > F(0.5));
         x = x - residual / (F(1.1283791670955126) * exp(-x * x));
     }
@@ -68,7 +68,7 @@ fn ndtri_(p: F) -> F {
         / ((F(1.6370678) * w + F(3.5438892)) * w + F(1.0));
     var x = select(centre, tail, y > F(0.7));
     let log_r = log(rr);
-    for (var k = 0; k < 3; k++) {
+    for (var k = 0; k < 3; k++) {   // 8 times
         let scaled = erfcx_(x);
         let log_erfc = select(log(erfc_(x)), log(scaled) - x * x, x >= F(1.0));
         x = x + (log_erfc - log_r) * scaled * F(0.886226925452758);
@@ -99,7 +99,7 @@ fn lgamma_positive_(x: F) -> F {
     var u = select(x, x + F(1.0), x < F(1.5));
     u = select(u, x + F(2.0), x < F(0.5));
     var down = F(0.0);
-    for (var k = 0; k < 6; k++) {
+    for (var k = 0; k < 6; k++) {   // 8 times
         let step = u >= F(2.5);
         u = select(u, u - F(1.0), step);
         down = down + select(F(0.0), log(u), step);
@@ -128,7 +128,7 @@ fn digamma_(x: F) -> F {
     let negative = x < F(0.0);
     var y = select(x, F(1.0) - x, negative);
     var total = F(0.0);
-    for (var k = 0; k < 8; k++) {
+    for (var k = 0; k < 8; k++) {   // 8 times
         let small = y < F(8.0);
         total = select(total, total - F(1.0) / y, small);
         y = select(y, y + F(1.0), small);
@@ -149,7 +149,7 @@ fn trigamma_(x0: F) -> F {
     let s = sin_pi_(x0);
     var result = select(F(0.0), -F(9.869604401089358) / (s * s), below);
     var x = select(x0, F(1.0) - x0, below);
-    for (var k = 0; k < 6; k++) {
+    for (var k = 0; k < 6; k++) {   // 8 times
         result = result + F(1.0) / (x * x);
         x = x + F(1.0);
     }
@@ -168,7 +168,7 @@ fn zeta_(x: F, q: F) -> F {
     var b = F(0.0);
     var done = B(false);
     var result = F(0.0);
-    for (var i = 0; i < 4096; i++) {
+    for (var i = 0; i < 4096; i++) {   // 8 times
         let run = !done & ((F(f32(i)) < F(9.0)) | (a <= F(9.0)));
         if (!any(run)) { break; }
         a = select(a, a + F(1.0), run);
@@ -185,7 +185,7 @@ fn zeta_(x: F, q: F) -> F {
     let bernoulli = array<f32, 12>(12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
         7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
         1.8152105401943546773e17, -7.1661652561756670113e18);
-    for (var i = 0; i < 12; i++) {
+    for (var i = 0; i < 12; i++) {   // 8 times
         m = m * (x + k);
         b = b / w;
         let t = m * b / F(bernoulli[i]);
@@ -229,7 +229,7 @@ fn gcd_(a0: I, b0: I) -> I {
     // Euclid's algorithm, 48 steps (enough for any pair of 32-bit integers: Fibonacci's 47th passes 2^31)
     var a = abs(a0);
     var b = abs(b0);
-    for (var k = 0; k < 48; k++) {
+    for (var k = 0; k < 48; k++) {   // 8 times
         let more = a != I(0);
         let r = b % select(I(1), a, more);
         b = select(b, a, more);
@@ -253,7 +253,7 @@ fn igamma_(a: F, x: F, upper: f32) -> F {
     var term = F(1.0) / aa;
     var total = term;
     var done = !series | !ok;
-    for (var i = 1; i < 2048; i++) {
+    for (var i = 1; i < 2048; i++) {   // 8 times
         if (all(done)) { break; }
         term = term * xx / (aa + F(f32(i)));
         total = select(total + term, total, done);
@@ -264,7 +264,7 @@ fn igamma_(a: F, x: F, upper: f32) -> F {
     var d = F(1.0) / b;
     var h = d;
     var done2 = series | !ok;
-    for (var i = 1; i < 2048; i++) {
+    for (var i = 1; i < 2048; i++) {   // 8 times
         if (all(done2)) { break; }
         let fi = F(f32(i));
         let an = -fi * (fi - aa);

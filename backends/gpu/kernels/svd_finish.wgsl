@@ -14,19 +14,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let m = ui(U_m);
     let sj = norms[e];
     var rank = 0u;
-    for (var c = 0u; c < n; c++) {
+    for (var c = 0u; c < n; c++) {   // at most n (or m) times
         let sc = norms[b * n + c];
         if (sc > sj || (sc == sj && c < j)) { rank = rank + 1u; }
     }
     s[b * n + rank] = sj;
     let inv = select(0.0, 1.0 / sj, sj > 0.0);
     let wb = b * m * n;
-    for (var k = 0u; k < m; k++) {
+    for (var k = 0u; k < m; k++) {   // at most n (or m) times
         let x = w[wb + k * n + j] * inv;
         if (${FLIP}) { left[wb + rank * m + k] = x; } else { left[wb + k * n + rank] = x; }
     }
     let vb = b * n * n;
-    for (var k = 0u; k < n; k++) {
+    for (var k = 0u; k < n; k++) {   // at most n (or m) times
         let x = v[vb + k * n + j];
         if (${FLIP}) { right[vb + k * n + rank] = x; } else { right[vb + rank * n + k] = x; }
     }

@@ -10,6 +10,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let j = e % n;
     let m = ui(U_m);
     var ss = 0.0;
-    for (var k = 0u; k < m; k++) { ss = ss + w[b * m * n + k * n + j] * w[b * m * n + k * n + j]; }
+    for (var k = 0u; k < m; k++) { ss = ss + w[b * m * n + k * n + j] * w[b * m * n + k * n + j]; }   // m times
     norms[e] = sqrt(ss);
 }

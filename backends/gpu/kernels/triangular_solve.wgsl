@@ -13,7 +13,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let i = ui(U_row);
     let arow = m * n * n + i * n;
     var s = b[(m * n + i) * cols + c];
-    for (var j = ui(U_lo); j < ui(U_hi); j++) {
+    for (var j = ui(U_lo); j < ui(U_hi); j++) {   // at most n times
         s = s - a[arow + j] * x[(m * n + j) * cols + c];
     }
     x[(m * n + i) * cols + c] = select(s / a[arow + i], s, ui(U_unit) == 1u);
