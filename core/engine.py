@@ -342,8 +342,8 @@ class Node:
         out, read = [], self.read_saved()
         for k, (s, v) in enumerate(zip(self.saved, self.versions)):
             if type(s) is SavedTensor:
-                out.append(s.unpack(self, v, check=read is None or k in read))
-            elif s._version != v and (read is None or k in read):
+                out.append(s.unpack(self, v, check=k in read))
+            elif s._version != v and k in read:
                 raise _modified_error(s, self, v)
             else:
                 out.append(s)
@@ -364,15 +364,15 @@ class Node:
             read = self.read_saved()
             for k, (s, v) in enumerate(zip(saved, self.versions)):
                 t = (s.ref and s.ref()) if type(s) is SavedTensor else s   # a dead output can no longer change
-                if t is not None and t._version != v and (read is None or k in read):
+                if t is not None and t._version != v and k in read:
                     raise _modified_error(t, self, v)
         return saved
 
     def read_saved(self):
-        """The places in ``saved`` that the wanted gradients read (None: all), by the rule's ``saved_for``."""
-        reads = self.rule.saved_for
+        """The places in ``saved`` that the wanted gradients read: all, unless the rule's ``saved_for`` says."""
+        reads = self.rule.saved_for if self.rule is not None else None
         if reads is None:
-            return None
+            return range(len(self.saved))
         return {k for edge, places in zip(self.next, reads) if edge is not None for k in places}
 
     @property
