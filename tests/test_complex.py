@@ -147,14 +147,33 @@ def test_reductions_and_movement_against_torch():
     pairs = [(w.sum(), t.sum()), (w.sum(0), t.sum(0)), (w.mean(1), t.mean(1)), (w.reshape(3, 2), t.reshape(3, 2)),
              (w.view(-1), t.view(-1)), (w.flatten(), t.flatten()), (w.transpose(0, 1), t.transpose(0, 1)),
              (wg.cat([w, w * 2]), torch.cat([t, t * 2])), (wg.stack([w, w], 1), torch.stack([t, t], 1)),
-             (w[1, ::2], t[1, ::2]), (w[:, wg.tensor([2, 0])], t[:, torch.tensor([2, 0])]), (w.t() @ w, t.t() @ t)]
+             (w[1, ::2], t[1, ::2]), (w[:, wg.tensor([2, 0])], t[:, torch.tensor([2, 0])]), (w.t() @ w, t.t() @ t),
+             (w.mH, t.mH), (w.H, t.H), (w.adjoint(), t.adjoint()), (wg.adjoint(w * 2), torch.adjoint(t * 2))]
     for wy, ty in pairs:
         _close(wy, ty, 2e-6, 2e-6)
     wl = sum((wg.view_as_real(wy) * k).sum() for k, (wy, _) in enumerate(pairs, 1))
-    tl = sum((torch.view_as_real(ty) * k).sum() for k, (_, ty) in enumerate(pairs, 1))
+    tl = sum((torch.view_as_real(ty.resolve_conj()) * k).sum() for k, (_, ty) in enumerate(pairs, 1))
     wl.backward()
     tl.backward()
     _close(w.grad, t.grad, 1e-5, 1e-5)
+
+
+@pytest.mark.parametrize("name", ["mH", "H", "adjoint", "mT"])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 2, 3)])
+def test_conjugate_transposes_take_the_shapes_pytorch_takes(name, shape):
+    def apply(lib, x):
+        return getattr(x, name)() if name == "adjoint" else getattr(x, name)
+    t = torch.ones(shape, dtype=torch.complex64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # PyTorch warns that H of a 0-d tensor is deprecated
+        try:
+            want = apply(torch, t)
+        except RuntimeError:
+            with pytest.raises(RuntimeError, match=name):
+                apply(wg, wg.ones(shape, dtype=wg.complex64))
+            return
+    got = apply(wg, wg.ones(shape, dtype=wg.complex64))
+    assert tuple(got.shape) == tuple(want.shape)
 
 
 def test_real_imag_and_views_gradients():

@@ -224,7 +224,8 @@ def _mT(x):
     if not x.ndim:   # PyTorch's (deprecated there): the identity
         return x
     if x.ndim < 2:
-        raise ShapeError(f"mT: needs a tensor with at least 2 dims, got shape {tuple(x.shape)}")
+        raise ShapeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor "
+                         f"of shape {tuple(x.shape)}.")
     return transpose(x, -2, -1)
 
 
