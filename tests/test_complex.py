@@ -101,7 +101,8 @@ def test_complex_and_polar():
 # ---------------------------------------------------------------- ops against torch
 
 UNARY = ["neg", "exp", "reciprocal", "log", "sqrt", "square", "sin", "cos", "tanh", "abs", "angle", "conj",
-         "conj_physical", "sgn", "rsqrt", "tan", "log2", "log10", "log1p", "expm1"]
+         "conj_physical", "sgn", "rsqrt", "tan", "log2", "log10", "log1p", "expm1",
+         "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "exp2", "sinc"]   # (the last: ComplexMath)
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -140,6 +141,52 @@ def test_binary_values_and_gradients(name, b_dtype):
     _close(wa.grad, ta.grad, 2e-5, 2e-5)
     if tb.grad is not None:
         _close(wb.grad, tb.grad, 2e-5, 2e-5)
+
+
+COMPOSED = {   # ops composed of real kernels, whose complex forms once dropped the imaginary parts
+    "trace": lambda L, z: L.trace(z[:, :2]), "vdot": lambda L, z: L.vdot(z[0], z[1]),
+    "cov": lambda L, z: L.cov(z), "trapezoid": lambda L, z: L.trapezoid(z), "gradient": lambda L, z: L.gradient(z)[0],
+    "cumulative_trapezoid": lambda L, z: L.cumulative_trapezoid(z), "float_power": lambda L, z: L.float_power(z, 2),
+    "float_power-complex": lambda L, z: L.float_power(z, 0.5 + 1j), "inplace-asin": lambda L, z: z.clone().asin_(),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPOSED))
+def test_composed_ops_keep_the_imaginary_parts(name):
+    (w, t) = _both(Z, "complex64", requires_grad=True)
+    wy, ty = COMPOSED[name](wg, w), COMPOSED[name](torch, t)
+    _close(wy, ty, 1e-5, 1e-5)
+    wl, tl = wg.view_as_real(wy).sum(), torch.view_as_real(ty).sum()
+    wl.backward()
+    tl.backward()
+    _close(w.grad, t.grad, 1e-5, 1e-5)
+
+
+# what PyTorch refuses for complex input (orderings, roundings, ...): refused here too, never computed on a
+# real part
+REFUSED = {
+    "sort": lambda L, z: L.sort(z), "argsort": lambda L, z: L.argsort(z), "msort": lambda L, z: L.msort(z),
+    "topk": lambda L, z: L.topk(z, 1), "kthvalue": lambda L, z: L.kthvalue(z, 1), "median": lambda L, z: L.median(z),
+    "nanmedian": lambda L, z: L.nanmedian(z), "quantile": lambda L, z: L.quantile(z, 0.5), "mode": lambda L, z: L.mode(z),
+    "unique": lambda L, z: L.unique(z), "unique_consecutive": lambda L, z: L.unique_consecutive(z),
+    "searchsorted": lambda L, z: L.searchsorted(z, z), "histc": lambda L, z: L.histc(z),
+    "isposinf": lambda L, z: L.isposinf(z), "isneginf": lambda L, z: L.isneginf(z), "nansum": lambda L, z: L.nansum(z),
+    "trunc": lambda L, z: L.trunc(z), "frac": lambda L, z: L.frac(z), "round": lambda L, z: L.round(z),
+    "floor": lambda L, z: L.floor(z), "relu": lambda L, z: L.relu(z), "deg2rad": lambda L, z: L.deg2rad(z),
+    "logit": lambda L, z: L.logit(z), "i0": lambda L, z: L.i0(z), "erf": lambda L, z: L.erf(z),
+    "softmax": lambda L, z: L.nn.functional.softmax(z, 0), "log_softmax": lambda L, z: L.nn.functional.log_softmax(z, 0),
+    "hardshrink": lambda L, z: L.nn.functional.hardshrink(z), "mse_loss": lambda L, z: L.nn.functional.mse_loss(z, z),
+    "gelu": lambda L, z: L.nn.functional.gelu(z),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_what_pytorch_refuses_for_complex_is_refused(name):
+    (w, t) = _both(Z, "complex64")
+    with pytest.raises(RuntimeError):       # (NotImplementedError is one)
+        REFUSED[name](torch, t)
+    with pytest.raises(RuntimeError, match=f"{name.split('_')[0]}.*complex"):
+        REFUSED[name](wg, w)
 
 
 def test_reductions_and_movement_against_torch():
@@ -257,6 +304,8 @@ FD = {
                                                wg.view_as_complex(x).exp().imag]), PAIRS),
     "pow": (lambda x, y: wg.view_as_real(wg.view_as_complex(x) ** wg.view_as_complex(y) + wg.view_as_complex(x) ** 3),
             PAIRS, PAIRS[::-1] * 0.5),
+    "complex-math": (lambda x: wg.view_as_real(wg.stack([f(wg.view_as_complex(x)) for f in (
+        wg.sinh, wg.cosh, wg.asin, wg.acos, wg.atan, wg.asinh, wg.acosh, wg.atanh, wg.exp2, wg.sinc)])), PAIRS),
     "sum-mean-cat": (lambda x: wg.view_as_real(wg.cat([wg.view_as_complex(x).sum(0, keepdim=True),
                                                        wg.view_as_complex(x).mean(1)[None]], 1)), PAIRS),
 }
@@ -268,7 +317,7 @@ def test_gradients_by_finite_differences(name):
     gradcheck(fn, *arrays, what=name)
 
 
-@pytest.mark.parametrize("name", ["rotary", "abs-angle", "pow"])
+@pytest.mark.parametrize("name", ["rotary", "abs-angle", "pow", "complex-math"])
 def test_second_order_by_finite_differences(name):
     fn, *arrays = FD[name]
     gradgradcheck(fn, *arrays, what=name)

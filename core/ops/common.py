@@ -2,6 +2,7 @@
 right backend with PyTorch's weak scalar typing, and checking arguments."""
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import numbers
@@ -33,6 +34,29 @@ def scale_first(op: str, args: tuple, form: str, current: str) -> tuple:
     warnings.warn(f"This overload of {op} is deprecated:\n\t{op}({form})\nConsider using one of the following "
                   f"signatures instead:\n\t{op}({current})", UserWarning, stacklevel=3)
     return args[1:], args[0]
+
+
+NO_ORDER = "; complex numbers have no order"
+
+
+def real_only(error=NotImplementedError, why: str = ""):
+    """Decorate an op that has no complex formula: complex input raises ``error`` (PyTorch's type where
+    PyTorch refuses it too) naming the op, before anything runs.
+
+    >>> import webgrad as wg
+    >>> wg.sort(wg.tensor([1j]))
+    Traceback (most recent call last):
+    RuntimeError: sort: not implemented for complex tensors (got complex64); complex numbers have no order
+    """
+    def deco(fn):
+        @functools.wraps(fn)
+        def op(*args, **kwargs):   # (any arguments: fn's own signature refuses what it does not take)
+            x = args[0] if args else kwargs.get("input")
+            if isinstance(x, Tensor) and x._dtype.is_complex:
+                raise error(f"{fn.__name__}: not implemented for complex tensors (got {x._dtype.name}){why}")
+            return fn(*args, **kwargs)
+        return op
+    return deco
 
 
 def is_scalar(x) -> bool:

@@ -17,7 +17,7 @@ from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
 from . import binary
 from .movement import cat, narrow, pad
-from .common import check_tensor, scalar_tensor
+from .common import check_tensor, real_only, scalar_tensor
 from ..node_names import labelled
 
 
@@ -569,24 +569,13 @@ def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
     return rule(input, axes, bool(keepdim)) if rule else _p_norm(input, p, axes, bool(keepdim))
 
 
-def _real_only(fn, error=NotImplementedError):
-    """``fn`` refusing complex input: with PyTorch's error where PyTorch refuses it too (the orderings),
-    else NotImplementedError (webgrad has no complex rule for it yet)."""
-    @wraps(fn)
-    def op(*args, **kwargs):   # (any arguments: fn's own signature refuses what it does not take)
-        x = args[0] if args else kwargs.get("input")
-        if isinstance(x, Tensor) and x._dtype.is_complex:
-            raise error(f"{fn.__name__}: not implemented for complex tensors (got {x._dtype.name}); the "
-                        f"reductions that take them: sum, mean, cumsum")
-        return fn(*args, **kwargs)
-    return op
-
-
 # (PyTorch has these for complex input: var/std of the magnitudes, norm, prod ...; webgrad not yet)
-prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm = [_real_only(f) for f in (
+_real = real_only(why="; the reductions that take them: sum, mean, cumsum")
+prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm = [_real(f) for f in (
     prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm)]
-amax, amin, max, min, aminmax = [_real_only(f) for f in (amax, amin, max, min, aminmax)]  # noqa: A001
-argmax, argmin = [_real_only(f, RuntimeError) for f in (argmax, argmin)]
+amax, amin, max, min, aminmax = [_real(f) for f in (amax, amin, max, min, aminmax)]  # noqa: A001
+argmax, argmin = [real_only(RuntimeError, "; the reductions that take them: sum, mean, cumsum")(f)
+                  for f in (argmax, argmin)]
 
 METHODS = {
     "sum": sum, "mean": mean, "prod": prod, "cumsum": cumsum, "amax": amax, "amin": amin, "argmax": argmax,

@@ -18,7 +18,15 @@ from .common import check_tensor, inplace_method, is_scalar
 def _input(op: str, x, floating: bool) -> Tensor:
     check_tensor(op, x)
     if floating and not x._dtype.is_floating:
-        return run_kernel(K.CAST, x, dtype=get_default_dtype())
+        return run_kernel(K.CAST, _real(op, x), dtype=get_default_dtype())
+    return x
+
+
+def _real(op: str, x: Tensor) -> Tensor:
+    """``x``, refused when complex: an op that reaches here has no complex formula (a cast would drop the
+    imaginary parts)."""
+    if x._dtype.is_complex:
+        raise NotImplementedError(f"{op}: not implemented for complex tensors (got {x._dtype.name})")
     return x
 
 
@@ -28,6 +36,7 @@ _BOOL_AS = {"sign": (K.IDENTITY, bool_), "square": (K.SQUARE, int64)}   # bool i
 
 def _numeric(op: str, x) -> Tensor:
     check_tensor(op, x)
+    _real(op, x)
     if x._dtype is bool_:
         raise _BOOL_ERRORS.get(op, TypeError)(f"{op}: not supported for bool tensors (use logical_not, or cast "
                                               f"with .int() first)")
@@ -42,10 +51,7 @@ _COMPLEX = {"neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt
 
 
 def _complex_input(op: str, x) -> Tensor:
-    if op not in _COMPLEX:
-        raise NotImplementedError(f"{op}: not implemented for complex tensors (got {x._dtype.name}); the elementwise "
-                                  f"ops that take them: {', '.join(sorted(_COMPLEX))}")
-    return x
+    return x if op in _COMPLEX else _real(op, x)
 
 
 def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, result: str):
