@@ -392,6 +392,11 @@ def test_gpu_backends_refuse_complex(backend):
                  lambda: wg.tensor([1j], device="cpu").to(backend)):
         with pytest.raises(TypeError, match="no complex dtypes"):
             make()
+    from webgrad import kernel_names as K
+    from webgrad.engine import run_kernel
+    for name, attrs in ((K.REAL, {}), (K.IMAG, {}), (K.CONJ, {}), (K.COMPLEX_MATH, {"fn": "sinh"})):
+        with pytest.raises(TypeError, match=f"{name}.*no complex dtypes"):
+            run_kernel(name, x, **attrs)
 
 
 def test_node_names_are_pytorchs():

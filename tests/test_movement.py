@@ -225,3 +225,14 @@ def test_movement_errors_are_torchs(backend):
     assert base.tolist() == [2.0] and view.tolist() == [2.0, 2.0, 2.0]
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         view.mul_(2)
+
+
+@pytest.mark.parametrize("name", ["cat", "stack", "hstack", "vstack", "dstack", "column_stack", "concat"])
+def test_joining_a_tensor_given_whole_raises_as_pytorch(name):
+    import torch
+    with pytest.raises(TypeError):
+        getattr(torch, name)(torch.ones(2, 3))
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
+        getattr(wg, name)(wg.ones(2, 3))
+    assert getattr(wg, name)([wg.ones(2, 3), wg.ones(2, 3)]).shape == getattr(torch, name)(
+        [torch.ones(2, 3), torch.ones(2, 3)]).shape

@@ -79,6 +79,19 @@ _CONSTANTS: dict = {}     # (value, type, dtype, backend) -> native data of a 0-
 _MAX_CONSTANTS = 512
 
 
+def tensor_sequence(op: str, tensors) -> list:
+    """``tensors`` (a list or tuple of tensors, as ``cat``/``stack`` take) as a list, each checked; a tensor
+    given whole raises PyTorch's TypeError (iterating it would join its rows).
+
+    >>> import webgrad as wg
+    >>> len(tensor_sequence("cat", (wg.ones(2), wg.ones(3))))
+    2
+    """
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    return [check_tensor(op, t, "each tensor") for t in tensors]
+
+
 def scalar_tensor(value, dtype, backend) -> Tensor:
     """A 0-d tensor holding ``value`` with ``dtype`` on ``backend``.
 
