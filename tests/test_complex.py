@@ -180,6 +180,14 @@ REFUSED = {
 }
 
 
+def test_in_place_abs_is_refused_as_pytorch():
+    for name in ("abs_", "absolute_"):
+        with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
+            getattr(torch.tensor([1j]), name)()
+        with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
+            getattr(wg.tensor([1j]), name)()
+
+
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_what_pytorch_refuses_for_complex_is_refused(name):
     (w, t) = _both(Z, "complex64")

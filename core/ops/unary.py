@@ -307,7 +307,21 @@ def copy_(self, other, non_blocking=False):
     return self._assign(other.to(self._backend.name).to(self._dtype), "copy_")
 
 
-_INPLACE = [name for name in _TABLE if name != "silu"] + ["round", "clamp_min", "clamp_max"]   # torch.Tensor's
+_INPLACE = [name for name in _TABLE if name not in ("silu", "abs")] + ["round", "clamp_min", "clamp_max"]  # Tensor's
+
+_abs_in_place = inplace_method("abs_", globals()["abs"])
+
+
+def abs_(self) -> Tensor:
+    """In-place ``abs`` (refused for a complex tensor, as PyTorch: the magnitudes are real).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([-1.5, 2.0]).abs_().tolist()
+    [1.5, 2.0]
+    """
+    if type(self) is Tensor and self._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_in_place(self)
 
 METHODS = {name: globals()[name] for name in _TABLE}
 METHODS.update({name + "_": inplace_method(name + "_", globals()[name]) for name in _INPLACE})
@@ -319,7 +333,7 @@ METHODS.update({
     "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
     "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),
     "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_, "clamp_min": clamp_min,
-    "clamp_max": clamp_max, "negative_": METHODS["neg_"], "absolute_": METHODS["abs_"],
+    "clamp_max": clamp_max, "negative_": METHODS["neg_"], "abs_": abs_, "absolute_": abs_,
 })
 
 negative, absolute = neg, abs  # noqa: F821  (made from _TABLE above)
