@@ -427,3 +427,26 @@ def test_complex64_files_go_both_ways_with_safetensors(tmp_path):
     _close(wg.load(tmp_path / "t.safetensors")["t"], t * 1j, 0, 0)
     with pytest.raises(TypeError, match="cannot store dtype complex128"):   # (safetensors has no C128)
         wg.save({"z": w.cdouble()}, tmp_path / "d.safetensors")
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [3, 40])   # (PyTorch's normal: one value at a time below 16, in blocks from 16)
+def test_random_complex_values_are_pytorchs(dtype, n):
+    draws = {"randn": lambda L: L.randn(n, dtype=getattr(L, dtype)),
+             "rand": lambda L: L.rand(n, 2, dtype=getattr(L, dtype)),
+             "normal_": lambda L: L.empty(n, dtype=getattr(L, dtype)).normal_(1.5, 2.0),
+             "uniform_": lambda L: L.empty(n, dtype=getattr(L, dtype)).uniform_(-1, 3),
+             "randn_like": lambda L: L.randn_like(L.zeros(n, dtype=getattr(L, dtype)))}
+    for name, draw in draws.items():
+        wg.manual_seed(7)
+        torch.manual_seed(7)
+        w, t = draw(wg), draw(torch)
+        assert w.dtype == getattr(wg, dtype), name
+        np.testing.assert_array_equal(w.numpy(), t.numpy(), err_msg=name)
+
+
+def test_random_complex_draws_are_refused_on_the_gpu(backend):
+    if backend == "cpu":
+        return
+    with pytest.raises(TypeError, match="no complex dtypes"):
+        wg.randn(3, dtype=wg.complex64, backend=backend)
