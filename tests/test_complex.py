@@ -148,6 +148,14 @@ COMPOSED = {   # ops composed of real kernels, whose complex forms once dropped 
     "cov": lambda L, z: L.cov(z), "trapezoid": lambda L, z: L.trapezoid(z), "gradient": lambda L, z: L.gradient(z)[0],
     "cumulative_trapezoid": lambda L, z: L.cumulative_trapezoid(z), "float_power": lambda L, z: L.float_power(z, 2),
     "float_power-complex": lambda L, z: L.float_power(z, 0.5 + 1j), "inplace-asin": lambda L, z: z.clone().asin_(),
+    # the norms and variances of complex tensors: of their magnitudes (real results)
+    "norm": lambda L, z: z.norm(), "norm-1": lambda L, z: z.norm(1, dim=1), "norm-3": lambda L, z: z.norm(3),
+    "linalg.norm": lambda L, z: L.linalg.norm(z), "vector_norm-inf": lambda L, z: L.linalg.vector_norm(z, float("inf")),
+    "matrix_norm-fro": lambda L, z: L.linalg.matrix_norm(z), "matrix_norm-1": lambda L, z: L.linalg.matrix_norm(z, 1),
+    "linalg.norm-inf": lambda L, z: L.linalg.norm(z, float("inf")), "dist": lambda L, z: L.dist(z[0], z[1]),
+    "var": lambda L, z: z.var(), "var-dim": lambda L, z: z.var(1, correction=0), "std": lambda L, z: z.std(0),
+    "var_mean": lambda L, z: L.var_mean(z, 1)[0] + L.var_mean(z, 1)[1],
+    "std_mean": lambda L, z: L.std_mean(z, 0, keepdim=True)[0] * L.std_mean(z, 0, keepdim=True)[1],
 }
 
 
@@ -156,7 +164,8 @@ def test_composed_ops_keep_the_imaginary_parts(name):
     (w, t) = _both(Z, "complex64", requires_grad=True)
     wy, ty = COMPOSED[name](wg, w), COMPOSED[name](torch, t)
     _close(wy, ty, 1e-5, 1e-5)
-    wl, tl = wg.view_as_real(wy).sum(), torch.view_as_real(ty).sum()
+    wl, tl = [(lib.view_as_real(y) if y.is_complex() else y * lib.arange(1.0, y.numel() + 1).reshape(y.shape)).sum()
+              for lib, y in ((wg, wy), (torch, ty))]
     wl.backward()
     tl.backward()
     _close(w.grad, t.grad, 1e-5, 1e-5)
@@ -283,7 +292,7 @@ def test_errors_name_the_op():
             getattr(wg, name)(z)
         with pytest.raises(error):
             getattr(torch, name)(t)
-    for not_yet in (wg.sigmoid, wg.prod, wg.var, lambda z: z.norm()):   # PyTorch has them for complex input
+    for not_yet in (wg.sigmoid, wg.prod, wg.logsumexp):   # PyTorch has them for complex input
 
         with pytest.raises(NotImplementedError, match="not implemented for complex"):
             not_yet(z)
@@ -314,6 +323,9 @@ FD = {
             PAIRS, PAIRS[::-1] * 0.5),
     "complex-math": (lambda x: wg.view_as_real(wg.stack([f(wg.view_as_complex(x)) for f in (
         wg.sinh, wg.cosh, wg.asin, wg.acos, wg.atan, wg.asinh, wg.acosh, wg.atanh, wg.exp2, wg.sinc)])), PAIRS),
+    "norms-variances": (lambda x: wg.stack([wg.view_as_complex(x).norm(), wg.view_as_complex(x).var(),
+                                            wg.linalg.vector_norm(wg.view_as_complex(x), 3),
+                                            wg.view_as_complex(x).std(0).sum()]), PAIRS),
     "sum-mean-cat": (lambda x: wg.view_as_real(wg.cat([wg.view_as_complex(x).sum(0, keepdim=True),
                                                        wg.view_as_complex(x).mean(1)[None]], 1)), PAIRS),
 }

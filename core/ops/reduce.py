@@ -362,6 +362,13 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def _var(x, dim, unbiased, keepdim, correction, op):
+    if isinstance(x, Tensor) and x._dtype.is_complex:   # PyTorch's: the mean of |x - mean|^2, the parts' sum
+        return binary.add(*(_var(run_kernel(part, x), dim, unbiased, keepdim, correction, op)
+                            for part in (K.REAL, K.IMAG)))
+    return _real_var(x, dim, unbiased, keepdim, correction, op)
+
+
+def _real_var(x, dim, unbiased, keepdim, correction, op):
     if isinstance(dim, bool):             # torch's var(input, unbiased)
         dim, unbiased = None, dim
     _float_only(check_tensor(op, x), op, "std and var only support floating point dtypes")
@@ -555,6 +562,8 @@ def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
     """
     axes = _axes(input, dim, "norm")
     input = _cast(input, to_dtype(dtype)) if dtype is not None else input
+    if input._dtype.is_complex:            # the norm of the magnitudes (real), as PyTorch's
+        input = run_kernel(K.ABS, input)
     input = input if input._dtype.is_floating else _cast(input, get_default_dtype())
     if p == "fro":
         p = 2
@@ -569,12 +578,12 @@ def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
     return rule(input, axes, bool(keepdim)) if rule else _p_norm(input, p, axes, bool(keepdim))
 
 
-# (PyTorch has these for complex input: var/std of the magnitudes, norm, prod ...; webgrad not yet)
-_real = real_only(why="; the reductions that take them: sum, mean, cumsum")
-prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm = [_real(f) for f in (
-    prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm)]
-amax, amin, max, min, aminmax = [_real(f) for f in (amax, amin, max, min, aminmax)]  # noqa: A001
-argmax, argmin = [real_only(RuntimeError, "; the reductions that take them: sum, mean, cumsum")(f)
+# (PyTorch has these for complex input; webgrad not yet)
+_real = real_only(why="; the reductions that take them: sum, mean, cumsum, var, std, var_mean, std_mean, norm")
+prod, cumprod, logsumexp = [_real(f) for f in (prod, cumprod, logsumexp)]
+amax, amin, max, min, aminmax = [real_only(why="; complex numbers have no order")(f)  # noqa: A001
+                                 for f in (amax, amin, max, min, aminmax)]
+argmax, argmin = [real_only(RuntimeError, "; complex numbers have no order")(f)
                   for f in (argmax, argmin)]
 
 METHODS = {
