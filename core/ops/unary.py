@@ -12,7 +12,7 @@ from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, 
                       int64, promote, promote_scalar)
 from ..engine import run_kernel
 from ..tensor import Tensor
-from .common import check_tensor, inplace_method, is_scalar
+from .common import check_tensor, inplace_method, is_scalar, scalar_tensor
 
 
 def _input(op: str, x, floating: bool) -> Tensor:
@@ -45,7 +45,7 @@ def _numeric(op: str, x) -> Tensor:
 
 # the elementwise ops that take complex tensors (numpy's complex math on cpu; holomorphic but abs, whose
 # rules give PyTorch's conjugate convention); the others refuse them with PyTorch's NotImplementedError
-# (sigmoid, which PyTorch has for complex input, is not in webgrad yet)
+# (and sigmoid, silu: _COMPLEX_FORMS)
 _COMPLEX = {"neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "reciprocal",
             "sin", "cos", "tan", "tanh"}
 
@@ -54,13 +54,22 @@ def _complex_input(op: str, x) -> Tensor:
     return x if op in _COMPLEX else _real(op, x)
 
 
+# complex forms composed of the complex kernels, where the real kernel's formula is real-only
+_COMPLEX_FORMS = {
+    "sigmoid": lambda z: run_kernel(K.RECIPROCAL, run_kernel(K.ADD, run_kernel(K.EXP, run_kernel(K.NEG, z)),
+                                                             scalar_tensor(1, z._dtype, z._backend))),
+    "silu": lambda z: run_kernel(K.MUL, z, _COMPLEX_FORMS["sigmoid"](z)),
+}
+
+
 def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, result: str):
     """Make the op ``name`` running ``kernel`` (on a float32 copy of non-float input when ``floating``)."""
     def op(input):
         if type(input) is Tensor and input._dtype.is_floating:   # the common case, first
             return run_kernel(kernel, input)
         if type(input) is Tensor and input._dtype.is_complex:
-            return run_kernel(kernel, _complex_input(name, input))
+            form = _COMPLEX_FORMS.get(name)
+            return form(input) if form else run_kernel(kernel, _complex_input(name, input))
         if name in _BOOL_AS and type(input) is Tensor and input._dtype is bool_:
             as_kernel, dtype = _BOOL_AS[name]
             return run_kernel(as_kernel, run_kernel(K.CAST, input, dtype=dtype) if dtype is not bool_ else input)
