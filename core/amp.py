@@ -25,6 +25,7 @@ import warnings
 from . import registry
 from .dtypes import bfloat16, float16, float32, to_dtype
 from .engine import no_grad
+from .tensor import Tensor
 
 
 class _AutocastState(threading.local):
@@ -38,6 +39,28 @@ def lower_precision(*tensors) -> tuple:
     """``tensors`` as an op on autocast's lower-precision list takes them: floating ones cast to the
     autocast dtype of their backend when autocast is on there (else unchanged)."""
     return _cast(tensors, None)
+
+
+def lower_precision_op(fn):
+    """Decorate an op on PyTorch's autocast lower-precision list (linear, the convolutions, addmm, ...):
+    under autocast on its tensors' backend, its floating tensor arguments are cast to the autocast dtype
+    first, so its result is in that dtype, as PyTorch's.
+
+    >>> import webgrad as wg
+    >>> with wg.autocast("cpu", dtype=wg.bfloat16):
+    ...     y = wg.nn.functional.linear(wg.ones(2, 3), wg.ones(4, 3), wg.zeros(4))
+    >>> y.dtype
+    webgrad.bfloat16
+    """
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if state.dtypes:
+            tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+            cast = dict(zip(map(id, tensors), lower_precision(*tensors)))
+            args = [cast.get(id(a), a) for a in args]
+            kwargs = {k: cast.get(id(v), v) for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+    return op
 
 
 def full_precision(*tensors) -> tuple:

@@ -141,6 +141,57 @@ def test_autocast_on_cpu_runs_products_in_bfloat16_and_losses_in_float32_as_torc
     assert (wg.ones(2, 2) @ wg.ones(2, 2)).dtype is wg.float32   # off again after the block
 
 
+# the ops on PyTorch's CPU autocast lower-precision list (run in the autocast dtype), ops on neither list
+# (their input's dtype) and the losses (float32)
+AUTOCAST_OPS = {
+    "linear": lambda L, x, w: L.nn.functional.linear(x, w, w[0]),
+    "conv1d": lambda L, x, w: L.nn.functional.conv1d(x[None], w[:, :, None], w[0]),
+    "conv2d": lambda L, x, w: L.nn.functional.conv2d(x[None, None], w[None, None, :2, :2]),
+    "conv_transpose1d": lambda L, x, w: L.nn.functional.conv_transpose1d(x[None], w[:, :, None]),
+    "addmm": lambda L, x, w: L.addmm(w[0], x, w.T), "baddbmm": lambda L, x, w: L.baddbmm(w[0], x[None], w.T[None]),
+    "prelu": lambda L, x, w: L.nn.functional.prelu(x, w[0, :1]),
+    "sdpa": lambda L, x, w: L.nn.functional.scaled_dot_product_attention(x[None], x[None], x[None]),
+    "matmul": lambda L, x, w: x @ w.T, "relu-of-linear": lambda L, x, w: L.relu(L.nn.functional.linear(x, w)),
+    "add": lambda L, x, w: x + w[0], "exp": lambda L, x, w: x.exp(),
+    "cross_entropy": lambda L, x, w: L.nn.functional.cross_entropy(L.nn.functional.linear(x, w), L.tensor([0, 1, 2, 3])),
+    "layer_norm-module": lambda L, x, w: L.nn.functional.layer_norm(L.nn.functional.linear(x, w), (4,), w[0], w[1]),
+}
+
+
+@pytest.mark.parametrize("name", list(AUTOCAST_OPS))
+def test_autocast_on_cpu_casts_the_ops_pytorch_casts(name):
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal((4, 4)).astype(np.float32), rng.standard_normal((4, 4)).astype(np.float32)
+    results = {}
+    for lib in (torch, wg):
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            results[lib] = AUTOCAST_OPS[name](lib, lib.tensor(x), lib.tensor(w, requires_grad=True))
+    want, got = results[torch], results[wg]
+    assert got.dtype.name == str(want.dtype)[6:], (got.dtype, want.dtype)
+    np.testing.assert_allclose(got.float().detach().numpy(), want.float().detach().numpy(), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("op", ["layer_norm", "group_norm", "batch_norm", "rms_norm"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_input_with_float32_parameters_normalises_as_pytorch(op, dtype):
+    """PyTorch's CPU mixed dtypes: a half input and float32 weights give the input's dtype, computed in float32."""
+    rng = np.random.default_rng(3)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((4, 8), (8,), (8,)))
+    grads = {}
+    for lib in (torch, wg):
+        xt = lib.tensor(x).to(getattr(lib, dtype)).requires_grad_()
+        wt, bt = lib.tensor(w, requires_grad=True), lib.tensor(b, requires_grad=True)
+        F = lib.nn.functional
+        args = {"layer_norm": ((8,), wt, bt), "group_norm": (2, wt, bt), "rms_norm": ((8,), wt),
+                "batch_norm": (lib.zeros(8), lib.ones(8), wt, bt, True)}[op]
+        y = getattr(F, op)(xt, *args)
+        (y.float() * lib.arange(32.0).reshape(4, 8)).sum().backward()
+        grads[lib] = (y, xt.grad, wt.grad)
+    for t, g in zip(grads[torch], grads[wg]):
+        assert g.dtype.name == str(t.dtype)[6:]
+        np.testing.assert_allclose(g.float().detach().numpy(), t.float().detach().numpy(), rtol=1e-2, atol=1e-2)
+
+
 @pytest.mark.parametrize("dtype", ["float16"])   # on the backends that hold it (conftest)
 def test_autocast_in_float16_runs_products_in_half_and_losses_in_float32_as_torch_on_cpu(backend, dtype):
     rng = np.random.default_rng(1)

@@ -12,8 +12,10 @@ from ..ops.joining import broadcast_tensors
 from ..ops.movement import roll
 from ..shapes import normalize_axis
 from .errors import deprecated, floating, same_dtype, square
+from ..amp import lower_precision_op
 
 
+@lower_precision_op
 def vecdot(x, y, *, dim=-1):
     """The dot product of ``x`` (conjugated) and ``y`` (broadcast) along ``dim``.
 

@@ -17,6 +17,7 @@ from ..ops.creation import arange
 from ..shapes import broadcast_shapes, numel
 from .functional.activation import softmax
 from .functional.dropout import dropout
+from ..amp import lower_precision_op
 
 
 def causal_mask(L: int, S: int, like):
@@ -59,6 +60,7 @@ def attention(query, key, value, mask=None, dropout_p=0.0, scale=None, safe=Fals
     return weights @ value, weights
 
 
+@lower_precision_op
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                                  enable_gqa=False):
     """softmax(q @ k^T * scale + mask) @ v over [..., L, E] queries, [..., S, E] keys and [..., S, Ev]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .. import kernel_names as K
-from ..amp import lower_precision
+from ..amp import lower_precision, lower_precision_op
 from ..amp import state as autocast
 from ..dtypes import promote
 from ..engine import run_kernel
@@ -146,6 +146,7 @@ def _add_scaled(op, input, product, beta, alpha):
     return product + (input if beta == 1 else input * beta)
 
 
+@lower_precision_op
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` and ``mat2``.
 
@@ -156,6 +157,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _add_scaled("addmm", input, mm(mat1, mat2), beta, alpha)
 
 
+@lower_precision_op
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)`` for 3-D batches.
 
@@ -166,6 +168,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _add_scaled("baddbmm", input, bmm(batch1, batch2), beta, alpha)
 
 
+@lower_precision_op
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``.
 

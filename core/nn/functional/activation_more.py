@@ -14,6 +14,7 @@ from ...ops.random import _values
 from ...random import draw
 from ...shapes import normalize_axis
 from .activation import _maybe_inplace, implicit_dim, softmax
+from ...amp import lower_precision_op
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
@@ -270,6 +271,7 @@ def glu(input, dim=-1):
     return binary.mul(a, unary.sigmoid(b))
 
 
+@lower_precision_op
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)``, ``weight`` one value or one per channel (dim 1).
 

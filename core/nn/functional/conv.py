@@ -7,6 +7,7 @@ from ...engine import run_kernel
 from ...ops.common import check_tensor, reshape_to
 from ...shapes import window_count
 from ._utils import ntuple
+from ...amp import lower_precision_op
 
 
 def _window_attrs(op, kernel_size, dilation, padding, stride):
@@ -115,6 +116,7 @@ def _matmul(a, b):
     return a @ b
 
 
+@lower_precision_op
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of [N, C_in, H, W] with weight [C_out, C_in/groups, kh, kw].
     ``padding`` is an int, a pair, 'same' or 'valid'. Unbatched [C, H, W] input works too.
@@ -149,6 +151,7 @@ def _conv(op, x, weight, bias, stride, padding, dilation, groups):
     return reshape_to(y, (n, c_out, oh, ow))
 
 
+@lower_precision_op
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution of [N, C_in, L] with weight [C_out, C_in/groups, k] (a conv2d of height 1).
 
@@ -168,6 +171,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return y.squeeze(-2)
 
 
+@lower_precision_op
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution (the gradient of conv2d w.r.t. its input) of [N, C_in, H, W] with
     weight [C_in, C_out/groups, kh, kw]: a matmul, then Col2Im sums the overlapping blocks.
@@ -201,6 +205,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return y if bias is None else y + reshape_to(bias, (1, y.shape[1], 1, 1))
 
 
+@lower_precision_op
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 1-D convolution of [N, C_in, L] (or [C_in, L]) with weight [C_in, C_out/groups, k]
     (a conv_transpose2d of height 1).

@@ -8,6 +8,7 @@ from ...ops import binary, reduce, unary
 from ...ops.common import check_tensor
 from ...ops.grids import triu_indices
 from ...shapes import broadcast_shapes
+from .normalization import half_input_float_params
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -24,6 +25,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return binary.div(input, unary.clamp(norm, min=eps).expand_as(input))
 
 
+@half_input_float_params
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``input / sqrt(mean(input ** 2) + eps) * weight`` over the trailing ``normalized_shape`` dims
     (``eps`` defaults to the dtype's machine epsilon, as PyTorch's).

@@ -5,8 +5,10 @@ from ... import kernel_names as K
 from ...engine import run_kernel
 from ...ops.common import check_tensor
 from ...node_names import labelled
+from ...amp import lower_precision_op
 
 
+@lower_precision_op
 def linear(input, weight, bias=None):
     """x @ weight.T + bias, with weight [out_features, in_features] (or [in_features]).
 

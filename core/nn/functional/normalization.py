@@ -2,11 +2,33 @@
 normalisation (composed from reductions and arithmetic)."""
 from __future__ import annotations
 
+import functools
 import math
 
 from ... import kernel_names as K
 from ...engine import no_grad, run_kernel
+from ...dtypes import bfloat16, float16, float32
 from ...ops.common import check_tensor
+from ...tensor import Tensor
+
+
+def half_input_float_params(fn):
+    """Decorate a normalisation: a float16/bfloat16 input with float32 parameters (weights, running
+    statistics) is normalised in float32 and the result rounded to the input's dtype, as PyTorch's CPU
+    mixed-dtype kernels (a model's float32 LayerNorm under ``autocast``).
+
+    >>> import webgrad as wg
+    >>> layer_norm(wg.ones(2, 4, dtype=wg.bfloat16), (4,), wg.ones(4), wg.zeros(4)).dtype
+    webgrad.bfloat16
+    """
+    @functools.wraps(fn)
+    def op(input, *args, **kwargs):
+        if isinstance(input, Tensor) and input._dtype in (float16, bfloat16):
+            params = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+            if params and all(p._dtype is float32 for p in params):
+                return fn(input.float(), *args, **kwargs).to(input._dtype)
+        return fn(input, *args, **kwargs)
+    return op
 
 
 def _normalize(x, dims, eps):
@@ -24,6 +46,7 @@ def _check_channel_params(op, input, error, **params):
             raise error(f"{op}: {name} must have shape ({c},) for input {tuple(input.shape)}, got {tuple(p.shape)}")
 
 
+@half_input_float_params
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing dims ``normalized_shape`` (biased variance, ``eps`` added to it
     under the square root, as PyTorch), then scale by ``weight`` and shift by ``bias``.
@@ -56,6 +79,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return y
 
 
+@half_input_float_params
 def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
     """Normalise [N, C, ...] over groups of ``C / num_groups`` channels and all positions (the fused
     layer-norm kernel on [N, num_groups, -1]), then scale and shift per channel (``nn.GroupNorm``'s
@@ -80,6 +104,7 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
     return y if bias is None else y + bias.reshape(shape)
 
 
+@half_input_float_params
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalise [N, C, ...] per channel C: with batch statistics when ``training`` (then the running
     statistics are updated in place, the variance unbiased, as in PyTorch), else with the running ones.

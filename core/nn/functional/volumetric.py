@@ -9,6 +9,7 @@ from ._utils import ntuple
 from .conv import conv2d, conv_transpose2d
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from .pooling_more import _adaptive_max, _lp, _output_sizes, adaptive_avg_pool1d
+from ...amp import lower_precision_op
 
 
 def _volume(op, input):
@@ -137,6 +138,7 @@ def _conv3d_padding(op, x, padding, kernel, stride, dilation):
     return wg.pad(x, flat) if any(flat) else x
 
 
+@lower_precision_op
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution of [N, C_in, D, H, W] (or unbatched) with weight [C_out, C_in/groups, kd, kh, kw]:
     for each kernel depth, one conv2d of the depth slices it meets, summed.
@@ -183,6 +185,7 @@ def _spread_depth(y, step, before, length):
     return wg.pad(y, (0, 0) * len(rest) + (before, after))
 
 
+@lower_precision_op
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 3-D convolution of [N, C_in, D, H, W] (or unbatched) with weight
     [C_in, C_out/groups, kd, kh, kw]: for each kernel depth one conv_transpose2d of every input depth
