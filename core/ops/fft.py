@@ -128,7 +128,8 @@ def _c2r_shape_and_dims(op: str, x, s, dim) -> tuple:
     shape, dims = _shape_and_dims(op, x, s, dim)
     if not dims:
         raise RuntimeError(f"{op} must transform at least one axis")
-    last = 2 * (x.shape[dims[-1]] - 1) if s is None or list(s)[-1] == -1 else shape[-1]
+    given = None if s is None else s if isinstance(s, int) else list(s)[-1]
+    last = 2 * (x.shape[dims[-1]] - 1) if given is None or given == -1 else shape[-1]
     _points(op, last)
     return shape[:-1] + [last // 2 + 1], dims, last
 
