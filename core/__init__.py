@@ -53,6 +53,7 @@ from .ops.aten import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403
 from .ops.complex import *  # noqa: F401,F403,A004  (webgrad.complex, as torch.complex)
+from .ops.fft_stft import *  # noqa: F401,F403  (stft, istft)
 from .ops.bitwise import *  # noqa: F401,F403
 from .ops.counting import *  # noqa: F401,F403
 from .ops.scans import *  # noqa: F401,F403

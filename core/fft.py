@@ -1,10 +1,13 @@
-"""``webgrad.fft``: the real-valued names of PyTorch's ``torch.fft`` (``fftfreq``, ``rfftfreq``,
-``fftshift``, ``ifftshift``). Its transforms return or take complex tensors, which webgrad has not:
-asking for one raises AttributeError saying so (``porting_table.REFUSED``).
+"""``webgrad.fft``: PyTorch's ``torch.fft``: the eighteen transforms (``fft``, ``rfft``, ``hfft``, their
+inverses, and their 2-dim and n-dim forms; ``ops/fft.py``) and the helpers ``fftfreq``, ``rfftfreq``,
+``fftshift``, ``ifftshift``. The transforms make or take complex tensors, so they run on cpu only (the
+GPU backends hold no complex dtypes and raise TypeError saying so); the helpers run everywhere.
 
 >>> import webgrad as wg
 >>> wg.fft.fftfreq(4).tolist()
 [0.0, 0.25, -0.5, -0.25]
+>>> wg.fft.irfft(wg.fft.rfft(wg.tensor([1.0, 2.0, 3.0])), n=3).tolist()
+[1.0, 2.0, 3.0]
 """
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ import math
 
 from .dtypes import get_default_dtype
 from .ops import binary, creation, movement
+from .ops.fft import *  # noqa: F401,F403  (the transforms)
+from .ops.fft import __all__ as _TRANSFORMS
 from .ops.common import check_tensor
 from .porting_table import module_getattr as _module_getattr
 from .tensor import Tensor
@@ -79,6 +84,6 @@ def ifftshift(input, dim=None) -> Tensor:
     return _shifted("ifftshift", input, dim, lambda size: -(size // 2))   # = (size + 1) // 2 forward
 
 
-__all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+__all__ = [*_TRANSFORMS, "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 __getattr__ = _module_getattr("webgrad.fft")

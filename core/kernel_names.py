@@ -64,6 +64,11 @@ REAL = "Real"                 # complex -> its real part (the float dtype of its
 IMAG = "Imag"                 # complex -> its imaginary part
 CONJ = "Conj"                 # complex -> its conjugate
 COMPLEX_MATH = "ComplexMath"  # complex -> fn(complex), fn one of complex.COMPLEX_FUNCTIONS (numpy's names; attr fn)
+# discrete Fourier transforms over the axes ``dims`` (tuple), ``norm`` one of "none", "by_root_n", "by_n"
+# (PyTorch's normalization modes: the result times 1, 1/sqrt(n) or 1/n, n the signal size over dims)
+FFT_C2C = "FftC2C"            # complex -> complex; dims, norm, forward: bool (False: the e^{+i..} direction)
+FFT_R2C = "FftR2C"            # float -> complex, e^{-i..}; dims, norm, onesided: bool (last of dims halved: n//2+1)
+FFT_C2R = "FftC2R"            # complex (one-sided) -> float, e^{+i..}; dims, norm, last_dim_size: int
 
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,

@@ -57,6 +57,8 @@ _F16 = ("on cpu, and on the GPU backends (wgpu, webgpu) where the device has Web
 _BF16 = "cpu only: the GPU backends raise TypeError (WGSL has no bfloat16 type); use float16 or float32 there"
 _COMPLEX = ("cpu only: the GPU backends raise TypeError (they hold no complex dtypes); keep complex work on cpu, or "
             "carry real pairs (view_as_real's layout) on the GPU")
+_FFT = ("cpu only (numpy's pocketfft, in the input's precision): complex results, which the GPU backends do not "
+        "hold (they raise TypeError); float16/bfloat16 input raises RuntimeError, as PyTorch's cpu FFT")
 _VIEW = ("a view sharing its input's storage, as PyTorch's; its stride() counts its own elements (PyTorch's "
          "counts the storage's)")
 _CONJ = "conj computes the conjugate at once (PyTorch sets a lazy conjugate bit): is_conj() is always False"
@@ -69,6 +71,9 @@ SUPPORTED_NOTES = {"torch.float16": _F16, "torch.half": _F16, "torch.Tensor.half
                    "torch.bfloat16": _BF16, "torch.Tensor.bfloat16": _BF16,
                    **{f"torch.{n}": _COMPLEX for n in ("complex64", "complex128", "cfloat", "cdouble", "complex",
                                                        "polar")},
+                   **{f"torch.fft.{n}{k}": _FFT for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+                      for k in ("", "2", "n")},
+                   **{f"torch{o}.{n}": _FFT for o in ("", ".Tensor") for n in ("stft", "istft")},
                    **{f"torch{o}.{n}": _VIEW for o in ("", ".Tensor") for n in ("real", "imag")},
                    "torch.view_as_real": _VIEW, "torch.view_as_complex": _VIEW,
                    **{f"torch{o}.{n}": _CONJ for o in ("", ".Tensor") for n in ("conj", "is_conj", "resolve_conj")},
@@ -173,10 +178,6 @@ REFUSED = {
            ("symeig", "webgrad.linalg.eigh"), ("lstsq", "webgrad.linalg.lstsq"),
            ("matrix_rank", "webgrad.linalg.matrix_rank"))},
 }
-_COMPLEX_FFT = ("the transforms of torch.fft (complex results) are not built yet: webgrad's complex tensors are cpu-only "
-                "and no FFT kernel exists (fftfreq, rfftfreq, fftshift and ifftshift are here)")
-REFUSED.update({f"torch.fft.{n}{k}": _COMPLEX_FFT for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
-                for k in ("", "2", "n")})
 # refused names that webgrad has as something else: a module of its own under that name
 NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
 

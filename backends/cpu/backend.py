@@ -12,6 +12,7 @@ from webgrad.dtypes import DType
 from . import (attention, backward_kernels, bessel, complex, creation, elementwise, fused, gamma, gelu,  # noqa: F401
                indexing, into, layer_norm, linalg, losses, movement, optim, reduce, softmax, sorting, special, views,
                windows)
+from . import fft  # noqa: F401
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation

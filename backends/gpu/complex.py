@@ -1,7 +1,8 @@
 """The complex-number kernels on the GPU backends: refused. WGSL has no complex type and webgrad's GPU
 backends hold no complex dtypes (a complex64 upload or cast raises the same TypeError): these kernels
 say so, and what to do, where a real input would otherwise make a complex result (``complex``,
-``polar``, ``view_as_complex``) or a complex one reach them."""
+``polar``, ``view_as_complex``, the real-input FFTs ``FftR2C``) or a complex one reach them (``FftC2C``,
+``FftC2R``): webgrad.fft's transforms run on cpu only."""
 from __future__ import annotations
 
 from webgrad import kernel_names as K
@@ -19,4 +20,5 @@ def _refuse(name: str):
     return kernel
 
 
-KERNELS = {name: _refuse(name) for name in (K.COMPLEX, K.REAL, K.IMAG, K.CONJ, K.COMPLEX_MATH)}
+KERNELS = {name: _refuse(name) for name in (K.COMPLEX, K.REAL, K.IMAG, K.CONJ, K.COMPLEX_MATH,
+                                             K.FFT_C2C, K.FFT_R2C, K.FFT_C2R)}   # (FFTs: complex in or out)
