@@ -5,11 +5,12 @@ from ..tensor import Tensor
 from . import binary, creation, indexing, linalg, masking, movement, random, reduce, sorting, unary
 from . import aliases, bitwise, comparison, complex, counting, elementary, grids, joining, queries, scans, scatter
 from . import special, uniques
+from . import random_samplers
 from . import restriding, scatter_reduce, scatters, arranging, statistics, ranges, windows, legacy
 
 MODULES = (creation, unary, binary, reduce, linalg, movement, indexing, masking, random, sorting, elementary,
            comparison, grids, queries, aliases, joining, uniques, scatter, special, restriding, scatter_reduce,
-           scatters, arranging, statistics, ranges, windows, legacy, complex, bitwise, counting, scans)
+           scatters, arranging, statistics, ranges, windows, legacy, complex, bitwise, counting, scans, random_samplers)
 
 for _m in MODULES:
     for _name, _fn in _m.METHODS.items():
