@@ -277,6 +277,12 @@ def standard_gamma(s: Stream, alphas, dtype: str, cached):
     return np.array(values, dtype=_F64), cached
 
 
+def dirichlet(s: Stream, alphas, k: int, cached):
+    """``torch._sample_dirichlet``: (gammas then normalised values, the kept normal)."""
+    values, cached = _serial.dirichlet(_one_unit(s), _normals(s), alphas, k, cached)
+    return np.array(values, dtype=_F64), cached
+
+
 def poisson(s: Stream, rates) -> np.ndarray:
     """``torch.poisson``: one draw per rate."""
     return np.array(_serial.poisson(_one_unit(s), rates), dtype=_F64)
@@ -299,4 +305,4 @@ def log_normal(s: Stream, n: int, mean: float, std: float, cached):
 
 
 __all__ = ["Stream", "uniform", "normal", "integers", "full_range", "randperm", "exponential", "geometric",
-           "bernoulli_scalar", "fma64", "standard_gamma", "poisson", "binomial", "cauchy", "log_normal"]
+           "bernoulli_scalar", "fma64", "standard_gamma", "dirichlet", "poisson", "binomial", "cauchy", "log_normal"]

@@ -176,6 +176,10 @@ def standard_gamma(s, alphas, dtype, cached) -> tuple:
     return _serial.standard_gamma(_one_unit(s), _normals(s), alphas, dtype, cached)
 
 
+def dirichlet(s, alphas, k, cached) -> tuple:
+    return _serial.dirichlet(_one_unit(s), _normals(s), alphas, k, cached)
+
+
 def poisson(s, rates) -> list:
     return _serial.poisson(_one_unit(s), rates)
 
@@ -193,4 +197,4 @@ def log_normal(s, n, mean, std, cached) -> tuple:
 
 
 __all__ = ["Stream", "uniform", "normal", "integers", "full_range", "randperm", "exponential", "geometric",
-           "bernoulli_scalar", "standard_gamma", "poisson", "binomial", "cauchy", "log_normal"]
+           "bernoulli_scalar", "standard_gamma", "dirichlet", "poisson", "binomial", "cauchy", "log_normal"]

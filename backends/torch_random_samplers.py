@@ -20,7 +20,7 @@ from __future__ import annotations
 import array
 import math
 
-__all__ = ["standard_gamma", "poisson", "binomial", "cauchy", "log_normal"]
+__all__ = ["standard_gamma", "dirichlet", "poisson", "binomial", "cauchy", "log_normal"]
 
 _TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
          0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
@@ -78,6 +78,14 @@ def standard_gamma(unit, normals, alphas, dtype, cached) -> tuple:
         return value
     out = [max(tiny, f(_gamma_one(f(a), unit, normal, f))) for a in alphas]
     return out, kept[0]
+
+
+def dirichlet(unit, normals, alphas, k, cached) -> tuple:
+    """``torch._sample_dirichlet``: standard gammas in double precision for each alpha (rows of ``k``),
+    each row over its sum. Returns (the gammas followed by the normalised values, the kept normal)."""
+    gammas, cached = standard_gamma(unit, normals, alphas, "float64", cached)
+    sums = [sum(gammas[i:i + k]) for i in range(0, len(gammas), k)]
+    return gammas + [g / sums[i // k] for i, g in enumerate(gammas)], cached
 
 
 def _poisson_one(lam, unit):

@@ -29,7 +29,7 @@ _STATE_WORDS = 624                       # mt19937's state
 # PyTorch's CPUGeneratorImplState, 5056 bytes: initial seed, left, seeded, next, the 624 state words
 # (as uint64), normal_x, normal_y (the cached double normal), normal_rho, its valid flag; then the
 # cached float normal and its flag.
-_KEEPS_NORMAL = ("normal", "standard_gamma", "log_normal")    # draws that read and leave the kept normal
+_KEEPS_NORMAL = ("normal", "standard_gamma", "dirichlet", "log_normal")    # draws that read and leave the kept normal
 _STATE = struct.Struct(f"<QiiQ{_STATE_WORDS}Qdddi4xf?3x")
 
 

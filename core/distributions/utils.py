@@ -15,11 +15,14 @@ from ..dtype_info import finfo
 from ..dtypes import get_default_dtype
 from ..ops.aliases import softmax
 from ..ops.joining import broadcast_tensors
+from ..ops.movement import cat
+from ..size import Size
 from ..tensor import Tensor, tensor
 
 lazy_property = cached_property      # computed on first use, then kept in the instance's __dict__
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits", "tril_matrix_to_vec",
+           "vec_to_tril_matrix"]
 
 
 def broadcast_all(*values) -> tuple:
@@ -72,3 +75,61 @@ def logits_to_probs(logits, is_binary=False):
 
 SQRT_2 = math.sqrt(2.0)
 HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def batch_shape_of(given, first) -> Size:
+    """The batch shape of a distribution built from ``given`` parameters (broadcast to ``first``'s
+    shape): empty when every parameter given was a number, as PyTorch's."""
+    return Size() if all(isinstance(g, Number) for g in given) else Size(first.shape)
+
+
+def sum_rightmost(value, dim: int):
+    """``value`` summed over its ``dim`` rightmost dimensions (PyTorch's ``_sum_rightmost``).
+
+    >>> import webgrad as wg
+    >>> sum_rightmost(wg.ones(2, 3), 1).tolist()
+    [3.0, 3.0]
+    """
+    return value.reshape(tuple(value.shape[:value.ndim - dim]) + (-1,)).sum(-1) if dim > 0 else value
+
+
+def _tril_positions(n: int, diag: int) -> list:
+    """Row-major positions (in an n x n matrix) of the entries on or below diagonal ``diag``."""
+    return [i * n + j for i in range(n) for j in range(n) if j < i + diag + 1]
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of ``mat`` on or below diagonal ``diag``, row by row, as the last dimension.
+
+    >>> import webgrad as wg
+    >>> tril_matrix_to_vec(wg.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [1.0, 3.0, 4.0]
+    """
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"tril_matrix_to_vec: diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    index = tensor(_tril_positions(n, diag), backend=mat._backend)
+    return mat.reshape(tuple(mat.shape[:-2]) + (n * n,)).index_select(-1, index)
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The lower-triangular matrix (below diagonal ``diag``) holding ``vec``'s last dimension row by
+    row, zeros elsewhere.
+
+    >>> import webgrad as wg
+    >>> vec_to_tril_matrix(wg.tensor([1.0, 3.0, 4.0])).tolist()
+    [[1.0, 0.0], [3.0, 4.0]]
+    """
+    size = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * size + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {size} which cannot be expressed as the lower triangular "
+                         "part of a square D x D matrix.")
+    n = round(n)
+    where = {p: k for k, p in enumerate(_tril_positions(n, diag))}
+    index = tensor([where.get(p, size) for p in range(n * n)], backend=vec._backend)   # size: the zero appended
+    padded = cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
+    return padded.index_select(-1, index).reshape(tuple(vec.shape[:-1]) + (n, n))
+
+
+EULER_CONSTANT = 0.57721566490153286060      # Euler-Mascheroni

@@ -13,6 +13,7 @@ mt19937 stream and uploads the values, so a seed gives PyTorch's numbers on ever
 """
 from __future__ import annotations
 
+from ..dtype_info import finfo
 from ..engine import is_grad_enabled, no_grad
 from ..ops.binary import where
 from ..random import draw
@@ -88,16 +89,32 @@ def _standard_gamma(input, generator=None) -> Tensor:
 
 
 def _sample_dirichlet(input, generator=None) -> Tensor:
-    """One Dirichlet draw per row (last dimension) of concentrations ``input``: standard gammas over
-    their sum (PyTorch's ``torch._sample_dirichlet``, its numbers for a seed up to the sum's rounding).
-    Differentiable through the gammas.
+    """One Dirichlet draw per row (last dimension) of concentrations ``input``: standard gammas in
+    double precision over their row's sum, then kept within [tiny, the float below 1] of the dtype
+    (PyTorch's ``torch._sample_dirichlet``, its numbers for a seed). Differentiable in ``input``
+    through the gammas (unbiased pathwise gradients; PyTorch's ``_dirichlet_grad`` gives other
+    per-draw values with the same expectation).
 
     >>> import webgrad as wg
     >>> round(_sample_dirichlet(wg.tensor([1.0, 2.0, 3.0])).sum().item(), 5)
     1.0
     """
-    gammas = _standard_gamma(input, generator)
-    return gammas / gammas.sum(-1, keepdim=True)
+    alpha = _floating_input("_sample_dirichlet", input, "dirichlet")
+    n, k = alpha.numel(), alpha.shape[-1] if alpha.ndim else 1
+    values = draw(generator, "_sample_dirichlet", "dirichlet", _host(alpha), k)
+    both = _values(values, (2,) + tuple(alpha.shape), alpha.dtype, alpha._backend) if n else None
+    if both is None:
+        return alpha.detach().clone()
+    info = finfo(alpha.dtype)
+    x = both[1].clamp(min=info.tiny, max=1 - info.eps / 2)
+    if not (alpha.requires_grad and is_grad_enabled()):
+        return x
+    gammas = both[0]
+    with no_grad():
+        slope = standard_gamma_grad(alpha.detach(), gammas)
+    g = gammas + (alpha - alpha.detach()) * slope
+    y = g / g.sum(-1, keepdim=True)
+    return x + (y - y.detach())                      # adds exactly zero: the value is the draw's
 
 
 # ---------------------------------------------------------------- the Gamma's reparameterised gradient
