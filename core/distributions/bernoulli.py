@@ -12,7 +12,7 @@ from ..ops.creation import arange
 from ..ops.random import bernoulli
 from ..size import Size
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
@@ -25,7 +25,7 @@ def parameter(name, probs, logits) -> tuple:
     return ("probs", probs) if probs is not None else ("logits", logits)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """A coin: 1 with probability ``probs`` (or ``sigmoid(logits)``), else 0.
 
     >>> import webgrad as wg
@@ -98,3 +98,10 @@ class Bernoulli(Distribution):
         values = arange(2, dtype=self._param.dtype, backend=self._param._backend)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()
