@@ -68,7 +68,7 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution",
            "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl",
-           "transform_to", "transforms", *transforms.__all__]
+           "transform_to", *transforms.__all__]
 
 from ..porting_table import module_getattr as _module_getattr  # noqa: E402  (PyTorch's names not here: say so)
 __getattr__ = _module_getattr("webgrad.distributions")

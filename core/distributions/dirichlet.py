@@ -4,10 +4,10 @@ from __future__ import annotations
 from ..nn.functional.sparse import one_hot
 from ..ops.binary import where
 from ..ops.random_samplers import _sample_dirichlet
-from ..ops.elementary import xlogy
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
+from .utils import xlogy
 
 __all__ = ["Dirichlet"]
 

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 from ..dtype_info import finfo
 from ..ops.random_samplers import _standard_gamma
-from ..ops.elementary import xlogy
 from ..ops.special import igamma as gammainc
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import batch_shape_of, broadcast_all
+from .utils import batch_shape_of, broadcast_all, xlogy
 
 __all__ = ["Gamma"]
 

@@ -80,7 +80,8 @@ class Multinomial(Distribution):
         return counts.scatter_add(-1, samples, ones_like(samples)).type_as(self.probs)
 
     def entropy(self):
-        n = tensor(float(self.total_count), dtype=self.probs.dtype, backend=self.probs._backend)
+        n = tensor(self.total_count, backend=self.probs._backend)     # an integer tensor, as PyTorch's (its lgamma
+        #                                                               is in the default dtype)
         term1 = n * self._categorical.entropy() - (n + 1).lgamma()
         support = self._binomial.enumerate_support(expand=False)[1:]
         binomial_probs = self._binomial.log_prob(support).exp()

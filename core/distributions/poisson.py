@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 from ..engine import no_grad
-from ..ops.elementary import xlogy
 from ..ops.random_samplers import poisson
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import batch_shape_of, broadcast_all
+from .utils import batch_shape_of, broadcast_all, xlogy
 
 __all__ = ["Poisson"]
 

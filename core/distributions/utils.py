@@ -14,6 +14,7 @@ from numbers import Number
 from ..dtype_info import finfo
 from ..dtypes import get_default_dtype
 from ..ops.aliases import softmax
+from ..ops.binary import where
 from ..ops.joining import broadcast_tensors
 from ..ops.movement import cat
 from ..size import Size
@@ -133,3 +134,18 @@ def vec_to_tril_matrix(vec, diag=0):
 
 
 EULER_CONSTANT = 0.57721566490153286060      # Euler-Mascheroni
+
+
+def xlogy(x, y):
+    """``x * log(y)``, 0 where x is 0 and y <= 0, with PyTorch's gradients for ``torch.xlogy``:
+    d/dx is log(y) (also where x is 0), d/dy is x / y. (webgrad's ``xlogy`` gives d/dx 0 where x
+    is 0; the distributions' log-densities need PyTorch's.)
+
+    >>> import webgrad as wg
+    >>> x = wg.tensor([0.0, 2.0], requires_grad=True)
+    >>> xlogy(x, wg.tensor([0.5, 1.0])).sum().backward()
+    >>> [round(v, 4) for v in x.grad.tolist()]
+    [-0.6931, 0.0]
+    """
+    zero = (x == 0) & (y <= 0)
+    return where(zero, 0.0, x * where(zero, 1.0, y).log())
