@@ -41,6 +41,7 @@ from .kl import kl_divergence, register_kl
 from . import kl_pairs  # noqa: E402,F401  (registers the other pairs)
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -60,14 +61,15 @@ from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "ExponentialFamily", "Exponential", "FisherSnedecor", "Gamma", "GeneralizedPareto",
-           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
+           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace",
            "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution",
-           "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl",
+           "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence", "register_kl",
            "transform_to", *transforms.__all__]
 
 from ..porting_table import module_getattr as _module_getattr  # noqa: E402  (PyTorch's names not here: say so)
