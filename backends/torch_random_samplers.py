@@ -53,7 +53,7 @@ def _gamma_one(alpha, unit, normal, f):
         scale *= (1 - unit()) ** f(1.0 / alpha)
         alpha = f(alpha + 1.0)
     d = f(alpha - _THIRD_F)
-    c = 1.0 / math.sqrt(9.0 * d)
+    c = 1.0 / math.sqrt(9.0 * d) if d > 0 else math.nan       # C's sqrt: NaN below 0 (a negative alpha)
     while True:
         x = normal()
         y = 1.0 + c * x
