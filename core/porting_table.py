@@ -149,10 +149,6 @@ _SERIAL = ("PyTorch's CPU sampler, drawn on the host from the same generator and
 SUPPORTED_NOTES.update({
     "torch.poisson": _SERIAL, "torch.binomial": _SERIAL, "torch.Tensor.cauchy_": _SERIAL,
     "torch.Tensor.log_normal_": _SERIAL,
-    "torch.distributions.Dirichlet": "samples are PyTorch's for a seed; rsample's gradient runs through the gamma "
-                                     "draws (unbiased, with other per-draw values than PyTorch's _dirichlet_grad)",
-    "torch.distributions.Beta": "samples are PyTorch's for a seed; rsample's gradient runs through the gamma draws "
-                                "(unbiased, with other per-draw values than PyTorch's _dirichlet_grad)",
     "torch.distributions.VonMises": "draws in float64 where the backend holds it (cpu: PyTorch's numbers for a "
                                     "seed); on the GPU backends in float32, so the draws differ",
 })

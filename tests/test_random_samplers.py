@@ -154,3 +154,25 @@ def test_the_plain_python_host_draws_what_numpy_does(how, args):
         np.testing.assert_allclose(np.asarray(a), b, rtol=1e-15)      # numpy's host fuses v * std + mean
     else:
         assert np.asarray(a).tolist() == list(b)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dirichlet_gradient_is_pytorchs(backend, dtype):
+    """_dirichlet_grad in its four regions (x near 0, x near 1, both concentrations large, the
+    rational correction), and the gradient of _sample_dirichlet after the same seed."""
+    x = [0.01, 0.3, 0.5, 0.7, 0.99, 0.45, 0.5, 0.2, 0.6, 0.3]
+    alpha = [0.5, 2.0, 1.0, 3.0, 4.0, 8.0, 20.0, 1.5, 30.0, 7.0]
+    total = [1.0, 5.0, 2.0, 4.0, 4.5, 15.0, 40.0, 9.0, 50.0, 20.0]
+    want = torch._dirichlet_grad(*(torch.tensor(v, dtype=getattr(torch, dtype)) for v in (x, alpha, total)))
+    got = wg.ops.random_samplers.dirichlet_grad(*(wg.tensor(v, dtype=getattr(wg, dtype)) for v in (x, alpha, total)))
+    # float32 on a backend without float64 computes in float32 (PyTorch's CPU kernel in double)
+    wide = wg.float64 in wg.registry.backend(backend).dtypes
+    np.testing.assert_allclose(got.tolist(), want.tolist(), rtol=1e-6 if dtype == "float32" and wide else
+                               1e-3 if dtype == "float32" else 1e-12)
+    c = wg.tensor([[0.5, 2.0, 3.0], [4.0, 1.0, 9.0]], dtype=getattr(wg, dtype), requires_grad=True)
+    tc = torch.tensor([[0.5, 2.0, 3.0], [4.0, 1.0, 9.0]], dtype=getattr(torch, dtype), requires_grad=True)
+    weights = [1.0, 2.0, 3.0]
+    seeded(lambda: (wg._sample_dirichlet(c) * wg.tensor(weights, dtype=getattr(wg, dtype))).sum().backward())
+    seeded(lambda: (torch._sample_dirichlet(tc) * torch.tensor(weights, dtype=getattr(torch, dtype))).sum().backward())
+    np.testing.assert_allclose(c.grad.tolist(), tc.grad.tolist(), rtol=1e-3 if dtype == "float32" else 1e-10,
+                               atol=1e-6)

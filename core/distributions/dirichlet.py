@@ -14,8 +14,8 @@ __all__ = ["Dirichlet"]
 
 class Dirichlet(ExponentialFamily):
     """Density prod x_i^(a_i - 1) / B(a) on the simplex of the last dimension. Samples are
-    PyTorch's for a seed (``_sample_dirichlet``); ``rsample``'s gradient runs through the gamma
-    draws (unbiased; PyTorch's ``_dirichlet_grad`` gives other per-draw values).
+    PyTorch's for a seed (``_sample_dirichlet``), and so is ``rsample``'s gradient (its
+    ``_dirichlet_grad``).
 
     >>> import webgrad as wg
     >>> from webgrad.distributions import Dirichlet

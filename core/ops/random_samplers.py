@@ -20,7 +20,7 @@ from ..random import draw
 from ..tensor import Tensor
 from .common import check_tensor
 from .joining import broadcast_tensors
-from .random import _fill, _floating, _values
+from .random import FLOAT64, _fill, _floating, _values
 
 __all__ = ["poisson", "binomial", "_standard_gamma", "_sample_dirichlet"]
 
@@ -92,8 +92,7 @@ def _sample_dirichlet(input, generator=None) -> Tensor:
     """One Dirichlet draw per row (last dimension) of concentrations ``input``: standard gammas in
     double precision over their row's sum, then kept within [tiny, the float below 1] of the dtype
     (PyTorch's ``torch._sample_dirichlet``, its numbers for a seed). Differentiable in ``input``
-    through the gammas (unbiased pathwise gradients; PyTorch's ``_dirichlet_grad`` gives other
-    per-draw values with the same expectation).
+    by PyTorch's reparameterised gradient (``_dirichlet_grad``).
 
     >>> import webgrad as wg
     >>> round(_sample_dirichlet(wg.tensor([1.0, 2.0, 3.0])).sum().item(), 5)
@@ -109,12 +108,10 @@ def _sample_dirichlet(input, generator=None) -> Tensor:
     x = both[1].clamp(min=info.tiny, max=1 - info.eps / 2)
     if not (alpha.requires_grad and is_grad_enabled()):
         return x
-    gammas = both[0]
     with no_grad():
-        slope = standard_gamma_grad(alpha.detach(), gammas)
-    g = gammas + (alpha - alpha.detach()) * slope
-    y = g / g.sum(-1, keepdim=True)
-    return x + (y - y.detach())                      # adds exactly zero: the value is the draw's
+        slope = dirichlet_grad(x, alpha.detach(), alpha.detach().sum(-1, keepdim=True).expand(tuple(alpha.shape)))
+    s = (alpha - alpha.detach()) * slope                # zero; its vector-Jacobian product is PyTorch's:
+    return x + s - x.detach() * s.sum(-1, keepdim=True)  # slope * (g - sum(x g)), the value x's exactly
 
 
 # ---------------------------------------------------------------- the Gamma's reparameterised gradient
@@ -168,11 +165,135 @@ def _grad_rational(alpha, x):
     return (p / q).exp()
 
 
+def _accumulating(*tensors):
+    """The tensors in float64 where their backend holds it: PyTorch computes these gradients in
+    double (its ``accscalar_t``) whatever the dtype; elsewhere (the GPU backends) in their own."""
+    if FLOAT64 in getattr(tensors[0]._backend, "dtypes", ()):
+        return tuple(t.to(FLOAT64) for t in tensors)
+    return tensors
+
+
 def standard_gamma_grad(alpha, x) -> Tensor:
     """d x / d alpha for x ~ Gamma(alpha, 1) (PyTorch's ``_standard_gamma_grad``), elementwise."""
+    dtype = x.dtype
+    alpha, x = _accumulating(alpha, x)
     safe_x = x.clamp(min=1e-30)
     return where(x < 0.8, _grad_small_x(alpha, safe_x),
-                 where(alpha > 8.0, _grad_large_alpha(alpha, safe_x), _grad_rational(alpha, safe_x)))
+                 where(alpha > 8.0, _grad_large_alpha(alpha, safe_x), _grad_rational(alpha, safe_x))).to(dtype)
+
+
+# ---------------------------------------------------------------- the Dirichlet's reparameterised gradient
+
+_DIRICHLET_C = (
+    (((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
+      (0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033),
+      (-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013)),
+     ((0.221950385, -0.3187676331, 0.01799915743, 0.01074823814),
+      (-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057),
+      (0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05)),
+     ((-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565),
+      (0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181),
+      (0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05))),
+    (((1, -0.02924021934, -0.04438342661, 0.007285809825),
+      (0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521),
+      (-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149)),
+     ((0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273),
+      (0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956),
+      (-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05)),
+     ((0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05),
+      (0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05),
+      (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06))))
+
+
+def _zero_nan(t):
+    return where(t.isnan(), 0.0, t)
+
+
+def _beta_grad_alpha_small(x, alpha, beta):
+    """x near 0: a Taylor series in x."""
+    factor = alpha.digamma() - (alpha + beta).digamma() - x.log()
+    numer, series = 1.0, 1 / alpha * (factor + 1 / alpha)
+    for i in range(1, 11):
+        numer = numer * ((i - beta) * x / i)
+        denom = alpha + i
+        series = series + numer / denom * (factor + 1 / denom)
+    return _zero_nan(x * (1 - x).pow(-beta) * series)
+
+
+def _beta_grad_beta_small(x, alpha, beta):
+    """x near 0, the gradient in beta: a Taylor series in x."""
+    factor = (alpha + beta).digamma() - beta.digamma()
+    numer, betas, dbetas, series = 1.0, 1.0, 0.0, factor / alpha
+    for i in range(1, 9):
+        numer = numer * (-x / i)
+        dbetas = dbetas * (beta - i) + betas
+        betas = betas * (beta - i)
+        series = series + numer / (alpha + i) * (dbetas + factor * betas)
+    return _zero_nan(-(1 - x).pow(1 - beta) * series)
+
+
+def _beta_grad_alpha_mid(x, alpha, beta):
+    """alpha and beta both large: Rice's saddle point expansion (a polynomial near the mean)."""
+    total = alpha + beta
+    mean = alpha / total
+    std = (alpha * beta / (total + 1)).sqrt() / total
+    near = (mean - 0.1 * std <= x) & (x <= mean + 0.1 * std)
+    b2 = beta * beta
+    poly = 47 * x * b2 * b2 + alpha * ((43 + 20 * (16 + 27 * beta) * x) * b2 * beta + alpha * (
+        3 * (59 + 180 * beta - 90 * x) * b2 + alpha * ((453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (
+            8 * (1 - x) * (135 * beta - 11)))))
+    prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+    prefactor_den = 12960 * alpha * alpha * alpha * b2 * (1 + 12 * total)
+    polynomial = prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / (2 * alpha * beta / total).sqrt()
+    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha)) * (1 + 1 / (12 * beta) + 1 / (288 * b2))
+                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+    axbx = alpha * (x - 1) + beta * x
+    term1 = (2 * alpha * alpha * (x - 1) + alpha * beta * (x - 1) - x * b2) / (
+        (2 * alpha / beta).sqrt() * total.pow(1.5) * axbx * axbx)
+    term2 = 0.5 * (alpha / (total * x)).log()
+    term3 = (8 * alpha * beta / total).sqrt() / axbx
+    term4 = (beta * (beta / (total * (1 - x))).log() + alpha * (alpha / (total * x)).log()).pow(-1.5)
+    expansion = stirling * prefactor * (term1 + term2 * (term3 + where(x < mean, term4, -term4)))
+    return where(near, polynomial, expansion)
+
+
+def _beta_grad_rational(x, alpha, total):
+    """Otherwise: a rational correction to an analytic approximation."""
+    u = x.log()
+    a = alpha.log() - u
+    b = total.log() - a
+    pow_u, pow_a = (1.0, u, u * u), (1.0, a, a * a)
+    p = q = 0.0
+    for i in range(3):
+        for j in range(3):
+            ua = pow_u[i] * pow_a[j]
+            cp, cq = _DIRICHLET_C[0][i][j], _DIRICHLET_C[1][i][j]
+            p = p + ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+            q = q + ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+    approx = x * (total.digamma() - alpha.digamma()) / (total - alpha)
+    return p / q * approx
+
+
+def dirichlet_grad(x, alpha, total) -> Tensor:
+    """PyTorch's ``_dirichlet_grad``: -(d cdf / d alpha) / pdf / (1 - x) for x ~ Beta(alpha, total -
+    alpha), elementwise, by its four approximations (x near 0, x near 1, both large, else rational).
+
+    >>> import webgrad as wg
+    >>> round(dirichlet_grad(wg.tensor([0.5]), wg.tensor([1.0]), wg.tensor([2.0])).item(), 4)
+    0.5
+    """
+    dtype = x.dtype
+    x, alpha, total = _accumulating(x, alpha, total)
+    beta = total - alpha
+    boundary = total * x * (1 - x)
+    small = (x <= 0.5) & (boundary < 2.5)
+    large = (x >= 0.5) & (boundary < 0.75)
+    mid = (alpha > 6) & (beta > 6)
+    return where(small, _beta_grad_alpha_small(x, alpha, beta),
+                 where(large, -_beta_grad_beta_small(1 - x, beta, alpha),
+                       where(mid, _beta_grad_alpha_mid(x, alpha, beta), _beta_grad_rational(x, alpha, total)))
+                 ).to(dtype)
 
 
 # ---------------------------------------------------------------- in-place fills (Tensor methods)
