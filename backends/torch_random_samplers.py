@@ -12,8 +12,8 @@ acceptance test the other way).
 
 >>> import itertools
 >>> u = itertools.cycle([0.25, 0.5, 0.75]).__next__
->>> poisson(u, [0.0, 2.0])
-[0.0, 2.0]
+>>> poisson(u, [0.0, 2.0])            # 0.25 > exp(-2), 0.25 * 0.5 is not: one event
+[0.0, 1.0]
 """
 from __future__ import annotations
 

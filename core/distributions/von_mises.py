@@ -66,7 +66,7 @@ class VonMises(Distribution):
     >>> import webgrad as wg
     >>> from webgrad.distributions import VonMises
     >>> round(VonMises(wg.tensor(0.0), wg.tensor(1.0)).log_prob(wg.tensor(0.0)).item(), 4)
-    -1.0686
+    -1.0738
     """
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
