@@ -36,7 +36,8 @@ CASES = {
     "Gamma": ("Gamma", {"concentration": [0.5, 2.0, 9.0], "rate": [1.0, 0.5, 3.0]}, [0.3, 1.5, 4.0]),
     "Chi2": ("Chi2", {"df": [1.0, 3.0, 10.0]}, [0.3, 1.5, 4.0]),
     "Beta": ("Beta", {"concentration1": [0.5, 2.0, 9.0], "concentration0": [1.0, 0.5, 3.0]}, [0.3, 0.5, 0.9]),
-    "Dirichlet": ("Dirichlet", {"concentration": [[0.5, 2.0, 9.0], [1.0, 1.0, 1.0]]}, [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]),
+    "Dirichlet": ("Dirichlet", {"concentration": [[0.5, 2.0, 9.0], [1.0, 1.0, 1.0]]},
+                  [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]),
     "StudentT": ("StudentT", {"df": [1.0, 3.0, 10.0], **LS}, [0.3, 1.5, -4.0]),
     "FisherSnedecor": ("FisherSnedecor", {"df1": [1.0, 3.0, 10.0], "df2": [2.0, 5.0, 12.0]}, [0.3, 1.5, 4.0]),
     "InverseGamma": ("InverseGamma", {"concentration": [0.5, 2.5, 9.0], "rate": [1.0, 0.5, 3.0]}, [0.3, 1.5, 4.0]),
@@ -228,9 +229,9 @@ def test_beta_and_dirichlet_rsample_gradients_are_unbiased(backend, cls, params,
         np.testing.assert_allclose(ours[k].grad.tolist(), exact[k].grad.numpy(), rtol=0.08, atol=2e-3)
 
 
-FD_CASES = {**{c: CASES[c] for c in ("Gamma", "Beta", "StudentT", "MultivariateNormal_tril", "LowRankMultivariateNormal",
-                                     "Laplace", "Weibull", "Dirichlet", "ContinuousBernoulli", "Kumaraswamy",
-                                     "NegativeBinomial", "VonMises")},
+FD_CASES = {**{c: CASES[c] for c in ("Gamma", "Beta", "StudentT", "MultivariateNormal_tril",
+                                     "LowRankMultivariateNormal", "Laplace", "Weibull", "Dirichlet",
+                                     "ContinuousBernoulli", "Kumaraswamy", "NegativeBinomial", "VonMises")},
             "GeneralizedPareto": ("GeneralizedPareto", {**LS, "concentration": [0.1, 0.3, -0.2]}, [0.3, 1.5, 1.0])}
 
 
@@ -369,7 +370,8 @@ KL_PARAMS.update({
                                   "cov_diag": [1.0, 0.5]},
     "Independent": None, "TransformedDistribution": None, "ExponentialFamily": None,
 })
-KL_CASES = [(p.__name__, q.__name__) for p, q in _KL_REGISTRY if KL_PARAMS.get(p.__name__) and KL_PARAMS.get(q.__name__)]
+KL_CASES = [(p.__name__, q.__name__) for p, q in _KL_REGISTRY
+            if KL_PARAMS.get(p.__name__) and KL_PARAMS.get(q.__name__)]
 
 
 def _kl_operands(lib, p, q, grad=False):

@@ -13,7 +13,7 @@ from ..ops.random import bernoulli
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import binary_parameters, broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -35,6 +35,7 @@ class Bernoulli(ExponentialFamily):
     (webgrad.Size([1]), 0.3)
     """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    logits, probs, param_shape = binary_parameters()
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
@@ -67,18 +68,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -8,7 +8,7 @@ from ..size import Size
 from . import constraints
 from .bernoulli import parameter
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import binary_parameters, broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -47,6 +47,7 @@ class Binomial(Distribution):
     """
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
+    logits, probs, param_shape = binary_parameters()
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
@@ -74,18 +75,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
 
     def sample(self, sample_shape=Size()):
         shape = tuple(self._extended_shape(sample_shape))

@@ -98,7 +98,8 @@ def _transform_to_independent(constraint):
 
 @_both(constraints.greater_than, constraints.greater_than_eq)
 def _to_greater_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(), transforms.AffineTransform(constraint.lower_bound, 1)])
+    return transforms.ComposeTransform([transforms.ExpTransform(),
+                                        transforms.AffineTransform(constraint.lower_bound, 1)])
 
 
 @_both(constraints.less_than)

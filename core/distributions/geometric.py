@@ -11,7 +11,7 @@ from ..size import Size
 from . import constraints
 from .bernoulli import parameter
 from .distribution import Distribution
-from .utils import batch_shape_of, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import batch_shape_of, binary_parameters, broadcast_all
 
 __all__ = ["Geometric"]
 
@@ -26,6 +26,7 @@ class Geometric(Distribution):
     [0.25]
     """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    logits, probs = binary_parameters()[:2]
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
@@ -52,14 +53,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

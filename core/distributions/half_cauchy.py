@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import math
 
-from ..ops.binary import where
 from ..ops.creation import full, zeros_like
 from . import constraints
+from .folded import folded_cdf, folded_entropy, folded_icdf, folded_log_prob
 from .cauchy import Cauchy
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
@@ -47,18 +47,4 @@ class HalfCauchy(TransformedDistribution):
     def variance(self):
         return self.base_dist.variance
 
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return where(value >= 0, self.base_dist.log_prob(value) + math.log(2), -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
+    log_prob, cdf, icdf, entropy = folded_log_prob, folded_cdf, folded_icdf, folded_entropy

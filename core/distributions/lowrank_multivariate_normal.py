@@ -60,7 +60,8 @@ class LowRankMultivariateNormal(Distribution):
         try:
             loc_, self.cov_factor, cov_diag_ = broadcast_tensors(loc.unsqueeze(-1), cov_factor, cov_diag.unsqueeze(-1))
         except (RuntimeError, ValueError) as e:
-            raise ValueError(f"Incompatible batch shapes: loc {tuple(loc.shape)}, cov_factor {tuple(cov_factor.shape)}, "
+            raise ValueError(f"Incompatible batch shapes: loc {tuple(loc.shape)}, cov_factor "
+                             f"{tuple(cov_factor.shape)}, "
                              f"cov_diag {tuple(cov_diag.shape)}") from e
         self.loc, self.cov_diag = loc_[..., 0], cov_diag_[..., 0]
         self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag = cov_factor, cov_diag

@@ -11,7 +11,7 @@ from . import constraints
 from .binomial import expand_probability, probability_parameter
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import binary_parameters, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
@@ -27,6 +27,7 @@ class NegativeBinomial(Distribution):
     """
     arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
+    logits, probs, param_shape = binary_parameters()
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
@@ -50,18 +51,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / (-self.logits).sigmoid()
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
 
     @lazy_property
     def _gamma(self):

@@ -9,7 +9,7 @@ from .bernoulli import parameter
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import batch_shape_of, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import batch_shape_of, binary_parameters, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -23,6 +23,7 @@ class LogitRelaxedBernoulli(Distribution):
     webgrad.Size([1])
     """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    logits, probs, param_shape = binary_parameters()
     support = constraints.real
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
@@ -41,18 +42,6 @@ class LogitRelaxedBernoulli(Distribution):
 
     def _new(self, *args, **kwargs):
         return self._param.new_empty(*args, **kwargs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
 
     def rsample(self, sample_shape=Size()):
         shape = tuple(self._extended_shape(sample_shape))

@@ -149,3 +149,31 @@ def xlogy(x, y):
     """
     zero = (x == 0) & (y <= 0)
     return where(zero, 0.0, x * where(zero, 1.0, y).log())
+
+
+def _binary_logits(self):
+    """Log-odds of the coin's ``probs`` (computed when first read)."""
+    return probs_to_logits(self.probs, is_binary=True)
+
+
+def _binary_probs(self):
+    """The coin's probability of 1, from its ``logits`` (computed when first read)."""
+    return logits_to_probs(self.logits, is_binary=True)
+
+
+def _param_shape(self):
+    """The shape of the parameter given (``probs`` or ``logits``)."""
+    return Size(self._param.shape)
+
+
+def binary_parameters():
+    """(logits, probs, param_shape) for a class parameterised by a coin's ``probs`` or ``logits``:
+    each computed from the other when first read, as PyTorch's lazy properties.
+
+    >>> class Coin:
+    ...     logits, probs, param_shape = binary_parameters()
+    >>> import webgrad as wg
+    >>> c = Coin(); c.logits = wg.tensor([0.0]); c.probs.tolist()
+    [0.5]
+    """
+    return lazy_property(_binary_logits), lazy_property(_binary_probs), property(_param_shape)

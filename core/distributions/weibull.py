@@ -56,4 +56,5 @@ class Weibull(TransformedDistribution):
                                     - (2 * (1 + self.concentration_reciprocal).lgamma()).exp())
 
     def entropy(self):
-        return EULER_CONSTANT * (1 - self.concentration_reciprocal) + (self.scale * self.concentration_reciprocal).log() + 1
+        k_inv = self.concentration_reciprocal
+        return EULER_CONSTANT * (1 - k_inv) + (self.scale * k_inv).log() + 1
