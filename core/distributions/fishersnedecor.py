@@ -57,9 +57,7 @@ class FisherSnedecor(Distribution):
         x1 = self._gamma1.rsample(sample_shape).view(shape)
         x2 = self._gamma2.rsample(sample_shape).view(shape)
         tiny = finfo(x2.dtype).tiny
-        x2 = x2 + (x2.detach().clamp(min=tiny) - x2.detach())
-        y = x1 / x2
-        return y + (y.detach().clamp(min=tiny) - y.detach())
+        return (x1 / x2.clamp(min=tiny)).clamp(min=tiny)       # PyTorch's recorded clamp_s
 
     def log_prob(self, value):
         if self._validate_args:
