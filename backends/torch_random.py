@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from . import torch_random_samplers as _serial
 from .torch_random_pure import scalar_normals
 
 _F32, _F64 = np.float32, np.float64
@@ -259,5 +260,49 @@ def bernoulli_scalar(s: Stream, n: int, p: float) -> np.ndarray:
     return _unit(s, n, "float64") < p
 
 
+# ---------------------------------------------------------------- serial samplers (torch_random_samplers)
+
+
+def _one_unit(s: Stream):
+    return lambda: float(_unit(s, 1, "float64")[0])
+
+
+def _normals(s: Stream):
+    return lambda n, cached: scalar_normals(lambda: _unit(s, 2, "float64").tolist(), n, cached)
+
+
+def standard_gamma(s: Stream, alphas, dtype: str, cached):
+    """``torch._standard_gamma``: (values, the kept normal)."""
+    values, cached = _serial.standard_gamma(_one_unit(s), _normals(s), alphas, dtype, cached)
+    return np.array(values, dtype=_F64), cached
+
+
+def dirichlet(s: Stream, alphas, k: int, cached):
+    """``torch._sample_dirichlet``: (gammas then normalised values, the kept normal)."""
+    values, cached = _serial.dirichlet(_one_unit(s), _normals(s), alphas, k, cached)
+    return np.array(values, dtype=_F64), cached
+
+
+def poisson(s: Stream, rates) -> np.ndarray:
+    """``torch.poisson``: one draw per rate."""
+    return np.array(_serial.poisson(_one_unit(s), rates), dtype=_F64)
+
+
+def binomial(s: Stream, counts, probs, dtype: str) -> np.ndarray:
+    """``torch.binomial``: one draw per (count, prob)."""
+    return np.array(_serial.binomial(_one_unit(s), counts, probs, dtype), dtype=_F64)
+
+
+def cauchy(s: Stream, n: int, median: float, sigma: float) -> np.ndarray:
+    """``cauchy_(median, sigma)``."""
+    return np.array(_serial.cauchy(_one_unit(s), n, median, sigma), dtype=_F64)
+
+
+def log_normal(s: Stream, n: int, mean: float, std: float, cached):
+    """``log_normal_(mean, std)``: (values, the kept normal)."""
+    values, cached = _serial.log_normal(_normals(s), n, mean, std, cached, lambda v, a, b: float(fma64(v, a, b)))
+    return np.array(values, dtype=_F64), cached
+
+
 __all__ = ["Stream", "uniform", "normal", "integers", "full_range", "randperm", "exponential", "geometric",
-           "bernoulli_scalar", "fma64"]
+           "bernoulli_scalar", "fma64", "standard_gamma", "dirichlet", "poisson", "binomial", "cauchy", "log_normal"]

@@ -13,6 +13,8 @@ import array
 import math
 import random as _random
 
+from . import torch_random_samplers as _serial
+
 _N = 624
 _TWO_PI = 2.0 * math.pi
 _BITS = {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}
@@ -162,5 +164,37 @@ def bernoulli_scalar(s, n, p) -> list:
     return [u < p for u in _unit(s, n, "float64")]
 
 
+def _one_unit(s):
+    return lambda: _unit(s, 1, "float64")[0]
+
+
+def _normals(s):
+    return lambda n, cached: scalar_normals(lambda: _unit(s, 2, "float64"), n, cached)
+
+
+def standard_gamma(s, alphas, dtype, cached) -> tuple:
+    return _serial.standard_gamma(_one_unit(s), _normals(s), alphas, dtype, cached)
+
+
+def dirichlet(s, alphas, k, cached) -> tuple:
+    return _serial.dirichlet(_one_unit(s), _normals(s), alphas, k, cached)
+
+
+def poisson(s, rates) -> list:
+    return _serial.poisson(_one_unit(s), rates)
+
+
+def binomial(s, counts, probs, dtype) -> list:
+    return _serial.binomial(_one_unit(s), counts, probs, dtype)
+
+
+def cauchy(s, n, median, sigma) -> list:
+    return _serial.cauchy(_one_unit(s), n, median, sigma)
+
+
+def log_normal(s, n, mean, std, cached) -> tuple:
+    return _serial.log_normal(_normals(s), n, mean, std, cached)
+
+
 __all__ = ["Stream", "uniform", "normal", "integers", "full_range", "randperm", "exponential", "geometric",
-           "bernoulli_scalar"]
+           "bernoulli_scalar", "standard_gamma", "dirichlet", "poisson", "binomial", "cauchy", "log_normal"]

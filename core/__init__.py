@@ -23,6 +23,7 @@ from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enab
 from . import ops
 from .ops.creation import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
+from .ops.random_samplers import *  # noqa: F401,F403
 from . import random
 from .random import (Generator, default_generator, fork_rng, get_rng_state, initial_seed, manual_seed, seed,
                      set_rng_state)

@@ -148,6 +148,16 @@ SUPPORTED_NOTES.update({
     "torch.isin": "assume_unique is accepted and changes nothing (the answer is the same)",
 })
 
+# distributions and their samplers: where the numbers or gradients are not PyTorch's
+_SERIAL = ("PyTorch's CPU sampler, drawn on the host from the same generator and uploaded: a seed gives PyTorch's "
+           "numbers on every backend")
+SUPPORTED_NOTES.update({
+    "torch.poisson": _SERIAL, "torch.binomial": _SERIAL, "torch.Tensor.cauchy_": _SERIAL,
+    "torch.Tensor.log_normal_": _SERIAL,
+    "torch.distributions.VonMises": "draws in float64 where the backend holds it (cpu: PyTorch's numbers for a "
+                                    "seed); on the GPU backends in float32, so the draws differ",
+})
+
 # torch name -> why webgrad refuses it, and what to do instead
 REFUSED = {
     **{f"torch.cuda.{n}": f"{_NO_CUDA}; the call raises RuntimeError" for n in

@@ -29,6 +29,7 @@ _STATE_WORDS = 624                       # mt19937's state
 # PyTorch's CPUGeneratorImplState, 5056 bytes: initial seed, left, seeded, next, the 624 state words
 # (as uint64), normal_x, normal_y (the cached double normal), normal_rho, its valid flag; then the
 # cached float normal and its flag.
+_KEEPS_NORMAL = ("normal", "standard_gamma", "dirichlet", "log_normal")    # draws that read and leave the kept normal
 _STATE = struct.Struct(f"<QiiQ{_STATE_WORDS}Qdddi4xf?3x")
 
 
@@ -146,7 +147,7 @@ class Generator:
         fn = getattr(_host(), how)
         if self._stream is None:
             self._stream = _host().Stream(self._seed)
-        if how == "normal":
+        if how in _KEEPS_NORMAL:
             values, self._normal = fn(self._stream, *args, self._normal)
             return values
         return fn(self._stream, *args)

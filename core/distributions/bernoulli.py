@@ -12,8 +12,8 @@ from ..ops.creation import arange
 from ..ops.random import bernoulli
 from ..size import Size
 from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .exp_family import ExponentialFamily
+from .utils import binary_parameters, broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -25,7 +25,7 @@ def parameter(name, probs, logits) -> tuple:
     return ("probs", probs) if probs is not None else ("logits", logits)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """A coin: 1 with probability ``probs`` (or ``sigmoid(logits)``), else 0.
 
     >>> import webgrad as wg
@@ -35,6 +35,7 @@ class Bernoulli(Distribution):
     (webgrad.Size([1]), 0.3)
     """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    logits, probs, param_shape = binary_parameters()
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
@@ -68,18 +69,6 @@ class Bernoulli(Distribution):
     def variance(self):
         return self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return Size(self._param.shape)
-
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         with no_grad():
@@ -98,3 +87,10 @@ class Bernoulli(Distribution):
         values = arange(2, dtype=self._param.dtype, backend=self._param._backend)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()

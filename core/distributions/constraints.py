@@ -11,10 +11,20 @@ True
 """
 from __future__ import annotations
 
-__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
-           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_integer", "real", "real_vector",
-           "simplex", "unit_interval"]
+from ..dtype_info import finfo
+from ..dtypes import to_dtype
+from ..linalg import cholesky_ex, eigvalsh
+from ..ops.comparison import isclose
+from ..ops.creation import full
+from ..ops.movement import cat as cat_tensors
+from ..ops.movement import stack as stack_tensors
+
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent",
+           "dependent_property", "greater_than", "greater_than_eq", "half_open_interval", "independent",
+           "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
+           "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
+           "positive_integer", "positive_semidefinite", "real", "real_vector", "simplex", "square", "stack",
+           "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -149,6 +159,166 @@ class _OneHot(Constraint):
         return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
 
 
+class _Multinomial(Constraint):
+    """Non-negative counts along the rightmost dimension summing to at most ``upper_bound`` (PyTorch
+    checks this weaker condition too)."""
+    is_discrete, event_dim = True, 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
+def _all_matrix(test):
+    """Per matrix: whether ``test`` holds at every entry."""
+    return test.all(-1).all(-1)
+
+
+class _LowerTriangular(Constraint):
+    """Square matrices with zeros above the diagonal."""
+    event_dim = 2
+
+    def check(self, value):
+        return _all_matrix(value.tril() == value)
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal."""
+    event_dim = 2
+
+    def check(self, value):
+        return _all_matrix(value.tril() == value) & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: each row of unit length (within 10 n eps)."""
+    event_dim = 2
+
+    def check(self, value):
+        tol = finfo(value.dtype).eps * value.shape[-1] * 10
+        rows = (value.detach() ** 2).sum(-1).sqrt()
+        return lower_cholesky.check(value) & ((rows - 1.0).abs() <= tol).all(-1)
+
+
+class _Square(Constraint):
+    """Square matrices (a shape test: one answer for every matrix of the batch)."""
+    event_dim = 2
+
+    def check(self, value):
+        return full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=to_dtype("bool"),
+                    backend=value._backend)
+
+
+class _Symmetric(_Square):
+    """Symmetric square matrices (entries equal to their transposes' within atol 1e-6)."""
+
+    def check(self, value):
+        square = super().check(value)
+        if not square.all().item():
+            return square
+        return _all_matrix(isclose(value, value.mT, atol=1e-6))
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices with non-negative eigenvalues."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not symmetric.all().item():
+            return symmetric
+        return (eigvalsh(value) >= 0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices with a Cholesky factor."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not symmetric.all().item():
+            return symmetric
+        return cholesky_ex(value).info == 0
+
+
+class _Cat(Constraint):
+    """Constraints ``cseq`` on consecutive pieces (of ``lengths``) of dimension ``dim``, as ``cat`` joins them."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq, self.dim = list(cseq), dim
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if not all(isinstance(c, Constraint) for c in self.cseq) or len(self.lengths) != len(self.cseq):
+            raise ValueError(f"constraints.cat: expected Constraints and one length each, got {self.cseq!r} and "
+                             f"lengths {self.lengths}")
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        return cat_tensors([c.check(value.narrow(self.dim, s, n)) for c, s, n in zip(self.cseq, starts, self.lengths)],
+                    self.dim)
+
+
+class _Stack(Constraint):
+    """Constraints ``cseq`` on the slices of dimension ``dim``, as ``stack`` joins them."""
+
+    def __init__(self, cseq, dim=0):
+        self.cseq, self.dim = list(cseq), dim
+        if not all(isinstance(c, Constraint) for c in self.cseq):
+            raise ValueError(f"constraints.stack: expected Constraints, got {self.cseq!r}")
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value):
+        return stack_tensors([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The component distribution's constraint, checked for every component of a mixture's value.
+
+    >>> import webgrad as wg
+    >>> MixtureSameFamilyConstraint(real).check(wg.zeros(2)).tolist()
+    [True, True]
+    """
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise TypeError(f"MixtureSameFamilyConstraint: base_constraint must be a Constraint, got "
+                            f"{type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        if value.ndim < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.ndim}")
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        kept = value.ndim - self.event_dim
+        return result.reshape(tuple(result.shape[:kept]) + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
+
+
 def _whole(value):
     return value % 1 == 0
 
@@ -203,3 +373,13 @@ unit_interval = interval(0.0, 1.0)
 real_vector = independent(real, 1)
 simplex = _Simplex()
 one_hot = _OneHot()
+multinomial = _Multinomial
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

@@ -8,14 +8,14 @@ from ..engine import no_grad
 from ..ops.random import normal, randn
 from ..size import Size
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .special import erfinv
 from .utils import HALF_LOG_2PI, SQRT_2, broadcast_all
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal distribution N(loc, scale²); ``rsample`` is ``loc + eps * scale``, differentiable
     in both parameters.
 
@@ -30,6 +30,7 @@ class Normal(Distribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
@@ -82,3 +83,10 @@ class Normal(Distribution):
 
     def entropy(self):
         return 0.5 + HALF_LOG_2PI + self.scale.log()
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()

@@ -9,7 +9,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -87,3 +87,20 @@ class OneHotCategorical(Distribution):
         values = eye(n, dtype=self._param.dtype, backend=self._param._backend)
         values = values.view((n,) + (1,) * len(self._batch_shape) + (n,))
         return values.expand((n,) + tuple(self._batch_shape) + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose ``rsample`` passes gradients straight through: the one-hot sample
+    plus ``probs - probs.detach()`` (Bengio et al., 2013).
+
+    >>> import webgrad as wg
+    >>> logits = wg.zeros(3, requires_grad=True)
+    >>> OneHotCategoricalStraightThrough(logits=logits).rsample().sum().item()
+    1.0
+    """
+    has_rsample = True
+
+    def rsample(self, sample_shape=Size()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

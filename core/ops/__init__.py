@@ -4,12 +4,13 @@ Tensor methods and operators it provides; they are attached to Tensor here."""
 from ..tensor import Tensor
 from . import binary, creation, indexing, linalg, masking, movement, random, reduce, sorting, unary
 from . import aliases, bitwise, comparison, complex, counting, elementary, grids, joining, queries, scans, scatter
-from . import special, uniques, fft_stft
+from . import special, uniques, fft_stft, random_samplers
 from . import restriding, scatter_reduce, scatters, arranging, statistics, ranges, windows, legacy
 
 MODULES = (creation, unary, binary, reduce, linalg, movement, indexing, masking, random, sorting, elementary,
            comparison, grids, queries, aliases, joining, uniques, scatter, special, restriding, scatter_reduce,
-           scatters, arranging, statistics, ranges, windows, legacy, complex, bitwise, counting, scans, fft_stft)
+           scatters, arranging, statistics, ranges, windows, legacy, complex, bitwise, counting, scans, fft_stft,
+           random_samplers)
 
 for _m in MODULES:
     for _name, _fn in _m.METHODS.items():

@@ -1,0 +1,69 @@
+"""``Gumbel(loc, scale)``: the extreme-value distribution (PyTorch's ``torch.distributions.gumbel``)."""
+from __future__ import annotations
+
+import math
+from numbers import Number
+
+from ..dtype_info import finfo
+from ..ops.creation import full_like, ones_like
+from . import constraints
+from .transformed_distribution import TransformedDistribution
+from .transforms import AffineTransform, ExpTransform
+from .uniform import Uniform
+from .utils import EULER_CONSTANT, broadcast_all
+
+__all__ = ["Gumbel"]
+
+
+class Gumbel(TransformedDistribution):
+    """loc - scale * log(-log U), U uniform in (tiny, 1 - eps) (PyTorch's draws for a seed).
+
+    >>> import webgrad as wg
+    >>> from webgrad.distributions import Gumbel
+    >>> round(Gumbel(0.0, 1.0).log_prob(wg.tensor(0.0)).item(), 4)
+    -1.0
+    """
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        info = finfo(self.loc.dtype)
+        if isinstance(loc, Number) and isinstance(scale, Number):
+            base_dist = Uniform(info.tiny, 1 - info.eps, validate_args=validate_args)
+        else:
+            base_dist = Uniform(full_like(self.loc, info.tiny), full_like(self.loc, 1 - info.eps),
+                                validate_args=validate_args)
+        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-ones_like(self.scale)), ExpTransform().inv,
+                      AffineTransform(loc=loc, scale=-self.scale)]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Gumbel, _instance)
+        new.loc, new.scale = self.loc.expand(tuple(batch_shape)), self.scale.expand(tuple(batch_shape))
+        return super().expand(batch_shape, _instance=new)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (self.loc - value) / self.scale
+        return (y - y.exp()) - self.scale.log()
+
+    @property
+    def mean(self):
+        return self.loc + self.scale * EULER_CONSTANT
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return (math.pi / math.sqrt(6)) * self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def entropy(self):
+        return self.scale.log() + (1 + EULER_CONSTANT)
