@@ -22,12 +22,14 @@ def half_input_float_params(fn):
     webgrad.bfloat16
     """
     @functools.wraps(fn)
-    def op(input, *args, **kwargs):
+    def op(*args, **kwargs):   # (any arguments: fn's own signature refuses what it does not take)
+        input = args[0] if args else kwargs.get("input")
         if isinstance(input, Tensor) and input._dtype in (float16, bfloat16):
-            params = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+            params = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and a is not input]
             if params and all(p._dtype is float32 for p in params):
-                return fn(input.float(), *args, **kwargs).to(input._dtype)
-        return fn(input, *args, **kwargs)
+                cast = [input.float() if a is input else a for a in args]
+                return fn(*cast, **{k: input.float() if v is input else v for k, v in kwargs.items()}).to(input._dtype)
+        return fn(*args, **kwargs)
     return op
 
 
