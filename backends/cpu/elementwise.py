@@ -37,7 +37,11 @@ def _pow(x, y, out=None):
     if x.dtype.kind in "iub" and np.any(y < 0):
         return _integer_pow(x, y)
     by_arithmetic = _POW_BY_ARITHMETIC.get(float(y)) if y.ndim == 0 and x.dtype.kind == "f" else None
-    return np.power(x, y, out=out) if by_arithmetic is None else by_arithmetic(x, out)
+    if by_arithmetic is None:
+        return np.power(x, y, out=out)
+    if x.dtype == np.float16:   # PyTorch's float16 takes these in float32, rounded once (its bfloat16 rounds each step)
+        return by_arithmetic(x.astype(np.float32), None).astype(np.float16)
+    return by_arithmetic(x, out)
 
 
 def _softplus(x, *, beta, threshold):

@@ -18,6 +18,7 @@ from ..engine import run_kernel
 from ..tensor import Tensor
 from . import binary, unary
 from .common import check_tensor, inplace_method, is_scalar, scale_first
+from .opmath import opmath
 
 
 def _float(op: str, input) -> Tensor:
@@ -33,6 +34,7 @@ def _odd(fn, x):
     return binary.where(negative, unary.neg(y), y)
 
 
+@opmath
 def sinh(input) -> Tensor:
     """Hyperbolic sine, ``(expm1(x) - expm1(-x)) / 2``.
 
@@ -44,6 +46,7 @@ def sinh(input) -> Tensor:
     return binary.mul(binary.sub(unary.expm1(x), unary.expm1(unary.neg(x))), 0.5)
 
 
+@opmath
 def cosh(input) -> Tensor:
     """Hyperbolic cosine, ``(exp(x) + exp(-x)) / 2``.
 
@@ -59,6 +62,7 @@ def _sqrt_one_minus_square(x):
     return unary.sqrt(binary.mul(binary.sub(1, x), binary.add(1, x)))
 
 
+@opmath
 def asin(input) -> Tensor:
     """Inverse sine (NaN outside [-1, 1]).
 
@@ -70,6 +74,7 @@ def asin(input) -> Tensor:
     return binary.atan2(x, _sqrt_one_minus_square(x))
 
 
+@opmath
 def acos(input) -> Tensor:
     """Inverse cosine (NaN outside [-1, 1]).
 
@@ -97,6 +102,7 @@ def _asinh_nonnegative(a):
     return unary.log1p(binary.add(a, binary.div(square, binary.add(1, unary.sqrt(binary.add(square, 1))))))
 
 
+@opmath
 def asinh(input) -> Tensor:
     """Inverse hyperbolic sine.
 
@@ -107,18 +113,21 @@ def asinh(input) -> Tensor:
     return _odd(_asinh_nonnegative, _float("asinh", input))
 
 
+@opmath
 def acosh(input) -> Tensor:
     """Inverse hyperbolic cosine (NaN below 1), ``log1p((x - 1) + sqrt((x - 1) * (x + 1)))``.
 
     >>> import webgrad as wg
-    >>> wg.acosh(wg.tensor(1.0)).item()
-    0.0
+    >>> wg.acosh(wg.tensor([1.0, -1e4])).tolist()
+    [0.0, nan]
     """
     x = _float("acosh", input)
     below = binary.sub(x, 1)
-    return unary.log1p(binary.add(below, unary.sqrt(binary.mul(below, binary.add(x, 1)))))
+    y = unary.log1p(binary.add(below, unary.sqrt(binary.mul(below, binary.add(x, 1)))))
+    return binary.where(binary.lt(x, 1), math.nan, y)   # far below 1 the sum rounds to -1: -inf, not NaN
 
 
+@opmath
 def atanh(input) -> Tensor:
     """Inverse hyperbolic tangent (+-inf at +-1, NaN beyond), ``log1p(2x / (1 - x)) / 2``.
 
@@ -140,6 +149,7 @@ def exp2(input) -> Tensor:
     return binary.pow(2.0, _float("exp2", input))
 
 
+@opmath
 def hypot(input, other) -> Tensor:
     """``sqrt(input ** 2 + other ** 2)`` elementwise, broadcasting (floating tensors, as in PyTorch).
 
@@ -153,6 +163,7 @@ def hypot(input, other) -> Tensor:
     return unary.sqrt(binary.add(binary.mul(a, a), binary.mul(b, b)))
 
 
+@opmath
 def logaddexp(input, other) -> Tensor:
     """``log(exp(input) + exp(other))``, computed stably: ``max + log1p(exp(-|input - other|))``.
 
@@ -167,6 +178,7 @@ def logaddexp(input, other) -> Tensor:
     return binary.where(both_inf, a, binary.add(top, rest))
 
 
+@opmath
 def logaddexp2(input, other) -> Tensor:
     """``log2(2 ** input + 2 ** other)``, computed stably.
 
@@ -280,6 +292,7 @@ fmin = _nan_ignoring("fmin", binary.minimum)
 # ---------------------------------------------------------------- of three operands
 
 
+@opmath
 def lerp(input, end, weight) -> Tensor:
     """``input + weight * (end - input)``, computed as PyTorch does (from ``end`` once ``weight``
     reaches 0.5, so results match bit for bit); ``weight`` is a number or a tensor.
@@ -311,6 +324,7 @@ def _scaled(product, value):
 _ADDC_FORM, _ADDC_NOW = "Number value, Tensor tensor1, Tensor tensor2", "Tensor tensor1, Tensor tensor2, *, Number value = 1"
 
 
+@opmath
 def addcmul(input, tensor1, tensor2, *deprecated, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2``, broadcasting.
 
@@ -324,6 +338,7 @@ def addcmul(input, tensor1, tensor2, *deprecated, value=1) -> Tensor:
     return binary.add(input, _scaled(binary.mul(tensor1, tensor2), value))
 
 
+@opmath
 def addcdiv(input, tensor1, tensor2, *deprecated, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2``, broadcasting (integer division refused, as in PyTorch).
 

@@ -18,6 +18,7 @@ from ..engine import run_kernel
 from ..tensor import Tensor
 from . import binary, creation, reduce, unary
 from .common import check_tensor, inplace_method
+from .opmath import opmath
 from .unary import _input, _unary
 
 # name: (kernel, summary, example input, example output)
@@ -57,6 +58,7 @@ def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
+@opmath
 def i0(input) -> Tensor:
     """The modified Bessel function of the first kind, order 0: ``exp(|x|) * i0e(x)`` (its gradient
     is ``i1``, as PyTorch's).
@@ -268,6 +270,7 @@ def igammac(input, other) -> Tensor:
     return run_kernel(K.IGAMMAC, *binary._operands("igammac", input, other, floating=True))
 
 
+@opmath
 def sinc(input) -> Tensor:
     """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
 

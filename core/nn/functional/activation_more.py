@@ -10,6 +10,7 @@ import warnings
 from ...ops import binary, unary
 from ...ops.common import check_tensor
 from ...ops.creation import empty_like, zeros_like
+from ...ops.opmath import opmath
 from ...ops.random import _values
 from ...random import draw
 from ...shapes import normalize_axis
@@ -49,6 +50,7 @@ def relu6(input, inplace=False):
     return _maybe_inplace("relu6", _hardtanh, input, inplace, 0.0, 6.0)
 
 
+@opmath
 def _hardsigmoid(x):
     return binary.div(unary.clamp(binary.add(x, 3.0), 0.0, 6.0), 6.0)
 
@@ -63,6 +65,7 @@ def hardsigmoid(input, inplace=False):
     return _maybe_inplace("hardsigmoid", _hardsigmoid, input, inplace)
 
 
+@opmath
 def _hardswish(x):
     return binary.mul(x, _hardsigmoid(x))
 
@@ -131,6 +134,7 @@ def tanhshrink(input):
     return binary.sub(check_tensor("tanhshrink", input), unary.tanh(input))
 
 
+@opmath
 def _celu(x, alpha):
     negative = binary.mul(unary.expm1(binary.div(unary.clamp(x, max=0.0), alpha)), alpha)
     return binary.add(unary.relu(x), negative)
@@ -148,6 +152,7 @@ def celu(input, alpha=1.0, inplace=False):
     return _maybe_inplace("celu", _celu, input, inplace, alpha)
 
 
+@opmath
 def _selu(x):
     negative = binary.mul(unary.expm1(unary.clamp(x, max=0.0)), _SELU_ALPHA)
     return binary.mul(binary.add(unary.relu(x), negative), _SELU_SCALE)
@@ -206,6 +211,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     return y_hard - y_soft.detach() + y_soft
 
 
+@opmath
 def _mish(x):
     return binary.mul(x, unary.tanh(unary.softplus(x)))
 
@@ -265,7 +271,11 @@ def glu(input, dim=-1):
     n = input.shape[d]
     if n % 2:
         raise RuntimeError(f"glu: halving dimension must be even, but dimension {d} is size {n}")
-    a, b = input.split(n // 2, d)
+    return _gated(*input.split(n // 2, d))
+
+
+@opmath
+def _gated(a, b):
     return binary.mul(a, unary.sigmoid(b))
 
 

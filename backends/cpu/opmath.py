@@ -1,0 +1,49 @@
+"""PyTorch's "opmath" on cpu: its kernels compute float16/bfloat16 elementwise math in float32 and
+round once to the half dtype at the end. numpy (and ml_dtypes) do the same for one ufunc, but a
+kernel written as several numpy steps (``sigmoid``'s ``exp``, ``+``, ``/``) rounds after each. The
+kernels named in ``OPMATH`` are such kernels: registered through ``registry.py``, they are wrapped
+(``in_float32``) to run on float32 copies of half inputs and round their results once.
+
+Kernels that are one ufunc, or whose half inputs are already widened inside (softmax, layer norm,
+erf, gelu), are not listed; nor is one PyTorch itself computes step by step in the half dtype.
+"""
+import numpy as np
+
+from webgrad import kernel_names as K
+
+from .backend_dtypes import NP_DTYPES
+from webgrad.dtypes import bfloat16, float16
+
+HALF = frozenset(NP_DTYPES[d] for d in (float16, bfloat16) if d in NP_DTYPES)
+_FLOAT32 = np.dtype(np.float32)
+
+# the kernels of several numpy steps that PyTorch computes in float32 for half inputs
+OPMATH = frozenset({K.SIGMOID, K.SILU, K.RSQRT, K.LEAKY_RELU, K.FLOOR_DIVIDE})
+
+
+def _widen(a):
+    return a.astype(_FLOAT32) if type(a) is np.ndarray and a.dtype in HALF else a
+
+
+def _narrow(y, dtype):
+    if type(y) is tuple:
+        return tuple(_narrow(v, dtype) for v in y)
+    return y.astype(dtype) if getattr(y, "dtype", None) == _FLOAT32 else y
+
+
+def in_float32(fn):
+    """``fn``, a kernel, run on float32 copies of its float16/bfloat16 array inputs, its float32 results
+    rounded once to the first half input's dtype (other dtypes run ``fn`` itself).
+
+    >>> import ml_dtypes
+    >>> cube_plus_one = in_float32(lambda x: x * x * x + 1)
+    >>> cube_plus_one(np.array([1.2], ml_dtypes.bfloat16)).tolist()   # bfloat16 steps give 2.75
+    [2.734375]
+    """
+    def run(*args, **attrs):
+        half = next((a.dtype for a in args if type(a) is np.ndarray and a.dtype in HALF), None)
+        if half is None:
+            return fn(*args, **attrs)
+        return _narrow(fn(*(_widen(a) for a in args), **attrs), half)
+    run.__name__, run.__doc__ = getattr(fn, "__name__", "kernel"), fn.__doc__
+    return run
