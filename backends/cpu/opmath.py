@@ -18,7 +18,7 @@ HALF = frozenset(NP_DTYPES[d] for d in (float16, bfloat16) if d in NP_DTYPES)
 _FLOAT32 = np.dtype(np.float32)
 
 # the kernels of several numpy steps that PyTorch computes in float32 for half inputs
-OPMATH = frozenset({K.SIGMOID, K.SILU, K.RSQRT, K.LEAKY_RELU, K.FLOOR_DIVIDE})
+OPMATH = frozenset({K.SIGMOID, K.SILU, K.RSQRT, K.LEAKY_RELU})
 
 
 def _widen(a):

@@ -317,8 +317,8 @@ def lerp(input, end, weight) -> Tensor:
     return binary.where(binary.lt(unary.abs(weight), 0.5), low, high)
 
 
-def _scaled(product, value):
-    return product if value == 1 else binary.mul(product, value)
+def _scaled(tensor, value):
+    return tensor if value == 1 else binary.mul(tensor, value)
 
 
 _ADDC_FORM, _ADDC_NOW = "Number value, Tensor tensor1, Tensor tensor2", "Tensor tensor1, Tensor tensor2, *, Number value = 1"
@@ -335,7 +335,7 @@ def addcmul(input, tensor1, tensor2, *deprecated, value=1) -> Tensor:
     if deprecated:
         (tensor1, tensor2), value = scale_first("addcmul", (tensor1, tensor2, *deprecated), _ADDC_FORM, _ADDC_NOW)
     check_tensor("addcmul", input)
-    return binary.add(input, _scaled(binary.mul(tensor1, tensor2), value))
+    return binary.add(input, binary.mul(_scaled(tensor1, value), tensor2))   # PyTorch's order: value * t1 * t2
 
 
 @opmath
@@ -353,7 +353,7 @@ def addcdiv(input, tensor1, tensor2, *deprecated, value=1) -> Tensor:
         if isinstance(t, Tensor) and not t._dtype.is_floating:
             raise RuntimeError(f"addcdiv: integer division of tensors using addcdiv is no longer supported "
                                f"(got {t._dtype.name}); use addcmul(input, tensor1, 1 / tensor2) or cast to float")
-    return binary.add(input, _scaled(binary.div(tensor1, tensor2), value))
+    return binary.add(input, binary.div(_scaled(tensor1, value), tensor2))   # PyTorch's order: value * t1 / t2
 
 
 _UNARY_NAMES = ["sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "exp2", "trunc", "frac",

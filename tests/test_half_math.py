@@ -1,0 +1,162 @@
+"""float16 and bfloat16 elementwise math against PyTorch's own half results, value for value.
+
+PyTorch's CPU kernels compute half precision in float32 ("opmath") and round once at the end; an op
+webgrad composes of several kernels does the same through ``core/ops/opmath.py``, a cpu kernel of
+several numpy steps through ``backends/cpu/opmath.py``. Where PyTorch itself composes (``softsign``,
+``tanhshrink``) or computes in the half dtype step by step (``logit``, ``xlogy``, ``ndtr``, ``entr``,
+bfloat16 ``x ** 3``), webgrad rounds per step as well; those are checked here too.
+
+The reference is PyTorch's result on the same half tensor, of a length that PyTorch's vectorized loops
+cover whole (its scalar tail loop rounds some ops per step: a few-element tensor's ``i0e`` differs).
+Results agree bit for bit, but: ``ULPS`` lists the ops whose float32 math itself differs from
+PyTorch's (libm's exp/log/sin, erf and Bessel approximations), by one unit in the last place of the
+half dtype on a few values; on a GPU backend (float16 only) every op is allowed one unit, its WGSL
+float32 math being its own.
+"""
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+
+import webgrad as wg
+import webgrad.nn.functional as WF
+import torch.nn.functional as TF
+
+_NP = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
+_VALUES = np.concatenate([np.linspace(-8, 8, 1024), np.geomspace(1e-3, 60, 512), -np.geomspace(1e-3, 60, 512),
+                          np.geomspace(1e-6, 6e4, 256), -np.geomspace(1e-6, 6e4, 256)])   # 2560 = 40 * 64
+
+# name: (webgrad's op, PyTorch's, number of tensor operands): ops PyTorch computes in float32 and rounds once
+OPMATH = {
+    "sinh": (wg.sinh, torch.sinh, 1), "cosh": (wg.cosh, torch.cosh, 1), "asin": (wg.asin, torch.asin, 1),
+    "acos": (wg.acos, torch.acos, 1), "asinh": (wg.asinh, torch.asinh, 1), "acosh": (wg.acosh, torch.acosh, 1),
+    "atanh": (wg.atanh, torch.atanh, 1), "i0": (wg.i0, torch.i0, 1), "sinc": (wg.sinc, torch.sinc, 1),
+    "special.i1": (wg.special.i1, torch.special.i1, 1), "sigmoid": (wg.sigmoid, torch.sigmoid, 1),
+    "rsqrt": (wg.rsqrt, torch.rsqrt, 1), "silu": (WF.silu, TF.silu, 1), "selu": (WF.selu, TF.selu, 1),
+    "celu": (lambda x: WF.celu(x, 0.7), lambda x: TF.celu(x, 0.7), 1), "mish": (WF.mish, TF.mish, 1),
+    "hardsigmoid": (WF.hardsigmoid, TF.hardsigmoid, 1), "hardswish": (WF.hardswish, TF.hardswish, 1),
+    "leaky_relu": (WF.leaky_relu, TF.leaky_relu, 1), "glu": (WF.glu, TF.glu, 1),
+    "hypot": (wg.hypot, torch.hypot, 2), "logaddexp": (wg.logaddexp, torch.logaddexp, 2),
+    "logaddexp2": (wg.logaddexp2, torch.logaddexp2, 2), "floor_divide": (wg.floor_divide, torch.floor_divide, 2),
+    "addcmul": (lambda a, b, c: wg.addcmul(a, b, c, value=0.7), lambda a, b, c: torch.addcmul(a, b, c, value=0.7), 3),
+    "addcdiv": (lambda a, b, c: wg.addcdiv(a, b, c, value=0.7), lambda a, b, c: torch.addcdiv(a, b, c, value=0.7), 3),
+    **{f"pow{p}": (lambda x, p=p: x ** p, lambda x, p=p: x ** p, 1) for p in (0.5, -0.5, -1.0, 1.7)},
+}
+# float16 pow by arithmetic is float32 math in PyTorch, bfloat16's rounds each step (both kept, as PyTorch's)
+OPMATH.update({f"pow{p}": (lambda x, p=p: x ** p, lambda x, p=p: x ** p, 1) for p in (2.0, 3.0, -2.0)})
+# PyTorch composes these, or computes them step by step in the half dtype: webgrad too (no opmath)
+STEPWISE = {
+    "softsign": (WF.softsign, TF.softsign, 1), "tanhshrink": (WF.tanhshrink, TF.tanhshrink, 1),
+    "logit": (wg.logit, torch.logit, 1), "special.ndtr": (wg.special.ndtr, torch.special.ndtr, 1),
+    "special.entr": (wg.special.entr, torch.special.entr, 1), "xlogy": (wg.xlogy, torch.xlogy, 2),
+    "special.xlog1py": (wg.special.xlog1py, torch.special.xlog1py, 2),
+}
+# one unit in the last place where the float32 math differs from PyTorch's (not the rounding): its
+# vectorized exp (sigmoid), i1's series, addcmul's multiply-add contracted to one fused multiply-add
+ULPS = {"float16": {"special.i1": 1, "addcmul": 1},
+        "bfloat16": {"sigmoid": 1, "silu": 1, "glu": 1, "addcmul": 1}}
+# PyTorch's vectorized lerp is a fused multiply-add: where end - input nearly cancels input, its float32
+# result keeps a residue (4.8e-8 for a true 0) that webgrad's separate multiply and add do not
+FUSED = {
+    "lerp": (lambda a, b: wg.lerp(a, b, 0.3), lambda a, b: torch.lerp(a, b, 0.3), 2),
+    "lerp_tensor": (wg.lerp, torch.lerp, 3),
+}
+
+
+def _operands(n, dtype, lib):
+    """``n`` half tensors of ``_VALUES`` (the second reversed, the third a shifted copy) in ``lib``."""
+    arrays = [_VALUES, _VALUES[::-1].copy(), np.roll(_VALUES, 7)][:n]
+    if lib is torch:
+        return [torch.tensor(a, dtype=torch.float32).to(getattr(torch, dtype)) for a in arrays]
+    return [wg.tensor(a.astype(np.float32)).to(getattr(wg, dtype)) for a in arrays]
+
+
+def _ordinal(values, dtype):
+    """Each half value's place in the ordered line of the dtype's values (adjacent values differ by 1)."""
+    bits = np.asarray(values, np.float32).astype(_NP[dtype]).view(np.int16).astype(np.int64)
+    return np.where(bits < 0, -32768 - bits, bits)
+
+
+def ulp_distance(ours, theirs, dtype):
+    """Units in the last place of ``dtype`` between two arrays of its values; 0 where both are NaN.
+
+    >>> ulp_distance(np.array([1.0, np.nan]), np.array([1.0009765625, np.nan]), "float16").tolist()
+    [1, 0]
+    """
+    a, b = np.asarray(ours, np.float32), np.asarray(theirs, np.float32)
+    return np.where(np.isnan(a) & np.isnan(b), 0, np.abs(_ordinal(a, dtype) - _ordinal(b, dtype)))
+
+
+def _check(name, table, backend, dtype):
+    ours_fn, theirs_fn, n = table[name]
+    theirs = theirs_fn(*_operands(n, dtype, torch))
+    ours = ours_fn(*_operands(n, dtype, wg))
+    assert ours.dtype is getattr(wg, dtype) and ours.device == backend
+    ours, theirs = np.array(ours.float().tolist(), np.float32), theirs.float().numpy()
+    assert ours.shape == theirs.shape
+    allowed = 1 if backend != "cpu" else ULPS[dtype].get(name, 0)
+    distance = ulp_distance(ours, theirs, dtype)
+    worst = int(distance.argmax())
+    assert distance.max() <= allowed, (f"{name} {dtype}: {int((distance > allowed).sum())} values off by more than "
+                                       f"{allowed} ulp, e.g. ours {ours.ravel()[worst]} PyTorch's {theirs.ravel()[worst]}")
+    if allowed:   # rare: a handful of values, not a whole range
+        assert (distance > 0).mean() < 0.05, f"{name} {dtype}: {int((distance > 0).sum())} values off by 1 ulp"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(OPMATH))
+def test_opmath_ops_round_once_as_pytorch(name, backend, dtype):
+    _check(name, OPMATH, backend, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(STEPWISE))
+def test_ops_pytorch_rounds_step_by_step_stay_so(name, backend, dtype):
+    _check(name, STEPWISE, backend, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(FUSED))
+def test_lerp_within_an_ulp_or_a_fused_residue(name, backend, dtype):
+    ours_fn, theirs_fn, n = FUSED[name]
+    theirs = theirs_fn(*_operands(n, dtype, torch)).float().numpy()
+    ours = np.array(ours_fn(*_operands(n, dtype, wg)).float().tolist(), np.float32)
+    far = np.abs(theirs) > 1e-6
+    assert ulp_distance(ours[far], theirs[far], dtype).max() <= 1
+    assert np.all(np.abs(ours - theirs)[~far] <= 1e-7)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["sinh", "acosh", "sigmoid", "sinc", "i0", "rsqrt"])
+def test_inplace_forms_write_the_half_tensor(name, backend, dtype):
+    x = _operands(1, dtype, wg)[0]
+    expected = getattr(wg, name)(x).float().tolist()
+    kept = x
+    out = getattr(x, name + "_")()
+    assert out is kept and x.dtype is getattr(wg, dtype)
+    assert np.array_equal(np.array(x.float().tolist()), np.array(expected), equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["sinh", "asinh", "logaddexp", "selu", "sigmoid", "hypot"])
+def test_gradients_flow_through_opmath_in_the_half_dtype(name, backend, dtype):
+    (ours_fn, theirs_fn, n), values = OPMATH[name], np.linspace(-3, 3, 64)
+    ours = [wg.tensor(values[::k or 1] + 0.1 * k).to(getattr(wg, dtype)).requires_grad_() for k in range(n)]
+    theirs = [torch.tensor(values[::k or 1] + 0.1 * k, dtype=torch.float32).to(getattr(torch, dtype)).requires_grad_()
+              for k in range(n)]
+    ours_fn(*ours).sum().backward()
+    theirs_fn(*theirs).sum().backward()
+    for a, b in zip(ours, theirs):
+        assert a.grad.dtype is getattr(wg, dtype)
+        assert ulp_distance(a.grad.float().tolist(), b.grad.float().numpy(), dtype).max() <= 2
+
+
+def test_opmath_keeps_other_dtypes_and_promotion():
+    half = wg.tensor([0.5, 1.5], dtype=wg.float16)
+    assert wg.sinh(wg.tensor([0.5])).dtype is wg.float32 and wg.sinh(wg.tensor([0.5], dtype=wg.float64)).dtype is wg.float64
+    assert wg.hypot(half, wg.tensor([1.0, 2.0], dtype=wg.bfloat16)).dtype is wg.float32      # as PyTorch's promotion
+    assert wg.hypot(half, wg.tensor(2.0)).dtype is wg.float16                               # a 0-d float32 beside it
+    assert wg.logaddexp(half, wg.tensor([1.0, 2.0], dtype=wg.float64)).dtype is wg.float64
+    assert math.isnan(wg.acosh(wg.tensor([-1e4])).item())   # NaN below 1, as PyTorch's (the sum rounded to -1)
