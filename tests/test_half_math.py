@@ -57,6 +57,8 @@ STEPWISE = {
 # vectorized exp (sigmoid), i1's series, addcmul's multiply-add contracted to one fused multiply-add
 ULPS = {"float16": {"special.i1": 1, "addcmul": 1},
         "bfloat16": {"sigmoid": 1, "silu": 1, "glu": 1, "addcmul": 1}}
+# the GPU's float16 floor_divide is float32 math rounded once; PyTorch's rounds (a - fmod(a, b)) / b per step
+GPU_ULPS = {"floor_divide": 2}
 # PyTorch's vectorized lerp is a fused multiply-add: where end - input nearly cancels input, its float32
 # result keeps a residue (4.8e-8 for a true 0) that webgrad's separate multiply and add do not
 FUSED = {
@@ -96,7 +98,7 @@ def _check(name, table, backend, dtype):
     assert ours.dtype is getattr(wg, dtype) and ours.device == backend
     ours, theirs = np.array(ours.float().tolist(), np.float32), theirs.float().numpy()
     assert ours.shape == theirs.shape
-    allowed = 1 if backend != "cpu" else ULPS[dtype].get(name, 0)
+    allowed = GPU_ULPS.get(name, 1) if backend != "cpu" else ULPS[dtype].get(name, 0)
     distance = ulp_distance(ours, theirs, dtype)
     worst = int(distance.argmax())
     assert distance.max() <= allowed, (f"{name} {dtype}: {int((distance > allowed).sum())} values off by more than "
@@ -125,7 +127,9 @@ def test_lerp_within_an_ulp_or_a_fused_residue(name, backend, dtype):
     ours = np.array(ours_fn(*_operands(n, dtype, wg)).float().tolist(), np.float32)
     far = np.abs(theirs) > 1e-6
     assert ulp_distance(ours[far], theirs[far], dtype).max() <= 1
-    assert np.all(np.abs(ours - theirs)[~far] <= 1e-7)
+    with np.errstate(invalid="ignore"):   # inf - inf
+        near = (ours == theirs) | (np.abs(ours - theirs) <= 1e-7) | (np.isnan(ours) & np.isnan(theirs))
+    assert np.all(near[~far])
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
@@ -142,7 +146,7 @@ def test_inplace_forms_write_the_half_tensor(name, backend, dtype):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("name", ["sinh", "asinh", "logaddexp", "selu", "sigmoid", "hypot"])
 def test_gradients_flow_through_opmath_in_the_half_dtype(name, backend, dtype):
-    (ours_fn, theirs_fn, n), values = OPMATH[name], np.linspace(-3, 3, 64)
+    (ours_fn, theirs_fn, n), values = OPMATH[name], np.linspace(-3, 3, 64, dtype=np.float32)
     ours = [wg.tensor(values[::k or 1] + 0.1 * k).to(getattr(wg, dtype)).requires_grad_() for k in range(n)]
     theirs = [torch.tensor(values[::k or 1] + 0.1 * k, dtype=torch.float32).to(getattr(torch, dtype)).requires_grad_()
               for k in range(n)]
