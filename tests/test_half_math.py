@@ -164,3 +164,36 @@ def test_opmath_keeps_other_dtypes_and_promotion():
     assert wg.hypot(half, wg.tensor(2.0)).dtype is wg.float16                               # a 0-d float32 beside it
     assert wg.logaddexp(half, wg.tensor([1.0, 2.0], dtype=wg.float64)).dtype is wg.float64
     assert math.isnan(wg.acosh(wg.tensor([-1e4])).item())   # NaN below 1, as PyTorch's (the sum rounded to -1)
+
+
+# reductions PyTorch accumulates in float32 and rounds once (a half sum of squares overflows at 256)
+REDUCTIONS = {
+    "mean": lambda m, x: m.mean(x), "mean_dim": lambda m, x: m.mean(x.reshape(64, 32), 0),
+    "var": lambda m, x: m.var(x), "var_dim": lambda m, x: m.var(x.reshape(64, 32), 1, correction=0),
+    "std": lambda m, x: m.std(x), "std_mean": lambda m, x: m.std_mean(x.reshape(64, 32), 1)[0],
+    "var_mean": lambda m, x: m.var_mean(x)[0], "norm": lambda m, x: m.norm(x),
+    "norm_3": lambda m, x: m.norm(x.reshape(64, 32), 3, 1), "vector_norm": lambda m, x: m.linalg.vector_norm(x),
+    "l1_loss": lambda m, x: m.nn.functional.l1_loss(x, x.flip(0)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reductions_accumulate_in_float32_and_round_once(name, backend, dtype):
+    values = np.linspace(-100, 300, 2048, dtype=np.float32)
+    theirs = REDUCTIONS[name](torch, torch.tensor(values).to(getattr(torch, dtype))).float().numpy()
+    ours = REDUCTIONS[name](wg, wg.tensor(values).to(getattr(wg, dtype)))
+    assert ours.dtype is getattr(wg, dtype)
+    assert np.isfinite(theirs).all()   # a half accumulation would overflow here
+    assert ulp_distance(ours.float().tolist(), theirs, dtype).max() <= 1   # float32 sums in another order
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_std_gradient_flows_in_the_half_dtype(backend, dtype):
+    values = np.linspace(-100, 300, 64, dtype=np.float32)
+    ours = wg.tensor(values).to(getattr(wg, dtype)).requires_grad_()
+    theirs = torch.tensor(values).to(getattr(torch, dtype)).requires_grad_()
+    ours.std().backward()
+    theirs.std().backward()
+    assert ours.grad.dtype is getattr(wg, dtype)
+    assert ulp_distance(ours.grad.float().tolist(), theirs.grad.float().numpy(), dtype).max() <= 2
