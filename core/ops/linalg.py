@@ -15,7 +15,7 @@ from ..engine import run_kernel
 from ..shapes import ShapeError, broadcast_shapes, numel
 from ..tensor import Tensor
 from .binary import where
-from .common import check_tensor, inplace_method, reshape_to
+from .common import check_tensor, inplace_method, reshape_to, scalar_tensor
 from .creation import arange
 from .movement import pad
 from ..node_names import labelled
@@ -269,7 +269,7 @@ def diag(input, diagonal=0):
     rows, cols = arange(n, backend=input._backend).reshape(n, 1), arange(n, backend=input._backend)
     padded = pad(input, (0, abs(diagonal)))   # out[r, r + d] = input[r] (d >= 0), out[c - d, c] = input[c]
     values = padded.reshape(n, 1) if diagonal >= 0 else padded.reshape(1, n)
-    return where((cols - rows) == diagonal, values, 0)
+    return where((cols - rows) == diagonal, values, scalar_tensor(0, input._dtype, input._backend))   # bool stays bool
 
 
 _ADDED = {"addmm": addmm, "baddbmm": baddbmm, "addbmm": addbmm, "addmv": addmv, "addr": addr}
