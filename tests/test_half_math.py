@@ -197,3 +197,37 @@ def test_half_std_gradient_flows_in_the_half_dtype(backend, dtype):
     theirs.std().backward()
     assert ours.grad.dtype is getattr(wg, dtype)
     assert ulp_distance(ours.grad.float().tolist(), theirs.grad.float().numpy(), dtype).max() <= 2
+
+
+# the same, for ops with arguments (written once for both libraries: m is torch or webgrad)
+FORMS = {
+    "add_alpha": lambda m, x, y: m.add(x, y, alpha=0.3), "sub_alpha": lambda m, x, y: m.sub(x, y, alpha=0.3),
+    "softshrink": lambda m, x, y: m.nn.functional.softshrink(x, 0.3),
+    "threshold": lambda m, x, y: m.nn.functional.threshold(x, 0.3, -0.7),
+    "elu_alpha": lambda m, x, y: m.nn.functional.elu(x, alpha=0.7),
+    "leaky_relu_0.2": lambda m, x, y: m.nn.functional.leaky_relu(x, 0.2),
+    "addmm": lambda m, x, y: m.addmm(x[:64].reshape(8, 8), x[64:128].reshape(8, 8), y[:64].reshape(8, 8), beta=0.5,
+                                     alpha=0.3),
+    "addmv": lambda m, x, y: m.addmv(x[:8], x[64:128].reshape(8, 8), y[:8], beta=0.5, alpha=0.3),
+    "addr": lambda m, x, y: m.addr(x[:64].reshape(8, 8), x[64:72], y[:8], beta=0.5, alpha=0.3),
+    "baddbmm": lambda m, x, y: m.baddbmm(x[:128].reshape(2, 8, 8), x[128:256].reshape(2, 8, 8),
+                                         y[:128].reshape(2, 8, 8), beta=0.5, alpha=0.3),
+    "matmul_long": lambda m, x, y: (x[:2048] / 64).reshape(4, 512) @ (y[:2048] / 64).reshape(512, 4),
+    "logcumsumexp": lambda m, x, y: m.logcumsumexp(x.reshape(40, 64), 1),
+    "rms_norm": lambda m, x, y: m.nn.functional.rms_norm(x.reshape(40, 64), (64,)),
+    "rms_norm_weight": lambda m, x, y: m.nn.functional.rms_norm(x.reshape(40, 64), (64,), y[:64]),
+}
+# logcumsumexp's exp/log1p steps in float32 (PyTorch's libm differs); bfloat16 addmv: PyTorch's gemv sums in
+# another order
+FORMS_ULPS = {"logcumsumexp": 1, "addmv": 1}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_ops_with_arguments_round_once_as_pytorch(name, backend, dtype):
+    x, y = _operands(2, dtype, torch)
+    theirs = FORMS[name](torch, x, y).float().numpy()
+    ours = FORMS[name](wg, *_operands(2, dtype, wg))
+    assert ours.dtype is getattr(wg, dtype)
+    allowed = 1 if backend != "cpu" else FORMS_ULPS.get(name, 0)
+    assert ulp_distance(np.array(ours.float().tolist(), np.float32), theirs, dtype).max() <= allowed

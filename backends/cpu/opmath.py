@@ -17,8 +17,9 @@ from webgrad.dtypes import bfloat16, float16
 HALF = frozenset(NP_DTYPES[d] for d in (float16, bfloat16) if d in NP_DTYPES)
 _FLOAT32 = np.dtype(np.float32)
 
-# the kernels of several numpy steps that PyTorch computes in float32 for half inputs
-OPMATH = frozenset({K.SIGMOID, K.SILU, K.RSQRT, K.LEAKY_RELU})
+# the kernels of several numpy steps that PyTorch computes in float32 for half inputs (and MatMul: numpy's
+# float16 matmul sums in float16 without BLAS; PyTorch's, as BLAS on float32 copies, in float32)
+OPMATH = frozenset({K.SIGMOID, K.SILU, K.RSQRT, K.LEAKY_RELU, K.ELU, K.MATMUL})
 
 
 def _widen(a):

@@ -80,6 +80,7 @@ def hardswish(input, inplace=False):
     return _maybe_inplace("hardswish", _hardswish, input, inplace)
 
 
+@opmath   # compared and chosen in float32 (the bound unrounded), as PyTorch's
 def _threshold(x, threshold, value):
     return binary.where(binary.gt(x, threshold), x, value)
 
@@ -109,6 +110,11 @@ def softshrink(input, lambd=0.5):
     x = check_tensor("softshrink", input)
     if lambd < 0:
         raise ValueError(f"softshrink: lambda must be greater or equal to 0, but found to be {lambd}")
+    return _softshrink(x, lambd)
+
+
+@opmath   # in float32 (lambd unrounded), as PyTorch's
+def _softshrink(x, lambd):
     shrunk = binary.sub(x, binary.mul(unary.sign(x), lambd))
     return binary.where(binary.gt(unary.abs(x), lambd), shrunk, 0.0)
 
