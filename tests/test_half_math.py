@@ -231,3 +231,25 @@ def test_ops_with_arguments_round_once_as_pytorch(name, backend, dtype):
     assert ours.dtype is getattr(wg, dtype)
     allowed = 1 if backend != "cpu" else FORMS_ULPS.get(name, 0)
     assert ulp_distance(np.array(ours.float().tolist(), np.float32), theirs, dtype).max() <= allowed
+
+
+# backward kernels: PyTorch's tanh/silu/elu/softplus (and bfloat16 sigmoid) ones compute in float32; its
+# float16 sigmoid backward rounds (dy * (1 - y)) * y step by step; both as PyTorch's
+BACKWARD = {"sigmoid": lambda m, x: m.sigmoid(x), "tanh": lambda m, x: m.tanh(x), "silu": lambda m, x: m.nn.functional.silu(x),
+            "elu": lambda m, x: m.nn.functional.elu(x, 0.7), "softplus": lambda m, x: m.nn.functional.softplus(x, 2.0),
+            "selu": lambda m, x: m.nn.functional.selu(x)}
+BACKWARD_ULPS = {"silu": 1, "selu": 2}   # silu: sigmoid's float32 exp; selu: PyTorch's backward is elu's in float32
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(BACKWARD))
+def test_activation_gradients_as_pytorch(name, backend, dtype):
+    grads = np.linspace(-1, 1, _VALUES.size, dtype=np.float32)
+    theirs = _operands(1, dtype, torch)[0].requires_grad_()
+    BACKWARD[name](torch, theirs).backward(torch.tensor(grads).to(theirs.dtype))
+    ours = _operands(1, dtype, wg)[0].requires_grad_()
+    BACKWARD[name](wg, ours).backward(wg.tensor(grads).to(ours.dtype))
+    allowed = max(1, BACKWARD_ULPS.get(name, 0)) if backend != "cpu" else BACKWARD_ULPS.get(name, 0)
+    assert ours.grad.dtype is ours.dtype
+    distance = ulp_distance(np.array(ours.grad.float().tolist(), np.float32), theirs.grad.float().numpy(), dtype)
+    assert distance.max() <= allowed and (distance > 0).mean() < 0.05

@@ -7,6 +7,8 @@ kernels named in ``OPMATH`` are such kernels: registered through ``registry.py``
 Kernels that are one ufunc, or whose half inputs are already widened inside (softmax, layer norm,
 erf, gelu), are not listed; nor is one PyTorch itself computes step by step in the half dtype.
 """
+import functools
+
 import numpy as np
 
 from webgrad import kernel_names as K
@@ -18,8 +20,10 @@ HALF = frozenset(NP_DTYPES[d] for d in (float16, bfloat16) if d in NP_DTYPES)
 _FLOAT32 = np.dtype(np.float32)
 
 # the kernels of several numpy steps that PyTorch computes in float32 for half inputs (and MatMul: numpy's
-# float16 matmul sums in float16 without BLAS; PyTorch's, as BLAS on float32 copies, in float32)
-OPMATH = frozenset({K.SIGMOID, K.SILU, K.RSQRT, K.LEAKY_RELU, K.ELU, K.MATMUL})
+# float16 matmul sums in float16 without BLAS; PyTorch's, as BLAS on float32 copies, in float32), with
+# the half dtypes where it does (its float16 sigmoid backward rounds each step, its bfloat16 one once)
+OPMATH = {K.SIGMOID: HALF, K.SILU: HALF, K.RSQRT: HALF, K.LEAKY_RELU: HALF, K.ELU: HALF, K.MATMUL: HALF,
+          K.TANH_GRAD: HALF, K.SIGMOID_GRAD: frozenset({NP_DTYPES.get(bfloat16)}) - {None}}
 
 
 def _widen(a):
@@ -32,19 +36,19 @@ def _narrow(y, dtype):
     return y.astype(dtype) if getattr(y, "dtype", None) == _FLOAT32 else y
 
 
-def in_float32(fn):
-    """``fn``, a kernel, run on float32 copies of its float16/bfloat16 array inputs, its float32 results
-    rounded once to the first half input's dtype (other dtypes run ``fn`` itself).
+def in_float32(fn, dtypes=HALF):
+    """``fn``, a kernel, run on float32 copies of its float16/bfloat16 (``dtypes``) array inputs, its float32
+    results rounded once to the first such input's dtype (other dtypes run ``fn`` itself).
 
     >>> import ml_dtypes
     >>> cube_plus_one = in_float32(lambda x: x * x * x + 1)
     >>> cube_plus_one(np.array([1.2], ml_dtypes.bfloat16)).tolist()   # bfloat16 steps give 2.75
     [2.734375]
     """
+    @functools.wraps(fn)   # (its signature read through __wrapped__: a backward kernel's named extras)
     def run(*args, **attrs):
-        half = next((a.dtype for a in args if type(a) is np.ndarray and a.dtype in HALF), None)
+        half = next((a.dtype for a in args if type(a) is np.ndarray and a.dtype in dtypes), None)
         if half is None:
             return fn(*args, **attrs)
         return _narrow(fn(*(_widen(a) for a in args), **attrs), half)
-    run.__name__, run.__doc__ = getattr(fn, "__name__", "kernel"), fn.__doc__
     return run

@@ -6,7 +6,7 @@ from .opmath import OPMATH, in_float32
 
 
 def _register(name, fn):
-    register_kernel(name, "cpu", in_float32(fn) if name in OPMATH else fn)
+    register_kernel(name, "cpu", in_float32(fn, OPMATH[name]) if name in OPMATH else fn)
     return fn
 
 

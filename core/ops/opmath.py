@@ -21,14 +21,14 @@ from ..tensor import Tensor
 HALF = (float16, bfloat16)
 
 
-def _half_result(tensors) -> object:
-    """The half dtype the op's result has (PyTorch's promotion of ``tensors``), or None."""
-    if not any(t._dtype in HALF for t in tensors):
+def _half_result(tensors, dtypes) -> object:
+    """The half dtype (one of ``dtypes``) the op's result has (PyTorch's promotion of ``tensors``), or None."""
+    if not any(t._dtype in dtypes for t in tensors):
         return None
     dtype, ndim = tensors[0]._dtype, tensors[0].ndim
     for t in tensors[1:]:
         dtype, ndim = promote_tensors(dtype, ndim, t._dtype, t.ndim), max(ndim, t.ndim)
-    return dtype if dtype in HALF else None
+    return dtype if dtype in dtypes else None
 
 
 def _widen(x):
@@ -41,9 +41,10 @@ def _narrow(y, dtype):
     return type(y)(_narrow(v, dtype) for v in y) if isinstance(y, tuple) else y
 
 
-def opmath(fn):
+def opmath(fn=None, *, dtypes=HALF):
     """Decorator: ``fn``, an op composed of several kernels, computed in float32 for float16/bfloat16
-    tensors and rounded once to the half dtype (other dtypes run ``fn`` as it is).
+    tensors and rounded once to the half dtype (other dtypes run ``fn`` as it is). ``@opmath(dtypes=
+    (bfloat16,))``: for those only (where PyTorch's float16 kernel rounds each step, its bfloat16 once).
 
     >>> import webgrad as wg
     >>> @opmath
@@ -53,10 +54,13 @@ def opmath(fn):
     >>> y.dtype, y.tolist()   # bfloat16 steps would give 2.75
     (webgrad.bfloat16, [2.734375])
     """
+    if fn is None:
+        return functools.partial(opmath, dtypes=dtypes)
+
     @functools.wraps(fn)
     def op(*args, **kwargs):
         tensors = [a for a in (*args, *kwargs.values()) if type(a) is Tensor]
-        dtype = _half_result(tensors) if tensors else None
+        dtype = _half_result(tensors, dtypes) if tensors else None
         if dtype is None:
             return fn(*args, **kwargs)
         wide = fn(*(_widen(a) for a in args), **{k: _widen(v) for k, v in kwargs.items()})

@@ -159,9 +159,8 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 @opmath
-def _selu(x):
-    negative = binary.mul(unary.expm1(unary.clamp(x, max=0.0)), _SELU_ALPHA)
-    return binary.mul(binary.add(unary.relu(x), negative), _SELU_SCALE)
+def _selu(x):   # as PyTorch's: its elu scaled (whose gradient, from x, does not vanish far left as expm1's does)
+    return binary.mul(unary.elu(x, _SELU_ALPHA), _SELU_SCALE)
 
 
 def selu(input, inplace=False):
