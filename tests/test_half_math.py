@@ -253,3 +253,13 @@ def test_activation_gradients_as_pytorch(name, backend, dtype):
     assert ours.grad.dtype is ours.dtype
     distance = ulp_distance(np.array(ours.grad.float().tolist(), np.float32), theirs.grad.float().numpy(), dtype)
     assert distance.max() <= allowed and (distance > 0).mean() < 0.05
+
+
+def test_trapezoid_of_evenly_spaced_half_samples_as_pytorch(backend):
+    """PyTorch's (sum(y) - (y[0] + y[-1]) / 2) * dx: no y[i] + y[i + 1] to overflow (that gave inf - inf = NaN)."""
+    values = np.array([3e4, -3e4, 3e4, 3e4, 1.0, -6e4, 6e4], np.float32)
+    for dx in (None, 0.25):
+        kw = {} if dx is None else {"dx": dx}
+        theirs = torch.trapezoid(torch.tensor(values).half(), **kw)
+        ours = wg.trapezoid(wg.tensor(values).half(), **kw)
+        assert ours.dtype is wg.float16 and ours.item() == theirs.item()

@@ -50,5 +50,7 @@ def in_float32(fn, dtypes=HALF):
         half = next((a.dtype for a in args if type(a) is np.ndarray and a.dtype in dtypes), None)
         if half is None:
             return fn(*args, **attrs)
-        return _narrow(fn(*(_widen(a) for a in args), **attrs), half)
+        out = fn(*(_widen(a) for a in args), **attrs)
+        with np.errstate(over="ignore"):   # beyond the half range: inf, as PyTorch's
+            return _narrow(out, half)
     return run
