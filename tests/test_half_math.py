@@ -237,8 +237,8 @@ def test_ops_with_arguments_round_once_as_pytorch(name, backend, dtype):
 # float16 sigmoid backward rounds (dy * (1 - y)) * y step by step; both as PyTorch's
 BACKWARD = {"sigmoid": lambda m, x: m.sigmoid(x), "tanh": lambda m, x: m.tanh(x), "silu": lambda m, x: m.nn.functional.silu(x),
             "elu": lambda m, x: m.nn.functional.elu(x, 0.7), "softplus": lambda m, x: m.nn.functional.softplus(x, 2.0),
-            "selu": lambda m, x: m.nn.functional.selu(x)}
-BACKWARD_ULPS = {"silu": 1, "selu": 2}   # silu: sigmoid's float32 exp; selu: PyTorch's backward is elu's in float32
+            "selu": lambda m, x: m.nn.functional.selu(x), "celu": lambda m, x: m.nn.functional.celu(x, 0.7)}
+BACKWARD_ULPS = {"silu": 1, "selu": 2, "celu": 1}   # sigmoid's and exp's float32 math; selu: PyTorch's scales once
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

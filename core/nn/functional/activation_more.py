@@ -141,9 +141,8 @@ def tanhshrink(input):
 
 
 @opmath
-def _celu(x, alpha):
-    negative = binary.mul(unary.expm1(binary.div(unary.clamp(x, max=0.0), alpha)), alpha)
-    return binary.add(unary.relu(x), negative)
+def _celu(x, alpha):   # as PyTorch's: elu of x / alpha below 0 (its gradient, from x, does not vanish far left)
+    return binary.where(binary.gt(x, 0), x, unary.elu(binary.div(x, alpha), alpha))
 
 
 def celu(input, alpha=1.0, inplace=False):
