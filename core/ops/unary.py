@@ -18,7 +18,15 @@ from .common import check_tensor, inplace_method, is_scalar
 def _input(op: str, x, floating: bool) -> Tensor:
     check_tensor(op, x)
     if floating and not x._dtype.is_floating:
-        return run_kernel(K.CAST, x, dtype=get_default_dtype())
+        return run_kernel(K.CAST, _real(op, x), dtype=get_default_dtype())
+    return x
+
+
+def _real(op: str, x: Tensor) -> Tensor:
+    """``x``, refused when complex: an op that reaches here has no complex formula (a cast would drop the
+    imaginary parts)."""
+    if x._dtype.is_complex:
+        raise NotImplementedError(f"{op}: not implemented for complex tensors (got {x._dtype.name})")
     return x
 
 
@@ -28,6 +36,7 @@ _BOOL_AS = {"sign": (K.IDENTITY, bool_), "square": (K.SQUARE, int64)}   # bool i
 
 def _numeric(op: str, x) -> Tensor:
     check_tensor(op, x)
+    _real(op, x)
     if x._dtype is bool_:
         raise _BOOL_ERRORS.get(op, TypeError)(f"{op}: not supported for bool tensors (use logical_not, or cast "
                                               f"with .int() first)")
@@ -42,10 +51,7 @@ _COMPLEX = {"neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt
 
 
 def _complex_input(op: str, x) -> Tensor:
-    if op not in _COMPLEX:
-        raise NotImplementedError(f"{op}: not implemented for complex tensors (got {x._dtype.name}); the elementwise "
-                                  f"ops that take them: {', '.join(sorted(_COMPLEX))}")
-    return x
+    return x if op in _COMPLEX else _real(op, x)
 
 
 def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, result: str):
@@ -301,7 +307,21 @@ def copy_(self, other, non_blocking=False):
     return self._assign(other.to(self._backend.name).to(self._dtype), "copy_")
 
 
-_INPLACE = [name for name in _TABLE if name != "silu"] + ["round", "clamp_min", "clamp_max"]   # torch.Tensor's
+_INPLACE = [name for name in _TABLE if name not in ("silu", "abs")] + ["round", "clamp_min", "clamp_max"]  # Tensor's
+
+_abs_in_place = inplace_method("abs_", globals()["abs"])
+
+
+def abs_(self) -> Tensor:
+    """In-place ``abs`` (refused for a complex tensor, as PyTorch: the magnitudes are real).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([-1.5, 2.0]).abs_().tolist()
+    [1.5, 2.0]
+    """
+    if type(self) is Tensor and self._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_in_place(self)
 
 METHODS = {name: globals()[name] for name in _TABLE}
 METHODS.update({name + "_": inplace_method(name + "_", globals()[name]) for name in _INPLACE})
@@ -313,7 +333,7 @@ METHODS.update({
     "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
     "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),
     "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_, "clamp_min": clamp_min,
-    "clamp_max": clamp_max, "negative_": METHODS["neg_"], "absolute_": METHODS["abs_"],
+    "clamp_max": clamp_max, "negative_": METHODS["neg_"], "abs_": abs_, "absolute_": abs_,
 })
 
 negative, absolute = neg, abs  # noqa: F821  (made from _TABLE above)

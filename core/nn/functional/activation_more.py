@@ -8,7 +8,7 @@ import struct
 import warnings
 
 from ...ops import binary, unary
-from ...ops.common import check_tensor
+from ...ops.common import check_tensor, real_only
 from ...ops.creation import empty_like, zeros_like
 from ...ops.opmath import opmath
 from ...ops.random import _values
@@ -119,6 +119,7 @@ def _softshrink(x, lambd):
     return binary.where(binary.gt(unary.abs(x), lambd), shrunk, 0.0)
 
 
+@real_only()
 def hardshrink(input, lambd=0.5):
     """``input`` where ``|input| > lambd``, else 0.
 
