@@ -19,8 +19,9 @@ from .activation import _maybe_inplace, implicit_dim, softmax
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-def _hardtanh(x, min_val, max_val):
-    return unary.clamp(x, min_val, max_val)
+def _hardtanh(x, min_val, max_val):   # PyTorch's gradient: 0 at the bounds too (clamp's passes there), dy at NaN
+    outside = binary.logical_or(binary.le(x, min_val), binary.ge(x, max_val))
+    return binary.where(outside, unary.clamp(x, min_val, max_val).detach(), x)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -52,7 +53,9 @@ def relu6(input, inplace=False):
 
 @opmath
 def _hardsigmoid(x):
-    return binary.div(unary.clamp(binary.add(x, 3.0), 0.0, 6.0), 6.0)
+    y = binary.div(unary.clamp(binary.add(x, 3.0), 0.0, 6.0), 6.0)
+    inside = binary.logical_and(binary.gt(x, -3.0), binary.lt(x, 3.0))   # PyTorch's gradient: 0 at +-3 and NaN
+    return binary.where(inside, y, y.detach())
 
 
 def hardsigmoid(input, inplace=False):
