@@ -56,11 +56,17 @@ def opmath(fn=None, *, dtypes=HALF):
     """
     if fn is None:
         return functools.partial(opmath, dtypes=dtypes)
+    halves = frozenset(dtypes)
 
     @functools.wraps(fn)
     def op(*args, **kwargs):
-        tensors = [a for a in (*args, *kwargs.values()) if type(a) is Tensor]
-        dtype = _half_result(tensors, dtypes) if tensors else None
+        for a in args:   # the common case, no half tensor, first (a loop: cheaper than any() on a generator)
+            if type(a) is Tensor and a._dtype in halves:
+                break
+        else:
+            if not kwargs or not any([type(v) is Tensor and v._dtype in halves for v in kwargs.values()]):
+                return fn(*args, **kwargs)
+        dtype = _half_result([a for a in (*args, *kwargs.values()) if type(a) is Tensor], halves)
         if dtype is None:
             return fn(*args, **kwargs)
         wide = fn(*(_widen(a) for a in args), **{k: _widen(v) for k, v in kwargs.items()})
