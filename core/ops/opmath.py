@@ -23,8 +23,6 @@ HALF = (float16, bfloat16)
 
 def _half_result(tensors, dtypes) -> object:
     """The half dtype (one of ``dtypes``) the op's result has (PyTorch's promotion of ``tensors``), or None."""
-    if not any(t._dtype in dtypes for t in tensors):
-        return None
     dtype, ndim = tensors[0]._dtype, tensors[0].ndim
     for t in tensors[1:]:
         dtype, ndim = promote_tensors(dtype, ndim, t._dtype, t.ndim), max(ndim, t.ndim)
