@@ -16,6 +16,7 @@ import math
 
 from . import kernel_names as K
 from .ops import binary, elementary, reduce, unary
+from .ops.opmath import opmath
 from .ops.aliases import log_softmax as _log_softmax, softmax as _softmax
 from .ops.special import digamma, erfc, erfinv, i0, igamma as gammainc, sinc, igammac as gammaincc, lgamma, mvlgamma, \
     polygamma
@@ -69,6 +70,7 @@ def ndtr(input) -> Tensor:
     return binary.mul(binary.add(unary.erf(binary.mul(x, _SQRT1_2)), 1.0), 0.5)
 
 
+@opmath
 def log_ndtr(input) -> Tensor:
     """The log of the standard normal CDF: ``log(erfcx(-x / sqrt 2) / 2) - x ** 2 / 2`` below -1 (no
     underflow far left), ``log1p(-erfc(x / sqrt 2) / 2)`` above, as PyTorch computes it.
@@ -128,6 +130,7 @@ i1e = _unary("i1e", K.BESSEL_I1E, True, "The exponentially scaled modified Besse
              "order 1: ``exp(-|x|) I1(x)``.", "[0.0]", "[0.0]")
 
 
+@opmath
 def i1(input) -> Tensor:
     """The modified Bessel function of the first kind, order 1: ``i1e(x) * exp(|x|)``.
 

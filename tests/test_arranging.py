@@ -193,3 +193,11 @@ CASES = [OpCase(name, (lambda fn: lambda *ts: fn(wg, *ts))(fn), None, [a.astype(
          for name, (fn, inputs) in CALLS.items() if not name.startswith(("cdist_p0", "cdist_same", "positive"))]
 
 globals().update(op_tests(CASES))
+
+
+@pytest.mark.parametrize("offset", [0, 1, -2])
+def test_diag_and_diagflat_of_bool_stay_bool(backend, offset):
+    values = [True, False, True]
+    for name in ("diag", "diagflat"):
+        ours, theirs = getattr(wg, name)(wg.tensor(values), offset), getattr(torch, name)(torch.tensor(values), offset)
+        assert ours.dtype is wg.bool and ours.tolist() == theirs.tolist()

@@ -202,3 +202,25 @@ def test_second_order(name):
 def test_bad_arguments(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_kl_div_negative_target_is_nan_as_pytorch(backend):
+    """PyTorch's pointwise term is xlogy(target, target) - target * input: NaN where target < 0."""
+    log_p, target = np.log([0.1, 0.2, 0.3]), np.array([-0.5, 0.0, 0.5])
+    ours = F.kl_div(wg.tensor(log_p, dtype=wg.float32), wg.tensor(target, dtype=wg.float32), reduction="none")
+    theirs = TF.kl_div(torch.tensor(log_p, dtype=torch.float32), torch.tensor(target, dtype=torch.float32),
+                       reduction="none")
+    np.testing.assert_allclose(ours.tolist(), theirs.tolist(), rtol=1e-6)
+    assert np.isnan(ours.tolist()[0]) and ours.tolist()[1] == 0.0
+
+
+@pytest.mark.parametrize("margin", [2.7, -2.5])
+def test_hinge_embedding_loss_on_integers_stays_integer_as_pytorch(backend, margin):
+    """PyTorch takes the margin in the input's integer dtype (truncated) and returns that dtype."""
+    x, t = [-4, -4, 1, 3], [-1, -1, -1, 1]
+    for reduction in ("none", "sum"):
+        ours = F.hinge_embedding_loss(wg.tensor(x), wg.tensor(t), margin=margin, reduction=reduction)
+        theirs = TF.hinge_embedding_loss(torch.tensor(x), torch.tensor(t), margin=margin, reduction=reduction)
+        assert ours.dtype is wg.int64 and ours.tolist() == theirs.tolist()
+    with pytest.raises(RuntimeError, match="mean"):   # PyTorch's mean of integers
+        F.hinge_embedding_loss(wg.tensor(x), wg.tensor(t))

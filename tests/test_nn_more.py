@@ -164,3 +164,13 @@ def test_refusals_as_pytorch():
         F.normalize(wg.ones(2), out=wg.ones(2))
     with pytest.warns(FutureWarning, match="min_val"):
         assert nn.Hardtanh(min_value=-2.0).min_val == -2.0
+
+
+@pytest.mark.parametrize("name", ["relu6", "hardtanh", "hardsigmoid", "hardswish"])
+def test_piecewise_activation_gradients_at_their_bounds_as_pytorch(backend, name):
+    """PyTorch's backward kernels give 0 at the bounds themselves (clamp's gradient passes there)."""
+    values = [-3.0, -1.0, 0.0, 1.0, 3.0, 6.0, 2.5]
+    ours, theirs = wg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    getattr(wg.nn.functional, name)(ours).sum().backward()
+    getattr(torch.nn.functional, name)(theirs).sum().backward()
+    np.testing.assert_allclose(ours.grad.tolist(), theirs.grad.tolist(), rtol=1e-6, atol=1e-7)

@@ -22,6 +22,7 @@ from .linalg import matmul
 from .losses import shifted, softmax_cross_entropy_grad
 from .movement import expand
 from .reduce import sum_kernel
+from .registry import cpu_kernel
 from .windows import col2im
 
 
@@ -35,7 +36,7 @@ def _kernel(*names):
     """Register the decorated function as the cpu backward kernel(s) ``names``."""
     def deco(fn):
         for name in names:
-            register_kernel(name, "cpu", fn)
+            cpu_kernel(name)(fn)   # (those named in opmath.OPMATH compute half precision in float32)
         return fn
     return deco
 
@@ -84,7 +85,7 @@ def _tanh(dy, y):
 
 @_kernel(K.SIGMOID_GRAD)
 def _sigmoid(dy, y):
-    return (dy * (y * (1 - y)),)
+    return (dy * (1 - y) * y,)   # PyTorch's order
 
 
 @_kernel(K.RELU_GRAD)

@@ -5,6 +5,7 @@ import numpy as np
 from webgrad import kernel_names as K
 
 from .backend_dtypes import NP_DTYPES, np_dtype
+from webgrad.dtypes import bfloat16
 from .erf import erf
 from .registry import register_table
 
@@ -22,6 +23,9 @@ _POW_BY_ARITHMETIC = {
 }
 
 
+_BFLOAT16 = NP_DTYPES.get(bfloat16)
+
+
 def _integer_pow(x, y):
     """An integer (or bool) ``x ** y`` with negative exponents among ``y``: PyTorch's 0, or +-1 for a base
     of +-1, where numpy raises (the GPU's ``ipow_`` does the same)."""
@@ -37,7 +41,13 @@ def _pow(x, y, out=None):
     if x.dtype.kind in "iub" and np.any(y < 0):
         return _integer_pow(x, y)
     by_arithmetic = _POW_BY_ARITHMETIC.get(float(y)) if y.ndim == 0 and x.dtype.kind == "f" else None
-    return np.power(x, y, out=out) if by_arithmetic is None else by_arithmetic(x, out)
+    if y.ndim == 0 and x.dtype == _BFLOAT16 and float(y) in (3.0, -2.0):   # PyTorch's bfloat16 rounds x * x first
+        return _POW_BY_ARITHMETIC[float(y)](x, None)
+    if by_arithmetic is None:
+        return np.power(x, y, out=out)
+    if x.dtype == np.float16:   # PyTorch's float16 takes these in float32, rounded once (its bfloat16 rounds each step)
+        return by_arithmetic(x.astype(np.float32), None).astype(np.float16)
+    return by_arithmetic(x, out)
 
 
 def _softplus(x, *, beta, threshold):
@@ -100,7 +110,7 @@ def _floor_divide(a, b):
     """PyTorch's ``a // b``: numpy's for integers; for floats from fmod, so that it is exact near
     integers (``1.0 // 0.1`` is 9.0, as Python's), ``a / b`` when b is 0."""
     _no_integer_zero(K.FLOOR_DIVIDE, a, b)
-    if a.dtype.kind != "f":
+    if a.dtype.kind in "iub":   # (bfloat16's kind is "V")
         return np.floor_divide(a, b)
     mod = np.fmod(a, b)
     div = (a - mod) / b
@@ -114,7 +124,7 @@ def _floor_divide(a, b):
 def _remainder(a, b):
     """PyTorch's ``a % b`` (the sign of b): numpy's for integers, from fmod for floats."""
     _no_integer_zero(K.REMAINDER, a, b)
-    if a.dtype.kind != "f":
+    if a.dtype.kind in "iub":   # (bfloat16's kind is "V")
         return np.remainder(a, b)
     mod = np.fmod(a, b)
     return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)

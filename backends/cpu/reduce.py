@@ -66,7 +66,9 @@ def _accumulating_in_float32(kernel):
     PyTorch's sum, prod and cumsum do (numpy would accumulate in float16: 1500 values drift by 0.3)."""
     def run(x, **attrs):
         if x.dtype.itemsize == 2 and x.dtype.kind in "fV":   # bfloat16 (ml_dtypes) is of kind "V"
-            return kernel(x.astype(np.float32), **attrs).astype(x.dtype)
+            out = kernel(x.astype(np.float32), **attrs)
+            with np.errstate(over="ignore"):   # beyond the half range: inf, as PyTorch's
+                return out.astype(x.dtype)
         return kernel(x, **attrs)
     run.__name__ = kernel.__name__
     return run

@@ -6,6 +6,8 @@ from ..engine import run_kernel
 from ..ops.common import scalar_tensor
 from ..registry import register_gradient
 from ..ops.complex import sgn
+from ..dtypes import bfloat16
+from ..ops.opmath import opmath
 from .complex import conj
 
 
@@ -42,18 +44,30 @@ def _exp(dy, saved, attrs):
     return (run_kernel(K.MUL, dy, conj(saved[0])),)
 
 
+# PyTorch's tanh, silu, elu and softplus backward kernels (and bfloat16's sigmoid) compute half precision in
+# float32 and round once (opmath); its other rules are compositions, rounding per step in the half dtype, as
+# these do
+
 @register_gradient(K.TANH, outputs_to_save=_OUT, kernel=K.TANH_GRAD)
 def _tanh(dy, saved, attrs):
-    y = conj(saved[0])
+    return (_tanh_grad(dy, conj(saved[0])),)
+
+
+@opmath
+def _tanh_grad(dy, y):
     one = scalar_tensor(1, y._dtype, y._backend)
-    return (run_kernel(K.MUL, dy, run_kernel(K.SUB, one, run_kernel(K.MUL, y, y))),)
+    return run_kernel(K.MUL, dy, run_kernel(K.SUB, one, run_kernel(K.MUL, y, y)))
 
 
 @register_gradient(K.SIGMOID, outputs_to_save=_OUT, kernel=K.SIGMOID_GRAD)
 def _sigmoid(dy, saved, attrs):
-    (y,) = saved
+    return (_sigmoid_grad(dy, saved[0]),)
+
+
+@opmath(dtypes=(bfloat16,))   # PyTorch's float16 sigmoid backward rounds each step, in this order
+def _sigmoid_grad(dy, y):
     one = scalar_tensor(1, y._dtype, y._backend)
-    return (run_kernel(K.MUL, dy, run_kernel(K.MUL, y, run_kernel(K.SUB, one, y))),)
+    return run_kernel(K.MUL, run_kernel(K.MUL, dy, run_kernel(K.SUB, one, y)), y)
 
 
 @register_gradient(K.RELU, outputs_to_save=_OUT, kernel=K.RELU_GRAD)
@@ -79,6 +93,7 @@ _rule(K.ERF, _IN)(lambda dy, x: dy * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 
 @_rule(K.SILU, _IN)
+@opmath
 def _silu(dy, x):
     s = x.sigmoid()
     return dy * s * (1 + x * (1 - s))
@@ -101,15 +116,23 @@ def _leaky_relu(dy, saved, attrs):
 @register_gradient(K.ELU, inputs_to_save=[0])
 def _elu(dy, saved, attrs):
     """PyTorch's rule from the input (not the output, which may then change in place): dy * alpha * exp(x)."""
-    (x,) = saved
-    return (_ops().where(x > 0, dy, dy * attrs["alpha"] * _ops().exp(x)),)
+    return (_elu_grad(dy, saved[0], attrs["alpha"]),)
+
+
+@opmath
+def _elu_grad(dy, x, alpha):
+    return _ops().where(x > 0, dy, dy * alpha * _ops().exp(x))
 
 
 @register_gradient(K.SOFTPLUS, inputs_to_save=True)
 def _softplus(dy, saved, attrs):
-    (x,) = saved
-    bx = x * attrs["beta"]
-    return (_ops().where(bx > attrs["threshold"], dy, dy * bx.sigmoid()),)
+    return (_softplus_grad(dy, saved[0], attrs["beta"], attrs["threshold"]),)
+
+
+@opmath
+def _softplus_grad(dy, x, beta, threshold):
+    bx = x * beta
+    return _ops().where(bx > threshold, dy, dy * bx.sigmoid())
 
 
 @register_gradient(K.CLAMP, inputs_to_save=True)

@@ -10,6 +10,7 @@ from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .common import binary_operands, check_tensor, is_scalar, scalar_tensor, scale_first
 from .indexing import nonzero
+from .opmath import HALF, opmath
 
 
 _NUMBERS = (int, float)
@@ -86,6 +87,17 @@ def _scaled(op: str, other, alpha):
     return mul(other, alpha)
 
 
+def _half_pair(a, b) -> bool:
+    return type(a) is Tensor and type(b) is Tensor and a._dtype is b._dtype and a._dtype in HALF
+
+
+@opmath
+def _with_alpha(op, kernel, a, b, alpha):
+    """``a (kernel) alpha * b`` for tensors of one half dtype as PyTorch's: ``alpha`` a 0-d tensor of that
+    dtype (PyTorch rounds it so), the product and the sum in float32, rounded once."""
+    return run_kernel(kernel, *_operands(op, a, mul(b, alpha)))
+
+
 _ADD_FORM, _ADD_NOW = "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"
 
 
@@ -103,6 +115,8 @@ def add(input, other, *deprecated, alpha=1):
             return run_kernel(K.ADD, input, other)
         except ValueError as error:
             raise _named(error, "add", input, other) from None
+    if alpha != 1 and _half_pair(input, other):
+        return _with_alpha("add", K.ADD, input, other, scalar_tensor(alpha, input._dtype, input._backend))
     return run_kernel(K.ADD, *_operands("add", input, other if alpha == 1 else _scaled("add", other, alpha)))
 
 
@@ -128,6 +142,8 @@ def sub(input, other, *deprecated, alpha=1):
             return run_kernel(K.SUB, input, other)
         except ValueError as error:
             raise _named(error, "sub", input, other) from None
+    if alpha != 1 and _half_pair(input, other):
+        return _with_alpha("sub", K.SUB, input, other, scalar_tensor(alpha, input._dtype, input._backend))
     return run_kernel(K.SUB, *_operands("sub", input, other if alpha == 1 else _scaled("sub", other, alpha)))
 
 

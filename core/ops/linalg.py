@@ -15,9 +15,10 @@ from ..engine import run_kernel
 from ..shapes import ShapeError, broadcast_shapes, numel
 from ..tensor import Tensor
 from .binary import where
-from .common import check_tensor, inplace_method, reshape_to
+from .common import check_tensor, inplace_method, reshape_to, scalar_tensor
 from .creation import arange
 from .movement import pad
+from .opmath import HALF, opmath
 from ..node_names import labelled
 
 
@@ -147,6 +148,7 @@ def _add_scaled(op, input, product, beta, alpha):
 
 
 @lower_precision_op
+@opmath   # float16/bfloat16: product, scaling and sum in float32, rounded once, as PyTorch's
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` and ``mat2``.
 
@@ -158,6 +160,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 @lower_precision_op
+@opmath
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)`` for 3-D batches.
 
@@ -169,6 +172,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 @lower_precision_op
+@opmath
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``.
 
@@ -180,6 +184,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
                        alpha)
 
 
+@opmath
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` and a 1-D ``vec``.
 
@@ -202,7 +207,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     >>> wg.addr(wg.zeros(2, 2), wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).tolist()
     [[3.0, 4.0], [6.0, 8.0]]
     """
-    return _add_scaled("addr", input, outer(vec1, vec2), beta, alpha)
+    check_tensor("addr", vec1, "vec1")
+    if input._dtype in HALF:   # PyTorch's half addr: beta and alpha in the dtype
+        beta, alpha = (scalar_tensor(v, input._dtype, input._backend).item() for v in (beta, alpha))
+    if alpha != 1:   # PyTorch's order: (alpha * vec1) * vec2
+        vec1 = vec1 * alpha
+    return _add_scaled("addr", input, outer(vec1, vec2), beta, 1)
 
 
 def inner(input, other):
@@ -272,7 +282,7 @@ def diag(input, diagonal=0):
     rows, cols = arange(n, backend=input._backend).reshape(n, 1), arange(n, backend=input._backend)
     padded = pad(input, (0, abs(diagonal)))   # out[r, r + d] = input[r] (d >= 0), out[c - d, c] = input[c]
     values = padded.reshape(n, 1) if diagonal >= 0 else padded.reshape(1, n)
-    return where((cols - rows) == diagonal, values, 0)
+    return where((cols - rows) == diagonal, values, scalar_tensor(0, input._dtype, input._backend))   # bool stays bool
 
 
 _ADDED = {"addmm": addmm, "baddbmm": baddbmm, "addbmm": addbmm, "addmv": addmv, "addr": addr}

@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from . import binary
 from .movement import cat, narrow, pad
 from .common import check_tensor, real_only, scalar_tensor
+from .opmath import opmath
 from ..node_names import labelled
 
 
@@ -107,6 +108,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return labelled(_mean(input, axes, bool(keepdim)), "MeanBackward0" if dim is None else "MeanBackward1")
 
 
+@opmath   # float16/bfloat16: summed and divided in float32, rounded once (as PyTorch's; a half sum overflows)
 def _mean(x, axes, keepdim):
     s = run_kernel(K.SUM, x, axes=axes, keepdim=keepdim)
     return run_kernel(K.DIV, s, _scalar(float(_count(x, axes)), s))
@@ -361,6 +363,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var(input, dim, unbiased, keepdim, correction, "var")
 
 
+@opmath   # float16/bfloat16 in float32, rounded once, as PyTorch's (squares of a half overflow at 256)
 def _var(x, dim, unbiased, keepdim, correction, op):
     if isinstance(x, Tensor) and x._dtype.is_complex:   # PyTorch's: the mean of |x - mean|^2, the parts' sum
         return binary.add(*(_var(run_kernel(part, x), dim, unbiased, keepdim, correction, op)
@@ -406,7 +409,12 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> wg.tensor([1.0, 3.0]).std(correction=0).item()
     1.0
     """
-    return _root(_var(input, dim, unbiased, keepdim, correction, "std"), 2)
+    return _std(input, dim, unbiased, keepdim, correction, "std")
+
+
+@opmath
+def _std(x, dim, unbiased, keepdim, correction, op):
+    return _root(_var(x, dim, unbiased, keepdim, correction, op), 2)
 
 
 def _root(s, p):
@@ -442,7 +450,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> [t.item() for t in wg.std_mean(wg.tensor([1.0, 3.0]), correction=0)]
     [1.0, 2.0]
     """
-    std_ = _root(_var(input, dim, unbiased, keepdim, correction, "std_mean"), 2)
+    std_ = _std(input, dim, unbiased, keepdim, correction, "std_mean")
     return std_, _moment_mean(input, dim, unbiased, keepdim)
 
 
@@ -492,6 +500,7 @@ def _abs_power_sum(x, p, axes, keepdim):
     return _root(run_kernel(K.SUM, run_kernel(K.POW, a, _scalar(float(p), a)), axes=axes, keepdim=keepdim), p)
 
 
+@opmath   # float16/bfloat16 accumulated in float32 and rounded once, as PyTorch's (a half x * x overflows at 256)
 def _p_norm(x, p, axes, keepdim):
     """The p-norm (p not 0, 1 or +-inf) with PyTorch's gradient, ``x |x|^(p-2) dy / y^(p-1)``: 0 where the
     norm is 0, and NaN only where x is inf or NaN (the chain rule through the root gives inf / inf = NaN

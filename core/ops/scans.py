@@ -12,6 +12,7 @@ from ..shapes import normalize_axis
 from ..tensor import Tensor
 from . import binary, comparison, elementary, movement as M, reduce
 from .common import NO_ORDER as _NO_ORDER, check_tensor, real_only
+from .opmath import opmath
 from .creation import arange, zeros
 from .indexing import gather
 from .sorting import sort
@@ -91,6 +92,7 @@ cummax = _cumulative("cummax", binary.ge, cummax_type, "maximum", "[1.0, 3.0, 2.
 cummin = _cumulative("cummin", binary.le, cummin_type, "minimum", "[4, 3, 5, 1]", "([4, 3, 3, 1], [0, 1, 1, 3])")
 
 
+@opmath
 def logcumsumexp(input, dim):
     """``log(cumsum(exp(input), dim))``, computed stably (a scan of ``logaddexp``), differentiable.
 

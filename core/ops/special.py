@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from . import binary, creation, reduce, unary
 from .complex import complex_math
 from .common import check_tensor, inplace_method
+from .opmath import opmath
 from .unary import _input, _unary
 
 # name: (kernel, summary, example input, example output)
@@ -58,6 +59,7 @@ def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
+@opmath
 def i0(input) -> Tensor:
     """The modified Bessel function of the first kind, order 0: ``exp(|x|) * i0e(x)`` (its gradient
     is ``i1``, as PyTorch's).
@@ -271,6 +273,7 @@ def igammac(input, other) -> Tensor:
 
 
 @complex_math
+@opmath
 def sinc(input) -> Tensor:
     """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
 

@@ -62,8 +62,22 @@ def trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor:
     >>> wg.trapezoid(wg.tensor([1.0, 3.0]), wg.tensor([0.0, 2.0])).item()
     4.0
     """
-    pieces, d = _pieces("trapezoid", y, x, dx, dim)
+    return _trapezoid("trapezoid", y, x, dx, dim)
+
+
+def _trapezoid(op, y, x, dx, dim):
+    spacing = (1 if dx is None else dx) if x is None else x if is_scalar(x) and dx is None else None
+    if is_scalar(spacing) and isinstance(y, Tensor) and y.ndim and y.shape[normalize_axis(dim, y.ndim, op)]:
+        return _evenly_spaced(_floating(y), spacing, normalize_axis(dim, y.ndim, op))
+    pieces, d = _pieces(op, y, x, dx, dim)
     return _sum(pieces, d)
+
+
+def _evenly_spaced(y, spacing, d):
+    """PyTorch's trapezoid of samples ``spacing`` apart, ``(sum(y) - (y[0] + y[-1]) / 2) * spacing``: its
+    roundings, and no y[i] + y[i + 1] to overflow in float16."""
+    inner = _sum(y, d) - (y.select(d, 0) + y.select(d, -1)) * 0.5
+    return inner if spacing == 1 else inner * spacing
 
 
 def trapz(y, x=None, *, dx=None, dim=-1) -> Tensor:
@@ -73,8 +87,7 @@ def trapz(y, x=None, *, dx=None, dim=-1) -> Tensor:
     >>> wg.trapz(wg.tensor([1.0, 3.0]), dx=0.5).item()
     1.0
     """
-    pieces, d = _pieces("trapz", y, x, dx, dim)
-    return _sum(pieces, d)
+    return _trapezoid("trapz", y, x, dx, dim)
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor:

@@ -10,6 +10,7 @@ import warnings
 from ...ops import binary, unary
 from ...ops.common import check_tensor, real_only
 from ...ops.creation import empty_like, zeros_like
+from ...ops.opmath import opmath
 from ...ops.random import _values
 from ...random import draw
 from ...shapes import normalize_axis
@@ -19,8 +20,9 @@ from ...amp import lower_precision_op
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-def _hardtanh(x, min_val, max_val):
-    return unary.clamp(x, min_val, max_val)
+def _hardtanh(x, min_val, max_val):   # PyTorch's gradient: 0 at the bounds too (clamp's passes there), dy at NaN
+    outside = binary.logical_or(binary.le(x, min_val), binary.ge(x, max_val))
+    return binary.where(outside, unary.clamp(x, min_val, max_val).detach(), x)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -50,8 +52,11 @@ def relu6(input, inplace=False):
     return _maybe_inplace("relu6", _hardtanh, input, inplace, 0.0, 6.0)
 
 
+@opmath
 def _hardsigmoid(x):
-    return binary.div(unary.clamp(binary.add(x, 3.0), 0.0, 6.0), 6.0)
+    y = binary.div(unary.clamp(binary.add(x, 3.0), 0.0, 6.0), 6.0)
+    inside = binary.logical_and(binary.gt(x, -3.0), binary.lt(x, 3.0))   # PyTorch's gradient: 0 at +-3 and NaN
+    return binary.where(inside, y, y.detach())
 
 
 def hardsigmoid(input, inplace=False):
@@ -64,6 +69,7 @@ def hardsigmoid(input, inplace=False):
     return _maybe_inplace("hardsigmoid", _hardsigmoid, input, inplace)
 
 
+@opmath
 def _hardswish(x):
     return binary.mul(x, _hardsigmoid(x))
 
@@ -78,6 +84,7 @@ def hardswish(input, inplace=False):
     return _maybe_inplace("hardswish", _hardswish, input, inplace)
 
 
+@opmath   # compared and chosen in float32 (the bound unrounded), as PyTorch's
 def _threshold(x, threshold, value):
     return binary.where(binary.gt(x, threshold), x, value)
 
@@ -107,6 +114,11 @@ def softshrink(input, lambd=0.5):
     x = check_tensor("softshrink", input)
     if lambd < 0:
         raise ValueError(f"softshrink: lambda must be greater or equal to 0, but found to be {lambd}")
+    return _softshrink(x, lambd)
+
+
+@opmath   # in float32 (lambd unrounded), as PyTorch's
+def _softshrink(x, lambd):
     shrunk = binary.sub(x, binary.mul(unary.sign(x), lambd))
     return binary.where(binary.gt(unary.abs(x), lambd), shrunk, 0.0)
 
@@ -133,9 +145,9 @@ def tanhshrink(input):
     return binary.sub(check_tensor("tanhshrink", input), unary.tanh(input))
 
 
-def _celu(x, alpha):
-    negative = binary.mul(unary.expm1(binary.div(unary.clamp(x, max=0.0), alpha)), alpha)
-    return binary.add(unary.relu(x), negative)
+@opmath
+def _celu(x, alpha):   # as PyTorch's: elu of x / alpha below 0 (its gradient, from x, does not vanish far left)
+    return binary.where(binary.gt(x, 0), x, unary.elu(binary.div(x, alpha), alpha))
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -150,9 +162,9 @@ def celu(input, alpha=1.0, inplace=False):
     return _maybe_inplace("celu", _celu, input, inplace, alpha)
 
 
-def _selu(x):
-    negative = binary.mul(unary.expm1(unary.clamp(x, max=0.0)), _SELU_ALPHA)
-    return binary.mul(binary.add(unary.relu(x), negative), _SELU_SCALE)
+@opmath
+def _selu(x):   # as PyTorch's: its elu scaled (whose gradient, from x, does not vanish far left as expm1's does)
+    return binary.mul(unary.elu(x, _SELU_ALPHA), _SELU_SCALE)
 
 
 def selu(input, inplace=False):
@@ -208,6 +220,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     return y_hard - y_soft.detach() + y_soft
 
 
+@opmath
 def _mish(x):
     return binary.mul(x, unary.tanh(unary.softplus(x)))
 
@@ -267,7 +280,11 @@ def glu(input, dim=-1):
     n = input.shape[d]
     if n % 2:
         raise RuntimeError(f"glu: halving dimension must be even, but dimension {d} is size {n}")
-    a, b = input.split(n // 2, d)
+    return _gated(*input.split(n // 2, d))
+
+
+@opmath
+def _gated(a, b):
     return binary.mul(a, unary.sigmoid(b))
 
 

@@ -3,9 +3,11 @@ and ``pairwise_distance``, composed from reductions as PyTorch computes them."""
 from __future__ import annotations
 
 from ...dtype_info import finfo
+from ...dtypes import float32
 from ...engine import no_grad
 from ...ops import binary, reduce, unary
 from ...ops.common import check_tensor
+from ...ops.opmath import HALF, opmath
 from ...ops.grids import triu_indices
 from ...shapes import broadcast_shapes
 from .normalization import half_input_float_params
@@ -28,7 +30,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 @half_input_float_params
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``input / sqrt(mean(input ** 2) + eps) * weight`` over the trailing ``normalized_shape`` dims
-    (``eps`` defaults to the dtype's machine epsilon, as PyTorch's).
+    (``eps`` defaults to the machine epsilon of the dtype it computes in, float32 for float16/bfloat16, as PyTorch's).
 
     >>> import webgrad as wg
     >>> rms_norm(wg.tensor([[3.0, 4.0]]), (2,)).tolist()
@@ -39,10 +41,14 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(f"rms_norm: normalized_shape {shape} does not match the trailing dims of the input "
                            f"{tuple(input.shape)}")
-    eps = finfo(input.dtype).eps if eps is None else eps
+    eps = finfo(float32 if input.dtype in HALF else input.dtype).eps if eps is None else eps   # its opmath dtype's
     dims = tuple(range(input.ndim - len(shape), input.ndim))
-    rms = unary.rsqrt(binary.add(reduce.mean(binary.mul(input, input), dims, keepdim=True), eps))
-    out = binary.mul(input, rms)
+    return _normalized_by_rms(input, dims, eps, weight)
+
+
+@opmath   # float16/bfloat16 in float32, rounded once, as PyTorch's
+def _normalized_by_rms(x, dims, eps, weight):
+    out = binary.mul(x, unary.rsqrt(binary.add(reduce.mean(binary.mul(x, x), dims, keepdim=True), eps)))
     return out if weight is None else binary.mul(out, weight)
 
 

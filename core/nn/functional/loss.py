@@ -264,8 +264,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        positive = target > 0
-        loss = target * wg.where(positive, target, 1.0).log() - target * input
+        loss = wg.xlogy(target, target) - target * input   # PyTorch's: NaN where target < 0, 0 where it is 0
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
     return reduce_loss(loss, reduction, op)

@@ -46,8 +46,10 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     import webgrad as wg
     op = "hinge_embedding_loss"
     _checked(op, ("input", input), ("target", target))
-    hinge = wg.where(target != 1, (margin - input).clamp(min=0), 0.0)
-    loss = hinge + wg.where(target != -1, input, 0.0)
+    if not input.dtype.is_floating:   # PyTorch's: the margin in the integer dtype (truncated), the loss too
+        margin = int(margin)
+    hinge = wg.where(target != 1, (margin - input).clamp(min=0), 0)
+    loss = hinge + wg.where(target != -1, input, 0)
     return _reduced(op, loss, size_average, reduce, reduction)
 
 
