@@ -122,3 +122,15 @@ CASES = [
 ]
 
 globals().update(op_tests(CASES))
+
+
+def test_xlogy_gradients_are_pytorchs_where_input_is_zero(backend):
+    """PyTorch: d/dx = xlogy(grad, other) (log(other) at x = 0, masked only where other <= 0), d/dy = x / y."""
+    xs, ys = [0.0, 0.0, 0.0, 1.0, -2.0, 2.0, 0.0], [2.0, 0.0, -1.0, 3.0, 0.5, 0.0, 0.25]
+    grads = []
+    for lib, kw in ((torch, {}), (wg, {"backend": backend})):
+        x, y = lib.tensor(xs, requires_grad=True, **kw), lib.tensor(ys, requires_grad=True, **kw)
+        value = lib.xlogy(x, y)
+        value.sum().backward()
+        grads.append([value.tolist(), x.grad.tolist()])
+    np.testing.assert_allclose(np.array(grads[1]), np.array(grads[0]), rtol=1e-6)

@@ -262,7 +262,10 @@ def xlogy(input, other) -> Tensor:
     [0.0, 0.0]
     """
     a, b = binary._operands("xlogy", input, other, floating=True)
-    product = binary.where(binary.eq(a, 0), 0.0, binary.mul(a, unary.log(b)))
+    # where input is 0, other's log is replaced by log(1) only where it is not finite and positive, so the
+    # value is 0 and input's gradient stays PyTorch's xlogy(grad, other) (log(other) at input 0)
+    unsafe = binary.logical_and(binary.eq(a, 0), binary.logical_or(binary.le(b, 0), binary.eq(b, math.inf)))
+    product = binary.mul(a, unary.log(binary.where(unsafe, 1.0, b)))
     return binary.where(binary.eq(b, b), product, b)   # NaN in other propagates
 
 
