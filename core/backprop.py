@@ -167,8 +167,7 @@ class NATIVE:
     def enter_scopes() -> list:
         """Enter the ``gradient_scope`` of every started backend that has one (cpu: numpy's
         warnings off), which the backward kernels run in; returns the scopes to leave."""
-        scopes = [scope() for scope in [getattr(be, "gradient_scope", None) for be in _backend_instances.values()]
-                  if scope is not None]
+        scopes = [be.gradient_scope() for be in _backend_instances.values() if hasattr(be, "gradient_scope")]
         for scope in scopes:
             scope.__enter__()
         return scopes
