@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import inspect
 from heapq import heappop, heappush
-from operator import attrgetter, itemgetter
+from functools import partial
+from operator import attrgetter, is_not, itemgetter
 
 from . import kernel_names as K
 from .autograd import anomaly_mode
@@ -77,7 +78,8 @@ def _count_error(node, grads) -> RuntimeError:
 _data_of = attrgetter("_data")
 
 
-_EXTRAS = {"needs": lambda node: tuple([e is not None for e in node.next]),   # what a backward kernel
+_wanted = partial(is_not, None)   # (an edge: whether its input wants a gradient)
+_EXTRAS = {"needs": lambda node: tuple(map(_wanted, node.next)),                # what a backward kernel
            "shapes": attrgetter("shapes"), "dtypes": attrgetter("dtypes")}    # may read of its node
 
 
@@ -148,7 +150,8 @@ class NATIVE:
         kernel = None if rule is None else _kernels.get(node.backend.name, _NONE).get(rule.kernel)
         if kernel is None:
             return _native_rule_grads(node, dy)
-        args = (*(dy if type(dy) is tuple else (dy,)), *[s._data for s in node.checked_saved()])
+        saved = map(_data_of, node.checked_saved())
+        args = (*dy, *saved) if type(dy) is tuple else (dy, *saved)
         try:
             extras = kernel.backward_extras
         except AttributeError:
@@ -164,8 +167,7 @@ class NATIVE:
     def enter_scopes() -> list:
         """Enter the ``gradient_scope`` of every started backend that has one (cpu: numpy's
         warnings off), which the backward kernels run in; returns the scopes to leave."""
-        scopes = [scope() for scope in [getattr(be, "gradient_scope", None) for be in _backend_instances.values()]
-                  if scope is not None]
+        scopes = [be.gradient_scope() for be in _backend_instances.values() if hasattr(be, "gradient_scope")]
         for scope in scopes:
             scope.__enter__()
         return scopes

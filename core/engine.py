@@ -27,6 +27,8 @@ class _GradMode(threading.local):
 
 
 _mode = _GradMode()
+open_inference_scopes = []   # the inference_mode scopes open now, in any thread: while there are none, no thread
+#                              is in inference mode (Tensor._wrap tests this list before the thread-local flag)
 
 
 def is_grad_enabled() -> bool:
@@ -134,10 +136,12 @@ class inference_mode(_GradModeContext):
         self.prev = _mode.enabled
         _mode.enabled = _mode.enabled and not self.mode
         self.prev_inference, _mode.inference = _mode.inference, _mode.inference or self.mode
+        open_inference_scopes.append(self)   # (append and remove: one step each under the GIL)
         return self
 
     def __exit__(self, *exc):
         _mode.enabled, _mode.inference = self.prev, self.prev_inference
+        open_inference_scopes.remove(self)
         return False
 
     def __call__(self, fn):

@@ -12,7 +12,7 @@ from weakref import WeakValueDictionary, ref
 from . import engine, registry, views
 from .devices import device, device_of
 from .dtypes import DTYPES, DType, can_cast, to_dtype
-from .engine import _mode, record_function, run_kernel
+from .engine import _mode, open_inference_scopes, record_function, run_kernel
 from .host import as_host, is_array_like
 from .printing import tensor_repr
 from .shapes import numel
@@ -39,7 +39,7 @@ class Tensor:
         t._data, t._backend, t._dtype = data, backend, backend.dtype_of(data)
         t.requires_grad, t.grad, t.grad_fn, t._out_index, t._version = False, None, None, 0, 0
         t._hooks = t._modified_by = t._view = t._views = None
-        if _mode.inference:
+        if open_inference_scopes and _mode.inference:   # (the thread-local read only inside inference_mode)
             inference_tensors[id(t)] = t
         return t
 

@@ -101,6 +101,27 @@ def test_apply_and_map_as_torch(backend):
             wg.ones(2, device=backend).apply_(abs)
 
 
+def test_is_inference_follows_this_threads_scopes(backend):
+    """Tensors made in one thread while another thread is inside inference_mode are not inference tensors
+    (Tensor._wrap tests the scopes open anywhere, then this thread's flag); those made inside are."""
+    import threading
+    made, inside, go_on = {}, threading.Event(), threading.Event()
+
+    def other():
+        with wg.inference_mode():
+            inside.set()
+            go_on.wait(10)
+            made["there"] = wg.ones(1, device=backend)
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert inside.wait(10)
+    made["here"] = wg.ones(1, device=backend) * 2
+    go_on.set()
+    thread.join(10)
+    assert made["there"].is_inference() and not made["here"].is_inference()
+    assert not wg.ones(1, device=backend).is_inference()   # every scope closed
+
+
 def test_is_inference_as_torch(backend):
     for lib in (torch, wg):
         with lib.inference_mode():

@@ -6,6 +6,10 @@ gradients are summed back to the inputs' shapes by the engine, as for rules. Eac
 output gradient and the saved tensors as arrays, and as keywords the forward's attrs plus those
 of ``needs``, ``shapes`` and ``dtypes`` (per input) that it names (``register_gradient``). A
 backward pass runs them inside the backend's ``gradient_scope`` (numpy's warnings off).
+
+A holomorphic op's gradient is ``dy * conj(f'(z))`` (PyTorch's convention), so the kernels take the
+conjugate of what multiplies ``dy`` with ndarray's ``conj()``, which gives a real array back as it is (no copy
+but for ml_dtypes' bfloat16, and no Python call: these kernels run once per node of every backward pass).
 """
 import math
 
@@ -24,12 +28,6 @@ from .movement import expand
 from .reduce import sum_kernel
 from .registry import cpu_kernel
 from .windows import col2im
-
-
-def _c(x):
-    """``x``'s conjugate where complex: a holomorphic op's gradient is ``dy * conj(f'(z))`` (PyTorch's
-    convention), so the rules below take the conjugate of what multiplies ``dy``."""
-    return x.conj() if x.dtype.kind == "c" else x
 
 
 def _kernel(*names):
@@ -53,12 +51,12 @@ def _sub(dy, *, needs):
 
 @_kernel(K.MUL_GRAD)
 def _mul(dy, a, b, *, needs):
-    return (dy * _c(b) if needs[0] else None, dy * _c(a) if needs[1] else None)
+    return (dy * b.conj() if needs[0] else None, dy * a.conj() if needs[1] else None)
 
 
 @_kernel(K.DIV_GRAD)
 def _div(dy, a, b):
-    a, b = _c(a), _c(b)
+    a, b = a.conj(), b.conj()
     return dy / b, -dy * a / (b * b)   # PyTorch's order of operations: the same over- and underflows
 
 
@@ -69,17 +67,17 @@ def _neg(dy):
 
 @_kernel(K.EXP_GRAD)
 def _exp(dy, y):
-    return (dy * _c(y),)
+    return (dy * y.conj(),)
 
 
 @_kernel(K.LOG_GRAD)
 def _log(dy, x):
-    return (dy / _c(x),)
+    return (dy / x.conj(),)
 
 
 @_kernel(K.TANH_GRAD)
 def _tanh(dy, y):
-    y = _c(y)
+    y = y.conj()
     return (dy * (1 - y * y),)
 
 
@@ -129,7 +127,7 @@ def _batch_rows(x):
 @_kernel(K.MATMUL_GRAD)
 def _matmul(dy, a, b, *, needs, shapes, transpose_a=False, transpose_b=False):
     ta, tb = transpose_a, transpose_b
-    a, b = _c(a), _c(b)
+    a, b = a.conj(), b.conj()
     da = db = None
     if needs[0]:
         da = matmul(b, dy, transpose_a=tb, transpose_b=True) if ta else matmul(dy, b, transpose_b=not tb)
