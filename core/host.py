@@ -5,7 +5,8 @@ from __future__ import annotations
 import array
 from collections import deque
 
-from .dtypes import DTYPES, DType, bool_, default_int, float64, get_default_dtype, promote, scalar_dtype, to_dtype
+from .dtypes import (DTYPES, DType, bool_, default_int, float64, get_default_dtype, int_range, promote, scalar_dtype,
+                     to_dtype)
 
 SEQUENCES = (list, tuple, deque)    # nested data torch.tensor reads (a deque: the RL examples' returns)
 _PLAIN_NUMBERS = {int, float, bool, complex}
@@ -80,20 +81,21 @@ def _infer(flat, typed=None) -> DType:
     return bool_ if types == {bool} else default_int
 
 
-def int_range(dtype: DType) -> tuple:
-    """The least and greatest value of an integer dtype.
+def accepted_range(dtype: DType) -> tuple:
+    """The integers data of ``dtype`` may be made from, as PyTorch's: the dtype's range, and for uint8
+    also the negatives down to -255 (which wrap around, as C's conversion: ``-1`` is 255).
 
-    >>> int_range(to_dtype("int32"))
-    (-2147483648, 2147483647)
+    >>> accepted_range(to_dtype("uint8")), accepted_range(to_dtype("int8"))
+    ((-255, 255), (-128, 127))
     """
-    bits = 8 * dtype.itemsize - 1
-    return -2 ** bits, 2 ** bits - 1
+    low, high = int_range(dtype)
+    return (-high, high) if dtype.is_signed is False and dtype.kind == "i" else (low, high)
 
 
 def check_int_range(flat, dtype: DType, op: str = "tensor", storage: DType | None = None, why: str = ""):
     """Refuse integers that ``dtype`` cannot hold exactly (or ``storage``, the dtype a backend holds
     ``dtype`` in, ``why`` saying so)."""
-    low, high = int_range(storage or dtype)
+    low, high = accepted_range(storage or dtype)
     if flat and low <= min(flat) and max(flat) <= high:
         return
     for v in flat:
@@ -131,6 +133,8 @@ def as_host(data, dtype=None):
         if not set(map(type, flat)) <= {int, bool}:
             flat = list(map(int, flat))
         check_int_range(flat, dt)
+        if not dt.is_signed and flat and min(flat) < 0:
+            flat = [v % 256 for v in flat]   # uint8 from -255..-1, as PyTorch's (C's wrap-around)
     elif dt is bool_:
         flat = [bool(v) for v in flat]
     elif dt.is_complex:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 
 from .. import kernel_names as K
-from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int32,
-                      int64, promote, promote_scalar)
+from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int8,
+                      int16, int32, int64, promote, promote_scalar, uint8)
 from ..engine import run_kernel
 from ..tensor import Tensor
 from .common import check_tensor, inplace_method, is_scalar, scalar_tensor
@@ -340,7 +340,7 @@ METHODS.update({
     "__neg__": METHODS["neg"], "__abs__": METHODS["abs"],
     "float": _cast_method(float32), "double": _cast_method(float64), "half": _cast_method(float16),
     "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
-    "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),
+    "byte": _cast_method(uint8), "char": _cast_method(int8), "short": _cast_method(int16), "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),
     "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_, "clamp_min": clamp_min,
     "clamp_max": clamp_max, "negative_": METHODS["neg_"], "abs_": abs_, "absolute_": abs_,
 })
