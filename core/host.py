@@ -81,6 +81,11 @@ def _infer(flat, typed=None) -> DType:
     return bool_ if types == {bool} else default_int
 
 
+class IntegerOverflow(OverflowError, RuntimeError):
+    """An integer a dtype cannot hold: PyTorch raises RuntimeError ("value cannot be converted to type
+    uint8 without overflow"), webgrad's earlier releases OverflowError; this is both."""
+
+
 def accepted_range(dtype: DType) -> tuple:
     """The integers data of ``dtype`` may be made from, as PyTorch's: the dtype's range, and for uint8
     also the negatives down to -255 (which wrap around, as C's conversion: ``-1`` is 255).
@@ -100,7 +105,7 @@ def check_int_range(flat, dtype: DType, op: str = "tensor", storage: DType | Non
         return
     for v in flat:
         if not low <= v <= high:
-            raise OverflowError(f"{op}: integer {v} does not fit in {dtype.name}{why} "
+            raise IntegerOverflow(f"{op}: integer {v} does not fit in {dtype.name}{why} "
                                 f"(values must lie in [{low}, {high}])")
 
 
