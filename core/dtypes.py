@@ -219,6 +219,16 @@ def int_range(dtype: DType) -> tuple:
     return -2 ** bits, 2 ** bits - 1
 
 
+def is_index(dtype: DType) -> bool:
+    """Whether tensors of ``dtype`` may hold indices (int64 or int32, as PyTorch's index_select and
+    gather take; uint8, int8 and int16 may not).
+
+    >>> is_index(int64), is_index(uint8)
+    (True, False)
+    """
+    return dtype is int64 or dtype is int32
+
+
 def wrap_int(value, dtype: DType):
     """A Python int operand of an op in ``dtype`` (8, 16 or 32 bits) wrapped into its range, as PyTorch's
     scalar conversion (``uint8 tensor + 300`` adds 44); anything else unchanged.

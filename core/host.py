@@ -6,7 +6,7 @@ import array
 from collections import deque
 
 from .dtypes import (DTYPES, DType, bool_, default_int, float64, get_default_dtype, int_range, promote, scalar_dtype,
-                     to_dtype)
+                     to_dtype, wrap_int)
 
 SEQUENCES = (list, tuple, deque)    # nested data torch.tensor reads (a deque: the RL examples' returns)
 _PLAIN_NUMBERS = {int, float, bool, complex}
@@ -107,6 +107,19 @@ def check_int_range(flat, dtype: DType, op: str = "tensor", storage: DType | Non
         if not low <= v <= high:
             raise IntegerOverflow(f"{op}: integer {v} does not fit in {dtype.name}{why} "
                                 f"(values must lie in [{low}, {high}])")
+
+
+def int_fill(value, dtype: DType, op: str):
+    """``value`` as a fill of ``dtype``: an int checked against what PyTorch takes (an IntegerOverflow
+    beyond) and wrapped into the dtype (uint8's -1 is 255); anything else unchanged.
+
+    >>> int_fill(-1, to_dtype("uint8"), "full"), int_fill(2.5, to_dtype("float32"), "full")
+    (255, 2.5)
+    """
+    if dtype.kind != "i" or type(value) is not int:
+        return value
+    check_int_range([value], dtype, op)
+    return wrap_int(value, dtype)
 
 
 def from_buffer(obj):

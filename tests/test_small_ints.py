@@ -286,3 +286,61 @@ def test_uint8_images_through_a_data_loader_as_torchs(backend):
         out = wx @ wg.tensor(weight)
         np.testing.assert_allclose(out.numpy(), (tx @ torch.from_numpy(weight)).numpy(), rtol=1e-5, atol=1e-6)
         assert wy.tolist() == ty.tolist()
+
+
+# ------------------------------------------------------------------ as indices, masks, targets, fills
+def test_uint8_index_is_a_mask_and_the_others_are_refused_as_torchs():
+    x, tx = wg.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)
+    with pytest.warns(UserWarning, match="uint8"):
+        got = x[wg.tensor([1, 0], dtype=wg.uint8)]
+    with pytest.warns(UserWarning, match="uint8"):
+        want = tx[torch.tensor([1, 0], dtype=torch.uint8)]
+    assert got.tolist() == want.tolist()
+    with pytest.warns(UserWarning, match="uint8"):
+        assert x[:, wg.tensor([1, 0, 2], dtype=wg.uint8)].tolist() == tx[:, torch.tensor([1, 0, 2], dtype=torch.uint8)].tolist()
+    for dtype in ("int8", "int16"):
+        with pytest.raises(IndexError, match="long, int, byte or bool"):
+            tx[torch.tensor([1, 0], dtype=getattr(torch, dtype))]
+        with pytest.raises(IndexError, match=f"long, int, byte or bool.*{dtype}"):
+            x[wg.tensor([1, 0], dtype=getattr(wg, dtype))]
+    for dtype in SMALL:   # PyTorch raises RuntimeError, webgrad TypeError (as for any non-index dtype here)
+        index = wg.tensor([[1], [0]], dtype=getattr(wg, dtype))
+        for call in (lambda: x.index_select(0, index[:, 0]), lambda: x.gather(1, index),
+                     lambda: wg.nn.functional.one_hot(index), lambda: wg.nn.functional.embedding(index, x)):
+            with pytest.raises(TypeError, match=f"int64 or int32|long or int.*{dtype}"):
+                call()
+
+
+def test_uint8_condition_and_targets_as_torchs():
+    cond = [1, 0, 2]
+    with pytest.warns(UserWarning, match="uint8 condition"):
+        got = wg.where(wg.tensor(cond, dtype=wg.uint8), 1.0, 0.0)
+    with pytest.warns(UserWarning, match="uint8 condition"):
+        want = torch.where(torch.tensor(cond, dtype=torch.uint8), 1.0, 0.0)
+    assert got.tolist() == want.tolist()
+    logits = [[0.5, 1.5, -1.0], [2.0, 0.0, 1.0]]
+    got = wg.nn.functional.cross_entropy(wg.tensor(logits), wg.tensor([2, 0], dtype=wg.uint8))
+    want = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor([2, 0], dtype=torch.uint8))
+    assert got.item() == pytest.approx(want.item(), rel=1e-6)
+
+
+@pytest.mark.parametrize("dtype", SMALL)
+def test_fills_and_bounds_wrap_or_raise_as_torchs(dtype):
+    info = torch.iinfo(getattr(torch, dtype))
+    for value in (-1, info.max, info.min, 2.7, True):
+        assert_same(wg.full((2,), value, dtype=getattr(wg, dtype)), torch.full((2,), value, dtype=getattr(torch, dtype)))
+        assert_same(wg.zeros(2, dtype=getattr(wg, dtype)).fill_(value), torch.zeros(2, dtype=getattr(torch, dtype)).fill_(value))
+    for bad in (info.max + 1, -256 if dtype == "uint8" else info.min - 1):
+        with pytest.raises(RuntimeError):
+            torch.full((2,), bad, dtype=getattr(torch, dtype))
+        with pytest.raises(RuntimeError, match=f"full: integer {bad} does not fit in {dtype}"):
+            wg.full((2,), bad, dtype=getattr(wg, dtype))
+        with pytest.raises(RuntimeError, match=f"fill_: integer {bad}"):
+            wg.zeros(2, dtype=getattr(wg, dtype)).fill_(bad)
+    w, t = both(operands(dtype)[0], dtype)
+    for low, high in ((-5, None), (None, 100), (3, 100)):
+        assert_same(w.clamp(low, high), t.clamp(low, high))
+    with pytest.raises(RuntimeError):
+        t.clamp(None, 70000)
+    with pytest.raises(RuntimeError, match=f"clamp: integer 70000 does not fit in {dtype}"):
+        w.clamp(None, 70000)

@@ -8,7 +8,7 @@ from .. import registry
 from ..dtypes import default_int, float32, float64, get_default_dtype, int64, scalar_dtype, to_dtype
 from ..engine import run_kernel
 from ..layouts import check_factory, check_memory_format
-from ..host import is_array_like
+from ..host import int_fill, is_array_like
 from ..tensor import Tensor, tensor
 from .common import check_tensor
 
@@ -53,7 +53,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_gra
     check_factory("full", layout, pin_memory)
     size = _shape((size,) if isinstance(size, int) else size, "full")
     dt = to_dtype(dtype) if dtype is not None else scalar_dtype(fill_value)
-    t = run_kernel(K.FILL, backend=_backend(backend, device), shape=size, value=fill_value, dtype=dt)
+    t = run_kernel(K.FILL, backend=_backend(backend, device), shape=size, value=int_fill(fill_value, dt, "full"), dtype=dt)
     return _finish(t, requires_grad)
 
 

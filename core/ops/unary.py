@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import kernel_names as K
 from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int8,
                       int16, int32, int64, promote, promote_scalar, uint8)
+from ..host import int_fill
 from ..engine import run_kernel
 from ..tensor import Tensor
 from .common import check_tensor, inplace_method, is_scalar, scalar_tensor
@@ -198,7 +199,7 @@ def clamp(input, min=None, max=None):
             dt = promote(dt, promote_scalar(x._dtype, bound))
     if dt is not x._dtype:
         x = run_kernel(K.CAST, x, dtype=dt)
-    kind = float if dt.is_floating else int
+    kind = float if dt.is_floating else lambda v: int_fill(int(v), dt, "clamp")   # uint8's -5 is 251, as PyTorch's
     return run_kernel(K.CLAMP, x, min=None if min is None else kind(min), max=None if max is None else kind(max))
 
 
@@ -287,7 +288,8 @@ def _fill(self, value, op):
             raise ValueError(f"{op}: value must be a number or a one-element tensor, got shape {tuple(value.shape)}")
         new = run_kernel(K.RESHAPE, value.to(self._backend.name, self._dtype), shape=())   # a scalar: moved
     elif is_scalar(value):
-        new = run_kernel(K.FILL, backend=self._backend, shape=tuple(self.shape), value=value, dtype=self._dtype)
+        new = run_kernel(K.FILL, backend=self._backend, shape=tuple(self.shape), value=int_fill(value, self._dtype, op),
+                         dtype=self._dtype)
     else:
         raise TypeError(f"{op}: value must be a number or a tensor, got {type(value).__name__}")
     return self._assign(new, op)
