@@ -344,3 +344,17 @@ def test_fills_and_bounds_wrap_or_raise_as_torchs(dtype):
         t.clamp(None, 70000)
     with pytest.raises(RuntimeError, match=f"clamp: integer 70000 does not fit in {dtype}"):
         w.clamp(None, 70000)
+
+
+@pytest.mark.parametrize("dtype", SMALL)
+def test_frombuffer_and_seeded_random_integers_are_torchs(dtype):
+    raw = bytearray(b"\x01\xff\x02\x80\x7f\x00")
+    assert_same(wg.frombuffer(raw, dtype=getattr(wg, dtype)), torch.frombuffer(raw, dtype=getattr(torch, dtype)))
+    draws = {"random_": lambda m: m.empty(6, dtype=getattr(m, dtype)).random_(),
+             "random_(3, 9)": lambda m: m.empty(6, dtype=getattr(m, dtype)).random_(3, 9),
+             "randint": lambda m: m.randint(0, 100, (6,), dtype=getattr(m, dtype)),
+             "randperm": lambda m: m.randperm(6, dtype=getattr(m, dtype))}
+    for make in draws.values():
+        wg.manual_seed(3)
+        torch.manual_seed(3)
+        assert_same(make(wg), make(torch))
