@@ -110,13 +110,19 @@ def check_int_range(flat, dtype: DType, op: str = "tensor", storage: DType | Non
 
 
 def int_fill(value, dtype: DType, op: str):
-    """``value`` as a fill of ``dtype``: an int checked against what PyTorch takes (an IntegerOverflow
-    beyond) and wrapped into the dtype (uint8's -1 is 255); anything else unchanged.
+    """``value`` as a fill of ``dtype``: for an integer dtype, an int checked against what PyTorch takes
+    and wrapped into the dtype (uint8's -1 is 255), a float checked against the dtype's range (uint8's
+    -0.5 raises, 2.7 is kept for the cast to truncate), an IntegerOverflow beyond; else unchanged.
 
-    >>> int_fill(-1, to_dtype("uint8"), "full"), int_fill(2.5, to_dtype("float32"), "full")
-    (255, 2.5)
+    >>> int_fill(-1, to_dtype("uint8"), "full"), int_fill(2.7, to_dtype("uint8"), "full")
+    (255, 2.7)
     """
-    if dtype.kind != "i" or type(value) is not int:
+    if dtype.kind != "i" or type(value) not in (int, float):
+        return value
+    if type(value) is float:
+        low, high = int_range(dtype)
+        if not low <= value <= high:
+            raise IntegerOverflow(f"{op}: {value} does not fit in {dtype.name} (values must lie in [{low}, {high}])")
         return value
     check_int_range([value], dtype, op)
     return wrap_int(value, dtype)
@@ -148,8 +154,8 @@ def as_host(data, dtype=None):
         flat, shape, inferred = flatten(data)
     dt = to_dtype(dtype) if dtype is not None else inferred
     if dt.kind == "i":
-        if not set(map(type, flat)) <= {int, bool}:
-            flat = list(map(int, flat))
+        if not set(map(type, flat)) <= {int, bool}:   # floats truncated, once checked against the dtype's range
+            flat = [int(int_fill(v, dt, "tensor")) for v in flat]
         check_int_range(flat, dt)
         if not dt.is_signed and flat and min(flat) < 0:
             flat = [v % 256 for v in flat]   # uint8 from -255..-1, as PyTorch's (C's wrap-around)

@@ -358,3 +358,20 @@ def test_frombuffer_and_seeded_random_integers_are_torchs(dtype):
         wg.manual_seed(3)
         torch.manual_seed(3)
         assert_same(make(wg), make(torch))
+
+
+@pytest.mark.parametrize("dtype", SMALL)
+def test_linspace_and_float_values_as_torchs(dtype):
+    """Found by drawing the small ints in the fuzz suite: linspace ran the half-float path for 2-byte and
+    1-byte ints, and a float value beyond the dtype's range (uint8's -0.5) was truncated, not refused."""
+    for args in ((0, 1, 3), (0, 10, 4), (3, 100, 7), (0, 100, 11)):
+        assert_same(wg.linspace(*args, dtype=getattr(wg, dtype)), torch.linspace(*args, dtype=getattr(torch, dtype)))
+    info = torch.iinfo(getattr(torch, dtype))
+    for bad in (info.min - 0.5, info.max + 0.5, float("nan"), float("inf")):
+        for make in (lambda m: m.full((1,), bad, dtype=getattr(m, dtype)),
+                     lambda m: m.tensor([bad], dtype=getattr(m, dtype))):
+            with pytest.raises(RuntimeError):
+                make(torch)
+            with pytest.raises(RuntimeError, match=f"does not fit in {dtype}"):
+                make(wg)
+    assert_same(wg.tensor([2.7, -0.0], dtype=getattr(wg, dtype)), torch.tensor([2.7, -0.0], dtype=getattr(torch, dtype)))

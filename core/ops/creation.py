@@ -203,7 +203,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         raise ValueError(f"linspace: steps must be a non-negative int, got {steps!r}")
     be, dtype = _backend(backend, device), to_dtype(dtype or get_default_dtype())
     if dtype.kind == "i":   # PyTorch's: the ends as integers, the values between them truncated
-        start, end = int(start), int(end)
+        start, end = int(int_fill(start, dtype, "linspace")), int(int_fill(end, dtype, "linspace"))
     t = run_kernel(K.LINSPACE, backend=be, start=float(start), end=float(end), steps=steps, dtype=dtype)
     return _finish(t, requires_grad)
 
