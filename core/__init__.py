@@ -8,7 +8,8 @@ and the browser (Pyodide + WebGPU). PyTorch's surface, TensorFlow.js's architect
 [2.0, 4.0]
 """
 from . import kernel_names
-from .dtypes import DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, int32, int64, to_dtype
+from .dtypes import (DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
+                     to_dtype, uint8)
 from .registry import (backend, get_backend, get_gradient, get_kernel, kernels_for_backend,
                        register_backend, register_gradient, register_kernel, set_backend,
                        unregister_backend, unregister_gradient, unregister_kernel)
@@ -75,6 +76,7 @@ double = float64
 half = float16
 int = int32  # noqa: A001
 long = int64
+short = int16
 cfloat, cdouble = complex64, complex128
 
 __version__ = "0.1.0"

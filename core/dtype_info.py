@@ -9,7 +9,7 @@ and a GPU upload beyond 32 bits raises an OverflowError.)
 """
 from __future__ import annotations
 
-from .dtypes import DType, get_default_dtype, to_dtype
+from .dtypes import DType, get_default_dtype, int_range, to_dtype
 
 # name: (bits, eps, max, smallest normal, resolution)
 _FLOATS = {
@@ -18,7 +18,7 @@ _FLOATS = {
     "float32": (32, 2.0 ** -23, 3.4028234663852886e+38, 2.0 ** -126, 1e-06),
     "float64": (64, 2.0 ** -52, 1.7976931348623157e+308, 2.0 ** -1022, 1e-15),
 }
-_INTS = {"int32": 32, "int64": 64}
+_INTS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
 class finfo:
@@ -54,9 +54,9 @@ class iinfo:
     def __init__(self, type: DType):
         dtype = to_dtype(type)
         if dtype.name not in _INTS:
-            raise TypeError(f"iinfo: {dtype.name} is not supported by iinfo (an integer dtype is: int32, int64)")
+            raise TypeError(f"iinfo: {dtype.name} is not supported by iinfo (an integer dtype is: {', '.join(_INTS)})")
         self.bits, self.dtype = _INTS[dtype.name], dtype.name
-        self.min, self.max = -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+        self.min, self.max = int_range(dtype)
 
     def __repr__(self) -> str:
         return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"

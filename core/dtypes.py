@@ -1,6 +1,7 @@
 """Dtypes and PyTorch's type promotion, in plain Python.
 
-Nine dtypes exist: ``bool``, ``int32``, ``int64`` (the default for integer data, as in PyTorch),
+Twelve dtypes exist: ``bool``, ``uint8``, ``int8``, ``int16`` (``short``), ``int32``, ``int64`` (the default
+for integer data, as in PyTorch),
 ``float16``, ``bfloat16``, ``float32`` (the default for floating data), ``float64``, ``complex64`` and
 ``complex128`` (``cfloat``/``cdouble``: a float32 or float64 real and imaginary part). Backends map
 them onto their native types (or refuse those they cannot hold); the core only compares these objects.
@@ -18,18 +19,23 @@ class DType:
     (True, 4, True)
     """
 
-    __slots__ = ("name", "itemsize", "kind", "_rank", "is_floating", "is_complex", "differentiable")
+    __slots__ = ("name", "itemsize", "kind", "_rank", "is_floating", "is_complex", "differentiable", "_unsigned")
 
-    def __init__(self, name: str, itemsize: int, kind: str, rank: int):
-        self.name, self.itemsize, self.kind, self._rank = name, itemsize, kind, rank
+    def __init__(self, name: str, itemsize: int, kind: str, rank: int, unsigned: bool = False):
+        self.name, self.itemsize, self.kind, self._rank, self._unsigned = name, itemsize, kind, rank, unsigned
         self.is_floating = kind == "f"   # plain attributes: every recorded op reads them
         self.is_complex = kind == "c"    # (as torch.dtype.is_complex)
         self.differentiable = kind in "fc"   # floating or complex: may require grad
 
     @property
     def is_signed(self) -> bool:
-        """False for bool only (as ``torch.dtype.is_signed``)."""
-        return self.kind != "b"
+        """False for bool and uint8 (as ``torch.dtype.is_signed``).
+
+        >>> import webgrad as wg
+        >>> wg.uint8.is_signed, wg.int8.is_signed
+        (False, True)
+        """
+        return self.kind != "b" and not self._unsigned
 
     def to_real(self) -> "DType":
         """The real dtype of a complex one (itself for the others), as ``torch.dtype.to_real``.
@@ -64,24 +70,29 @@ class DType:
 
 
 bool_ = DType("bool", 1, "b", 0)
-int32 = DType("int32", 4, "i", 1)
-int64 = DType("int64", 8, "i", 2)
-float16 = DType("float16", 2, "f", 3)
-bfloat16 = DType("bfloat16", 2, "f", 3)   # the same rank as float16: the two promote to float32
-float32 = DType("float32", 4, "f", 4)
-float64 = DType("float64", 8, "f", 5)
-complex64 = DType("complex64", 8, "c", 6)
-complex128 = DType("complex128", 16, "c", 7)
+uint8 = DType("uint8", 1, "i", 1, unsigned=True)
+int8 = DType("int8", 1, "i", 1)         # the same rank as uint8: the two promote to int16
+int16 = DType("int16", 2, "i", 2)
+int32 = DType("int32", 4, "i", 3)
+int64 = DType("int64", 8, "i", 4)
+float16 = DType("float16", 2, "f", 5)
+bfloat16 = DType("bfloat16", 2, "f", 5)   # the same rank as float16: the two promote to float32
+float32 = DType("float32", 4, "f", 6)
+float64 = DType("float64", 8, "f", 7)
+complex64 = DType("complex64", 8, "c", 8)
+complex128 = DType("complex128", 16, "c", 9)
 _REAL = {complex64: float32, complex128: float64}
 _COMPLEX = {float32: complex64, float64: complex128}
 
-DTYPES = {d.name: d for d in (bool_, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)}
+DTYPES = {d.name: d for d in (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)}
 _ALIASES = {"float": float32, "double": float64, "half": float16, "int": int32, "long": int64, "bool_": bool_,
+            "short": int16,
             "cfloat": complex64, "cdouble": complex128, bool: bool_, int: int64, float: float32, complex: complex64}
 
 default_float = float32   # what get_default_dtype() returns; set_default_dtype changes it
 default_int = int64
 _CATEGORY = {"b": 0, "i": 1, "f": 2, "c": 3}
+_TIE = {"i": int16, "f": float32}   # two different dtypes of one rank: uint8 with int8, float16 with bfloat16
 
 
 def get_default_dtype() -> DType:
@@ -127,11 +138,11 @@ def to_dtype(x) -> DType:
 
 def promote(a: DType, b: DType) -> DType:
     """The result dtype of a binary op on two tensors of the same standing (PyTorch's rules):
-    the wider kind and width wins; float16 with bfloat16 gives float32; with a complex dtype the
+    the wider kind and width wins; uint8 with int8 gives int16, float16 with bfloat16 float32; with a complex dtype the
     result is complex with the wider of the two parts (float64 with complex64 is complex128).
 
-    >>> promote(int32, float32), promote(int32, int64), promote(float16, bfloat16)
-    (webgrad.float32, webgrad.int64, webgrad.float32)
+    >>> promote(int32, float32), promote(int32, int64), promote(float16, bfloat16), promote(uint8, int8)
+    (webgrad.float32, webgrad.int64, webgrad.float32, webgrad.int16)
     >>> promote(float64, complex64), promote(int64, complex64)
     (webgrad.complex128, webgrad.complex64)
     """
@@ -143,7 +154,7 @@ def promote(a: DType, b: DType) -> DType:
         return a
     if b._rank > a._rank:
         return b
-    return float32
+    return _TIE[a.kind]
 
 
 def promote_tensors(a: DType, a_ndim: int, b: DType, b_ndim: int) -> DType:
@@ -194,6 +205,41 @@ def promote_scalar(t: DType, value) -> DType:
     never the width, as in PyTorch (``int32 tensor + 2.5`` is float32, ``float64 tensor + 1`` stays float64,
     ``float64 tensor * 1j`` is complex128)."""
     return _combine(t, scalar_dtype(value))
+
+
+def int_range(dtype: DType) -> tuple:
+    """The least and greatest value of an integer dtype (bool's: 0 and 1).
+
+    >>> int_range(int32), int_range(uint8)
+    ((-2147483648, 2147483647), (0, 255))
+    """
+    if dtype.kind == "b" or dtype._unsigned:
+        return 0, (1 << 8 * dtype.itemsize) - 1 if dtype._unsigned else 1
+    bits = 8 * dtype.itemsize - 1
+    return -2 ** bits, 2 ** bits - 1
+
+
+def is_index(dtype: DType) -> bool:
+    """Whether tensors of ``dtype`` may hold indices (int64 or int32, as PyTorch's index_select and
+    gather take; uint8, int8 and int16 may not).
+
+    >>> is_index(int64), is_index(uint8)
+    (True, False)
+    """
+    return dtype is int64 or dtype is int32
+
+
+def wrap_int(value, dtype: DType):
+    """A Python int operand of an op in ``dtype`` (8, 16 or 32 bits) wrapped into its range, as PyTorch's
+    scalar conversion (``uint8 tensor + 300`` adds 44); anything else unchanged.
+
+    >>> wrap_int(300, uint8), wrap_int(-1, uint8), wrap_int(200, int8), wrap_int(2.5, uint8)
+    (44, 255, -56, 2.5)
+    """
+    if type(value) is not int or dtype.kind != "i" or dtype.itemsize == 8:
+        return value
+    low, high = int_range(dtype)
+    return value if low <= value <= high else (value - low) % (high - low + 1) + low
 
 
 def can_cast(source: DType, target: DType) -> bool:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import array
 from collections import deque
 
-from .dtypes import DTYPES, DType, bool_, default_int, float64, get_default_dtype, promote, scalar_dtype, to_dtype
+from .dtypes import (DTYPES, DType, bool_, default_int, float64, get_default_dtype, int_range, promote, scalar_dtype,
+                     to_dtype, wrap_int)
 
 SEQUENCES = (list, tuple, deque)    # nested data torch.tensor reads (a deque: the RL examples' returns)
 _PLAIN_NUMBERS = {int, float, bool, complex}
@@ -80,26 +81,51 @@ def _infer(flat, typed=None) -> DType:
     return bool_ if types == {bool} else default_int
 
 
-def int_range(dtype: DType) -> tuple:
-    """The least and greatest value of an integer dtype.
+class IntegerOverflow(OverflowError, RuntimeError):
+    """An integer a dtype cannot hold: PyTorch raises RuntimeError ("value cannot be converted to type
+    uint8 without overflow"), webgrad's earlier releases OverflowError; this is both."""
 
-    >>> int_range(to_dtype("int32"))
-    (-2147483648, 2147483647)
+
+def accepted_range(dtype: DType) -> tuple:
+    """The integers data of ``dtype`` may be made from, as PyTorch's: the dtype's range, and for uint8
+    also the negatives down to -255 (which wrap around, as C's conversion: ``-1`` is 255).
+
+    >>> accepted_range(to_dtype("uint8")), accepted_range(to_dtype("int8"))
+    ((-255, 255), (-128, 127))
     """
-    bits = 8 * dtype.itemsize - 1
-    return -2 ** bits, 2 ** bits - 1
+    low, high = int_range(dtype)
+    return (-high, high) if dtype.is_signed is False and dtype.kind == "i" else (low, high)
 
 
 def check_int_range(flat, dtype: DType, op: str = "tensor", storage: DType | None = None, why: str = ""):
     """Refuse integers that ``dtype`` cannot hold exactly (or ``storage``, the dtype a backend holds
     ``dtype`` in, ``why`` saying so)."""
-    low, high = int_range(storage or dtype)
+    low, high = accepted_range(storage or dtype)
     if flat and low <= min(flat) and max(flat) <= high:
         return
     for v in flat:
         if not low <= v <= high:
-            raise OverflowError(f"{op}: integer {v} does not fit in {dtype.name}{why} "
+            raise IntegerOverflow(f"{op}: integer {v} does not fit in {dtype.name}{why} "
                                 f"(values must lie in [{low}, {high}])")
+
+
+def int_fill(value, dtype: DType, op: str):
+    """``value`` as a fill of ``dtype``: for an integer dtype, an int checked against what PyTorch takes
+    and wrapped into the dtype (uint8's -1 is 255), a float checked against the dtype's range (uint8's
+    -0.5 raises, 2.7 is kept for the cast to truncate), an IntegerOverflow beyond; else unchanged.
+
+    >>> int_fill(-1, to_dtype("uint8"), "full"), int_fill(2.7, to_dtype("uint8"), "full")
+    (255, 2.7)
+    """
+    if dtype.kind != "i" or type(value) not in (int, float):
+        return value
+    if type(value) is float:
+        low, high = int_range(dtype)
+        if not low <= value <= high:
+            raise IntegerOverflow(f"{op}: {value} does not fit in {dtype.name} (values must lie in [{low}, {high}])")
+        return value
+    check_int_range([value], dtype, op)
+    return wrap_int(value, dtype)
 
 
 def from_buffer(obj):
@@ -128,9 +154,11 @@ def as_host(data, dtype=None):
         flat, shape, inferred = flatten(data)
     dt = to_dtype(dtype) if dtype is not None else inferred
     if dt.kind == "i":
-        if not set(map(type, flat)) <= {int, bool}:
-            flat = list(map(int, flat))
+        if not set(map(type, flat)) <= {int, bool}:   # floats truncated, once checked against the dtype's range
+            flat = [int(int_fill(v, dt, "tensor")) for v in flat]
         check_int_range(flat, dt)
+        if not dt.is_signed and flat and min(flat) < 0:
+            flat = [v % 256 for v in flat]   # uint8 from -255..-1, as PyTorch's (C's wrap-around)
     elif dt is bool_:
         flat = [bool(v) for v in flat]
     elif dt.is_complex:

@@ -191,8 +191,9 @@ REFUSED = {
 # refused names that webgrad has as something else: a module of its own under that name
 NAME_CLASHES = ("torch.ops", "torch.compiler", "torch.backends.cpu", "torch.backends.flags")
 
-_NARROW = ("webgrad's dtypes are bool, int32, int64, float16, bfloat16, float32, float64, complex64 and complex128: "
-           "use int64 (webgrad.long) or int32 for integers, bool for masks")
+_NARROW = ("webgrad's dtypes are bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, "
+           "complex64 and complex128: use one of these (uint8 for bytes, int64 (webgrad.long) for indices, bool for "
+           "masks)")
 # (pattern over the qualified name, why and what to do); the first that matches answers
 FAMILIES = [
     (r"torch\.jit\.(?!(fork|wait|Future)$)\w+$", "TorchScript machinery: webgrad runs Python eagerly; call the module "
@@ -209,8 +210,8 @@ FAMILIES = [
     (r"torch(\.Tensor)?\.(\w*sparse\w*|\w+_indices_copy|(c?col|crow|row)_indices|smm|hsmm|dsmm|saddmm|sspaddmm|"
      r"spmm|hspmm|coalesce|is_coalesced|dense_dim|indices|values|(indices|values)_copy|to_dense)$",
      "webgrad has no sparse layouts: tensors are dense (webgrad.strided)"),
-    (r"torch(\.Tensor)?\.(u?int[1-8]|u?int16|uint32|uint64|float8_\w+|float4_\w+|bits\w+|byte|char|short|"
-     r"(Byte|Char|Short)(Tensor|Storage))$", _NARROW),
+    (r"torch(\.Tensor)?\.(u?int[1-7]|uint16|uint32|uint64|float8_\w+|float4_\w+|bits\w+|(Byte|Char|Short)Storage)$",
+     _NARROW),
     (r"torch(\.Tensor)?\.(\w*Storage|StorageBase|storage|untyped_storage|storage_type|data_ptr|const_data_ptr|"
      r"set_|share_memory_|is_shared|is_set_to|record_stream|from_file|is_storage)$",
      "webgrad exposes no storage objects or pointers: a tensor's data lives on its backend (read it with .numpy(), "

@@ -44,17 +44,17 @@ class Format(NamedTuple):
     widen: str = ""
 
 
-# safetensors dtype -> Format. Half precision is read through float32 (exact); the integer dtypes
-# webgrad lacks (I16/I8/U8) widen exactly to int64.
+# safetensors dtype -> Format. Half precision is read through float32 (exact).
 FORMATS = {"F64": Format("d", 8, "float64"), "F32": Format("f", 4, "float32"),
            "F16": Format("H", 2, "float16", "f16"), "BF16": Format("H", 2, "bfloat16", "bf16"),
            "I64": Format("q", 8, "int64", "int"), "I32": Format("i", 4, "int32"),
-           "I16": Format("h", 2, "int64", "int"), "I8": Format("b", 1, "int64", "int"),
-           "U8": Format("B", 1, "int64", "int"), "BOOL": Format("B", 1, "bool"),
+           "I16": Format("h", 2, "int16"), "I8": Format("b", 1, "int8"),
+           "U8": Format("B", 1, "uint8"), "BOOL": Format("B", 1, "bool"),
            "C64": Format("f", 8, "complex64", "c64")}
 # webgrad dtype name -> (safetensors dtype, memoryview formats whose bytes are already the file's)
 SAVED_AS = {"float64": ("F64", "d"), "float32": ("F32", "f"), "float16": ("F16", ""), "bfloat16": ("BF16", ""),
-            "int64": ("I64", "lq"), "int32": ("I32", "il"), "bool": ("BOOL", "?B"),
+            "int64": ("I64", "lq"), "int32": ("I32", "il"), "int16": ("I16", "h"), "int8": ("I8", "b"),
+            "uint8": ("U8", "B"), "bool": ("BOOL", "?B"),
             "complex64": ("C64", "f")}   # (a complex64 memoryview's format is "Zf"; safetensors has no C128)
 
 

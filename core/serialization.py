@@ -17,7 +17,7 @@ import pickle
 import stat
 
 from . import registry
-from .dtypes import float32
+from .dtypes import float32, int64
 from .checkpoint_tree import STRUCTURE, Encoder, decode as decode_tree, global_name
 from .nn.parameter import Parameter
 from .safetensors_format import CheckpointError, decode, header_bytes, layout, parse, tensor_bytes
@@ -222,7 +222,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     ``buffers`` when ``weights_only=False``) are accepted with no effect.
 
     F16 and BF16 tensors load as float16 and bfloat16 (as float32 on a backend without half precision),
-    I16/I8/U8 as int64 (exactly); a value the backend cannot hold (int64 beyond 32 bits on a GPU backend)
+    I16/I8/U8 as int16, int8 and uint8 (as int64, exactly, on a backend without them: the GPU backends); a
+    value the backend cannot hold (int64 beyond 32 bits on a GPU backend)
     raises OverflowError naming the tensor.
 
     >>> import webgrad as wg, io
@@ -346,15 +347,16 @@ def upload(values, shape, dtype, backend, name=None) -> Tensor:
     """A tensor on ``backend`` (a name, a backend, or None for the default) from a flat
     ``array.array`` whose typecode matches ``dtype`` ('f', 'd', 'i', 'q', or 'B' for bool); a value
     the backend cannot hold raises OverflowError naming the tensor ``name``. A backend without half
-    precision (the GPU backends) holds float16 and bfloat16 tensors as float32.
+    precision (the GPU backends) holds float16 and bfloat16 tensors as float32, one without 8- and
+    16-bit integers (the GPU backends) holds uint8, int8 and int16 as int64 (exactly).
 
     >>> import array, webgrad as wg
     >>> upload(array.array("f", [1, 2]), (2,), wg.float32, "cpu").tolist()
     [1.0, 2.0]
     """
     be = registry.resolve(backend)
-    if dtype.itemsize == 2 and dtype.is_floating and dtype not in getattr(be, "dtypes", (dtype,)):
-        dtype = float32
+    if dtype.itemsize <= 2 and dtype not in getattr(be, "dtypes", (dtype,)):
+        dtype = float32 if dtype.is_floating else int64
     try:
         return Tensor._wrap(be.upload(values, tuple(shape), dtype), be)
     except OverflowError as e:   # e.g. int64 beyond 32 bits on a GPU backend

@@ -512,7 +512,8 @@ engine.Tensor, engine._wrap = Tensor, Tensor._wrap   # (engine cannot import thi
 # PyTorch's legacy tensor type names, which ``type()`` returns and takes
 TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
               "bfloat16": "torch.BFloat16Tensor", "int32": "torch.IntTensor", "int64": "torch.LongTensor",
-              "bool": "torch.BoolTensor", "complex64": "torch.ComplexFloatTensor",
+              "bool": "torch.BoolTensor", "uint8": "torch.ByteTensor", "int8": "torch.CharTensor",
+              "int16": "torch.ShortTensor", "complex64": "torch.ComplexFloatTensor",
               "complex128": "torch.ComplexDoubleTensor"}
 _TYPE_DTYPES = {name: dtype for dtype, name in TYPE_NAMES.items()}
 

@@ -1,8 +1,7 @@
 """PyTorch's legacy tensor types (``FloatTensor``, ``LongTensor``, ...) as old scripts use them:
 ``dtype = torch.FloatTensor; x = torch.randn(2, 3).type(dtype)``, ``torch.LongTensor([1, 2])``,
 ``torch.FloatTensor(2, 3)`` (uninitialised), ``isinstance(x, torch.FloatTensor)``. As in PyTorch
-they make CPU tensors. The types whose dtype webgrad lacks (``ByteTensor``, ``CharTensor``,
-``ShortTensor``) exist and refuse, saying so.
+they make CPU tensors.
 
 >>> import webgrad as wg
 >>> wg.FloatTensor([1, 2]), wg.LongTensor(2, 3).shape, isinstance(wg.ones(1), wg.FloatTensor)
@@ -10,15 +9,15 @@ they make CPU tensors. The types whose dtype webgrad lacks (``ByteTensor``, ``Ch
 """
 from __future__ import annotations
 
-from .dtypes import DTYPES, bfloat16, bool_, float16, float32, float64, int32, int64
+from .dtypes import bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 from .devices import device as to_device
 from .ops.creation import empty
 from .size import Size
 from .tensor import Tensor, tensor
 
 _DTYPE_OF = {"FloatTensor": float32, "DoubleTensor": float64, "HalfTensor": float16, "BFloat16Tensor": bfloat16,
-             "LongTensor": int64, "IntTensor": int32, "BoolTensor": bool_}
-_MISSING = {"ByteTensor": "uint8", "CharTensor": "int8", "ShortTensor": "int16"}
+             "LongTensor": int64, "IntTensor": int32, "BoolTensor": bool_, "ByteTensor": uint8, "CharTensor": int8,
+             "ShortTensor": int16}
 
 
 class TensorType(type):
@@ -26,9 +25,6 @@ class TensorType(type):
     ``isinstance`` checks dtype and device (as ``torch.tensortype``)."""
 
     def __call__(cls, *args, device=None):
-        if cls.dtype is None:
-            raise TypeError(f"{cls.__name__}: webgrad has no {_MISSING[cls.__name__]} dtype (it has "
-                            f"{', '.join(DTYPES)}); use LongTensor or IntTensor")
         if device is not None and to_device(device) != "cpu":
             raise RuntimeError(f"{cls.__name__}(): legacy constructor expects device type: cpu, got {device!r}")
         if len(args) == 1 and isinstance(args[0], Tensor) and not isinstance(args[0], cls):
@@ -70,9 +66,9 @@ def legacy_new(name: str, dtype, args: tuple, device) -> Tensor:
 
 def _legacy_type(name, dtype):
     return TensorType(name, (), {"dtype": dtype, "__module__": "webgrad",
-                                 "__doc__": f"PyTorch's legacy CPU tensor type of dtype {getattr(dtype, 'name', None)}."})
+                                 "__doc__": f"PyTorch's legacy CPU tensor type of dtype {dtype.name}."})
 
 
-LEGACY_TYPES = {name: _legacy_type(name, dtype) for name, dtype in {**_DTYPE_OF, **dict.fromkeys(_MISSING)}.items()}
+LEGACY_TYPES = {name: _legacy_type(name, dtype) for name, dtype in _DTYPE_OF.items()}
 globals().update(LEGACY_TYPES)
 __all__ = list(LEGACY_TYPES)

@@ -20,19 +20,20 @@ DTYPES = {torch.int64: "long", torch.float64: "float64", torch.float32: "float32
           torch.int32: "int32", torch.uint8: "uint8"}
 
 
-def plain(x, float64=True):
+def plain(x, float64=True, uint8=True):
     """A comparable form of a batch: containers by type name, tensors as (dtype, values). A webgrad
-    integer tensor reads as 'long' (webgrad.long), and float64 as float32 where ``float64`` is False."""
+    integer tensor reads as 'long' (webgrad.long), float64 as float32 where ``float64`` is False, and
+    uint8 as 'long' where ``uint8`` is False (the GPU backends make numpy's uint8 int64)."""
     if isinstance(x, torch.Tensor):
         name = DTYPES[x.dtype]
         name = "float32" if name == "float64" and not float64 else name
-        return ("tensor", "long" if name in ("int32", "uint8") else name, x.tolist())
+        return ("tensor", "long" if name == "int32" or (name == "uint8" and not uint8) else name, x.tolist())
     if isinstance(x, wg.Tensor):
         return ("tensor", "long" if x.dtype == wg.long else x.dtype.name, x.tolist())
     if isinstance(x, dict):
-        return (type(x).__name__, {k: plain(v, float64) for k, v in x.items()})
+        return (type(x).__name__, {k: plain(v, float64, uint8) for k, v in x.items()})
     if isinstance(x, (list, tuple)):
-        return (type(x).__name__, [plain(v, float64) for v in x])
+        return (type(x).__name__, [plain(v, float64, uint8) for v in x])
     return x
 
 
@@ -60,7 +61,7 @@ def batches(m):
 def test_default_collate_as_pytorch(backend, index):
     expected = tud.default_collate(batches(torch)[index])
     got = wud.default_collate(batches(wg)[index])
-    assert plain(got) == plain(expected, float64=backend in FLOAT64_BACKENDS)
+    assert plain(got) == plain(expected, float64=backend in FLOAT64_BACKENDS, uint8=wg.uint8 in wg.get_backend().dtypes)
 
 
 def test_default_collate_errors_as_pytorch():
@@ -77,7 +78,7 @@ def test_default_collate_errors_as_pytorch():
 ])
 def test_default_convert_as_pytorch(backend, sample):
     got, expected = wud.default_convert(sample(wg)), tud.default_convert(sample(torch))
-    assert plain(got) == plain(expected, float64=backend in FLOAT64_BACKENDS)
+    assert plain(got) == plain(expected, float64=backend in FLOAT64_BACKENDS, uint8=wg.uint8 in wg.get_backend().dtypes)
 
 
 def test_tensor_dataset(backend):

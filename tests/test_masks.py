@@ -402,7 +402,7 @@ def test_gpu_refuses_out_of_range_indices_at_the_next_readback(gpu):
      r"__setitem__: shape mismatch: value of shape \(3, 4\) cannot be broadcast to the indexing result of shape "
      r"\(2, 4\)"),
     (lambda: wg.zeros(3).__setitem__(wg.tensor([0, 3]), 1.0), IndexError, "out of bounds"),
-    (lambda: wg.zeros(3).__setitem__(wg.tensor([0.5]), 1.0), IndexError, "must be long, int or bool tensors"),
+    (lambda: wg.zeros(3).__setitem__(wg.tensor([0.5]), 1.0), IndexError, "must be long, int, byte or bool tensors"),
     (lambda: wg.masked_select(wg.zeros(3), wg.tensor([1, 0, 1])), TypeError,
      "masked_select: mask must be a bool tensor, got int64"),
     (lambda: wg.masked_select(wg.zeros(3, 4), wg.tensor([True, False, True])), ValueError, "masked_select"),

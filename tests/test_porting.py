@@ -111,4 +111,4 @@ def test_missing_names_say_where_to_look():
     with pytest.raises(AttributeError) as info:
         wg.ones(1)._private_name
     assert "porting" not in str(info.value)
-    assert not hasattr(wg, "uint8") and hasattr(wg, "int64")
+    assert not hasattr(wg, "uint16") and hasattr(wg, "uint8")

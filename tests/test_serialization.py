@@ -264,17 +264,17 @@ def torch_tensors():
             "scalar": torch.tensor(3.0), "empty": torch.zeros(0, 2)}
 
 
-# torch dtype -> the webgrad dtype it loads as (the integer dtypes webgrad lacks widen exactly to int64; a
-# backend without half precision holds float16 and bfloat16 as float32)
+# torch dtype -> the webgrad dtype it loads as (a backend without half precision holds float16 and bfloat16 as
+# float32, one without 8/16-bit integers holds them as int64)
 LOADED_AS = {torch.float32: wg.float32, torch.bfloat16: wg.bfloat16, torch.float16: wg.float16, torch.int64: wg.int64,
-             torch.int32: wg.int32, torch.int16: wg.int64, torch.int8: wg.int64, torch.uint8: wg.int64,
+             torch.int32: wg.int32, torch.int16: wg.int16, torch.int8: wg.int8, torch.uint8: wg.uint8,
              torch.bool: wg.bool, torch.float64: wg.float64}
 
 
 def assert_like_torch(got, want):
     dtype = LOADED_AS[want.dtype]
-    if dtype not in got._backend.dtypes:
-        dtype = wg.float32
+    if dtype not in got._backend.dtypes:   # the GPU backends: half precision as float32, 8/16-bit ints as int64
+        dtype = wg.float32 if dtype.is_floating else wg.int64
     assert got.dtype is dtype and got.shape == tuple(want.shape)
     np.testing.assert_array_equal(got.float().numpy() if got.dtype.itemsize == 2 else got.numpy(),
                                   want.float().numpy() if want.dtype in (torch.float16, torch.bfloat16) else want.numpy())

@@ -16,7 +16,7 @@ from . import fft  # noqa: F401
 from .backend_dtypes import DTYPE_OF, NP_DTYPES, np_dtype
 
 DONATE_MIN_BYTES = 16 << 10   # smaller arrays are not donated: a fresh one costs less than the donation
-_COERCE = {"i": np.int64, "u": np.int64, "b": np.bool_}   # numpy dtypes webgrad lacks: int8/16, uint8..64
+_COERCE = {"i": np.int64, "u": np.int64, "b": np.bool_}   # numpy dtypes webgrad lacks: uint16..64
 
 
 class CpuBackend:
@@ -89,7 +89,7 @@ class CpuBackend:
 
     def read(self, a):
         dtype = DTYPE_OF[a.dtype]
-        a = np.ascontiguousarray(a if a.dtype.itemsize != 2 else a.astype(np.float32))   # half: as float32 (exact)
+        a = np.ascontiguousarray(a if a.dtype.kind != "f" or a.dtype.itemsize != 2 else a.astype(np.float32))   # half: as float32 (exact)
         return memoryview(a.reshape(-1)) if a.ndim else [a.item()], a.shape, dtype
 
     def to_list(self, a):

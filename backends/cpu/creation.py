@@ -82,7 +82,7 @@ def linspace(*, start, end, steps, dtype):
     out_dtype = np_dtype(dtype)
     i = np.arange(steps, dtype=np.float64)
     first = i < max(steps // 2, 1)      # one step: start
-    if out_dtype.itemsize < 4:
+    if dtype.kind == "f" and out_dtype.itemsize < 4:
         return _half_linspace(start, end, steps, i, first, out_dtype)
     work = out_dtype.type if dtype.kind == "f" else np.float64
     start, end = np.float64(work(start)), np.float64(work(end))

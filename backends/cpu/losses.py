@@ -31,7 +31,7 @@ def _unsigned(t):
     return t.view(_UNSIGNED[t.dtype.itemsize])
 
 
-_UNSIGNED = {4: np.uint32, 8: np.uint64}
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def picked_targets(z, target, ignore_index):

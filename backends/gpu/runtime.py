@@ -446,6 +446,11 @@ class GpuBackend:
                             f"(webgrad's GPU backends hold no complex dtypes; WGSL has no complex type): keep "
                             f"complex tensors on the cpu backend, e.g. t.to('cpu'), or carry real pairs on the GPU "
                             f"(webgrad.view_as_real's layout, rotating them with real ops)")
+        if dtype.kind == "i" and dtype.itemsize < 4:
+            raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
+                            f"(webgrad's GPU backends hold no 8- or 16-bit integers, whose wrap-around arithmetic "
+                            f"WGSL's 32-bit integers would not give): convert first, e.g. t.float() / 255 or "
+                            f"t.long() on the cpu, then t.to({self.name!r}); or keep the tensor on the cpu backend")
         if dtype not in self.dtypes:
             raise TypeError(f"{self.name}: dtype {dtype.name} is not supported on the GPU backend {self.name!r} "
                             f"({self._missing(dtype)}); use float32, e.g. t.to(webgrad.float32), or keep the "
@@ -499,8 +504,9 @@ class GpuBackend:
         import numpy as np
         a = np.asarray(obj)
         if dtype is None:
-            kind = a.dtype.kind
-            dtype = DTYPES.get(a.dtype.name) or {"i": int64, "u": int64, "b": bool_}.get(kind)
+            kind, dtype = a.dtype.kind, DTYPES.get(a.dtype.name)
+            if dtype is None or dtype.kind == "i" and dtype not in self.dtypes:   # uint8, int8, int16: as int64
+                dtype = {"i": int64, "u": int64, "b": bool_}.get(kind)
             if dtype is None:
                 raise TypeError(f"tensor: unsupported numpy dtype {a.dtype} on backend {self.name!r}")
         self._check_upload(a.shape, dtype)

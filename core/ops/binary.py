@@ -3,8 +3,10 @@ broadcasting, Python scalars on either side and PyTorch's type promotion.
 Also the in-place arithmetic methods (``add_``, ``x += y``, ...)."""
 from __future__ import annotations
 
+import warnings
+
 from .. import kernel_names as K
-from ..dtypes import bfloat16, bool_, float16, float32, get_default_dtype, promote_tensors
+from ..dtypes import bfloat16, bool_, float16, float32, get_default_dtype, promote_tensors, uint8
 from ..engine import _mode, run_kernel
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
@@ -343,6 +345,10 @@ def where(condition, input=None, other=None):
         raise TypeError("where: expected both input and other, or neither (where(condition) is "
                         "nonzero(condition, as_tuple=True))")
     check_tensor("where", condition, "condition")
+    if condition._dtype is uint8:   # PyTorch's deprecated uint8 condition: nonzero is true
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                      "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
+        condition = run_kernel(K.CAST, condition, dtype=bool_)
     if condition._dtype is not bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {condition._dtype.name}")
     if is_scalar(input) and is_scalar(other):

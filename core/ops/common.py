@@ -9,7 +9,7 @@ import numbers
 import warnings
 
 from .. import kernel_names as K
-from ..dtypes import promote_scalar, promote_tensors, scalar_dtype
+from ..dtypes import promote_scalar, promote_tensors, scalar_dtype, wrap_int
 from ..engine import run_kernel
 from ..tensor import Tensor
 
@@ -137,13 +137,13 @@ def binary_operands(op: str, a, b, dtype=None):
         elif is_scalar(b):
             b = python_scalar(b)
             dt = dtype or promote_scalar(a._dtype, b)
-            b = scalar_tensor(b, dt, a._backend)
+            b = scalar_tensor(wrap_int(b, dt), dt, a._backend)
         else:
             raise _bad_operands(op, a, b)
     elif isinstance(b, Tensor) and is_scalar(a):
         a = python_scalar(a)
         dt = dtype or promote_scalar(b._dtype, a)
-        a = scalar_tensor(a, dt, b._backend)
+        a = scalar_tensor(wrap_int(a, dt), dt, b._backend)
     else:
         raise _bad_operands(op, a, b)
     if a._dtype is not dt:

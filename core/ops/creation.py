@@ -8,7 +8,7 @@ from .. import registry
 from ..dtypes import default_int, float32, float64, get_default_dtype, int64, scalar_dtype, to_dtype
 from ..engine import run_kernel
 from ..layouts import check_factory, check_memory_format
-from ..host import is_array_like
+from ..host import int_fill, is_array_like
 from ..tensor import Tensor, tensor
 from .common import check_tensor
 
@@ -53,7 +53,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_gra
     check_factory("full", layout, pin_memory)
     size = _shape((size,) if isinstance(size, int) else size, "full")
     dt = to_dtype(dtype) if dtype is not None else scalar_dtype(fill_value)
-    t = run_kernel(K.FILL, backend=_backend(backend, device), shape=size, value=fill_value, dtype=dt)
+    t = run_kernel(K.FILL, backend=_backend(backend, device), shape=size, value=int_fill(fill_value, dt, "full"), dtype=dt)
     return _finish(t, requires_grad)
 
 
@@ -203,7 +203,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         raise ValueError(f"linspace: steps must be a non-negative int, got {steps!r}")
     be, dtype = _backend(backend, device), to_dtype(dtype or get_default_dtype())
     if dtype.kind == "i":   # PyTorch's: the ends as integers, the values between them truncated
-        start, end = int(start), int(end)
+        start, end = int(int_fill(start, dtype, "linspace")), int(int_fill(end, dtype, "linspace"))
     t = run_kernel(K.LINSPACE, backend=be, start=float(start), end=float(end), steps=steps, dtype=dtype)
     return _finish(t, requires_grad)
 

@@ -11,9 +11,10 @@ there too. Nothing reads positions back element by element.
 from __future__ import annotations
 
 import operator
+import warnings
 
 from .. import kernel_names as K
-from ..dtypes import bool_, int64
+from ..dtypes import bool_, int64, is_index, uint8
 from ..engine import no_grad, record_function, run_kernel
 from ..host import flatten as host_flatten
 from ..host import is_array_like
@@ -26,7 +27,7 @@ from .creation import arange, zeros
 
 def _int_index(op, index, name="index") -> Tensor:
     check_tensor(op, index, name)
-    if index._dtype.kind != "i":
+    if not is_index(index._dtype):
         raise TypeError(f"{op}: {name} must be an integer tensor (int64 or int32), got {index.dtype.name}")
     return index
 
@@ -337,6 +338,15 @@ def _as_index(item, be):
     return item
 
 
+def _byte_mask(item: Tensor) -> Tensor:
+    """A uint8 index tensor is a mask, as in PyTorch (which warns that this is deprecated)."""
+    if item._dtype is not uint8:
+        return item
+    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                  UserWarning, stacklevel=4)
+    return run_kernel(K.CAST, item, dtype=bool_)
+
+
 def _classify(item, op, be):
     """One index item as a tagged tuple: ('new',), ('...',), ('slice', s), ('int', i), ('mask', bool
     tensor), ('tensor', integer tensor), or ('host', flat values, shape, is_mask) for Python data.
@@ -349,8 +359,10 @@ def _classify(item, op, be):
     if isinstance(item, slice):
         return ("slice", item)
     if isinstance(item, Tensor):
-        if item._dtype is not bool_ and item._dtype.kind != "i":
-            raise IndexError(f"{op}: tensors used as indices must be long, int or bool tensors, got {item.dtype.name}")
+        item = _byte_mask(item)
+        if item._dtype is not bool_ and not is_index(item._dtype):
+            raise IndexError(f"{op}: tensors used as indices must be long, int, byte or bool tensors, got "
+                             f"{item.dtype.name}")
         if item._dtype is not bool_ and not item.ndim:   # a 0-d integer tensor is an int, as in PyTorch
             return ("int", item.item())                  # (which reads it back, too)
         item = item if item._backend is be else item.to(be.name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import operator
 
-from ..dtypes import int64
+from ..dtypes import int64, is_index
 from ..shapes import broadcast_shapes as _broadcast, normalize_axis
 from ..size import Size
 from ..size import size_of
@@ -219,8 +219,8 @@ def take(input, index):
     """
     check_tensor("take", input)
     check_tensor("take", index, "index")
-    if index._dtype.kind != "i":
-        raise TypeError(f"take: index must be an integer tensor, got {index.dtype.name}")
+    if not is_index(index._dtype):
+        raise TypeError(f"take: index must be an integer tensor (int64 or int32), got {index.dtype.name}")
     flat = M.reshape(input, -1)
     wrapped = index + (index < 0).to(index.dtype) * flat.shape[0]
     return M.reshape(index_select(flat, 0, M.reshape(wrapped, -1)), tuple(index.shape))

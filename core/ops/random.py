@@ -454,7 +454,7 @@ def geometric_(self, p, *, generator=None) -> Tensor:
     return _fill(self, _values(values, self.shape, self.dtype, self._backend), "geometric_")
 
 
-_FULL_RANGE = ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+_FULL_RANGE = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 
 
 def random_(self, from_=None, to=None, *, generator=None) -> Tensor:

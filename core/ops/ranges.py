@@ -142,7 +142,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> 
     return out.requires_grad_() if requires_grad else out
 
 
-_BUFFER_FORMATS = {"float32": "f", "float64": "d", "float16": "e", "int32": "i", "int64": "q", "bool": "?"}
+_BUFFER_FORMATS = {"float32": "f", "float64": "d", "float16": "e", "int32": "i", "int64": "q", "int16": "h", "int8": "b",
+                   "uint8": "B", "bool": "?"}
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor:

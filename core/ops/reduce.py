@@ -11,7 +11,7 @@ import math
 from functools import partial, wraps
 
 from .. import kernel_names as K, return_types
-from ..dtypes import bool_, default_int, get_default_dtype, to_dtype
+from ..dtypes import bool_, default_int, get_default_dtype, to_dtype, uint8
 from ..engine import no_grad, record_function, run_kernel
 from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
@@ -323,23 +323,28 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001  (torch.mi
 # ---------------------------------------------------------------- logic
 
 def all(input, dim=None, keepdim=False):  # noqa: A001  (torch.all)
-    """Whether every element over ``dim`` is nonzero (bool).
+    """Whether every element over ``dim`` is nonzero (bool; uint8 for a uint8 input, as PyTorch's).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 0], [1, 1]]).all(1).tolist()
     [False, True]
     """
-    return run_kernel(K.ALL, input, axes=_logical_axes(input, dim, "all"), keepdim=bool(keepdim))
+    return _as_uint8_if(input, run_kernel(K.ALL, input, axes=_logical_axes(input, dim, "all"), keepdim=bool(keepdim)))
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001  (torch.any)
-    """Whether some element over ``dim`` is nonzero (bool).
+    """Whether some element over ``dim`` is nonzero (bool; uint8 for a uint8 input, as PyTorch's).
 
     >>> import webgrad as wg
     >>> wg.tensor([[1, 0], [0, 0]]).any(1).tolist()
     [True, False]
     """
-    return run_kernel(K.ANY, input, axes=_logical_axes(input, dim, "any"), keepdim=bool(keepdim))
+    return _as_uint8_if(input, run_kernel(K.ANY, input, axes=_logical_axes(input, dim, "any"), keepdim=bool(keepdim)))
+
+
+def _as_uint8_if(x, result):
+    """PyTorch's all/any of a uint8 tensor give uint8 (0 or 1), of every other dtype bool."""
+    return run_kernel(K.CAST, result, dtype=uint8) if x._dtype is uint8 else result
 
 
 def _logical_axes(x, dim, op) -> tuple:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..dtypes import int64
+from ..dtypes import int64, is_index
 from ..shapes import normalize_axis
 from ..tensor import Tensor
 from . import movement as M
@@ -55,7 +55,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None) -> Tensor:
     if reduce == "multiply":
         raise NotImplementedError("scatter: reduce='multiply' is not supported; use reduce='add' or scatter_add")
     d = normalize_axis(dim, max(input.ndim, 1), "scatter")
-    if index._dtype.kind != "i" or index.ndim != input.ndim or any(
+    if not is_index(index._dtype) or index.ndim != input.ndim or any(
             i > n for k, (i, n) in enumerate(zip(index.shape, input.shape)) if k != d):
         raise RuntimeError(f"scatter: index must be an int64 tensor of the input's number of dims, no larger than "
                            f"the input {tuple(input.shape)} outside dim {d}; got {index.dtype.name} "

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 
 from .. import kernel_names as K
-from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int32,
-                      int64, promote, promote_scalar)
+from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int8,
+                      int16, int32, int64, promote, promote_scalar, uint8)
+from ..host import int_fill
 from ..engine import run_kernel
 from ..tensor import Tensor
 from .common import check_tensor, inplace_method, is_scalar, scalar_tensor
@@ -198,7 +199,7 @@ def clamp(input, min=None, max=None):
             dt = promote(dt, promote_scalar(x._dtype, bound))
     if dt is not x._dtype:
         x = run_kernel(K.CAST, x, dtype=dt)
-    kind = float if dt.is_floating else int
+    kind = float if dt.is_floating else lambda v: int_fill(int(v), dt, "clamp")   # uint8's -5 is 251, as PyTorch's
     return run_kernel(K.CLAMP, x, min=None if min is None else kind(min), max=None if max is None else kind(max))
 
 
@@ -287,7 +288,8 @@ def _fill(self, value, op):
             raise ValueError(f"{op}: value must be a number or a one-element tensor, got shape {tuple(value.shape)}")
         new = run_kernel(K.RESHAPE, value.to(self._backend.name, self._dtype), shape=())   # a scalar: moved
     elif is_scalar(value):
-        new = run_kernel(K.FILL, backend=self._backend, shape=tuple(self.shape), value=value, dtype=self._dtype)
+        new = run_kernel(K.FILL, backend=self._backend, shape=tuple(self.shape), value=int_fill(value, self._dtype, op),
+                         dtype=self._dtype)
     else:
         raise TypeError(f"{op}: value must be a number or a tensor, got {type(value).__name__}")
     return self._assign(new, op)
@@ -340,7 +342,7 @@ METHODS.update({
     "__neg__": METHODS["neg"], "__abs__": METHODS["abs"],
     "float": _cast_method(float32), "double": _cast_method(float64), "half": _cast_method(float16),
     "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
-    "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),
+    "byte": _cast_method(uint8), "char": _cast_method(int8), "short": _cast_method(int16), "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),
     "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_, "clamp_min": clamp_min,
     "clamp_max": clamp_max, "negative_": METHODS["neg_"], "abs_": abs_, "absolute_": abs_,
 })

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...autograd import custom_grad
-from ...dtypes import int64
+from ...dtypes import int64, is_index
 from ...engine import no_grad
 from ...ops.binary import where
 from ...ops.common import check_tensor
@@ -11,8 +11,8 @@ from ...ops.creation import arange, ones, zeros
 
 def _check_index(op, idx):
     check_tensor(op, idx)
-    if idx.dtype.kind != "i":
-        raise TypeError(f"{op}: indices must be an integer (long) tensor, got {idx.dtype.name}")
+    if not is_index(idx.dtype):
+        raise TypeError(f"{op}: indices must be an integer (long or int) tensor, got {idx.dtype.name}")
 
 
 def one_hot(tensor, num_classes=-1):
