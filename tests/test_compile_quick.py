@@ -318,3 +318,26 @@ def test_a_parameter_that_becomes_another_view_makes_the_call_walk(backend, walk
     assert _same_answer(q, (x, y)) is None
     w._view = info
     assert _same_answer(q, (x, y)) is not None
+
+
+def test_write_backs_refresh_only_the_views_they_do_not_write(backend, monkeypatch):
+    """A replay writing a root and its view (a parameter made by ``reshape``) leaves the view the value it wrote,
+    and refreshes the root's other live views (a slice made after the trace, which the plan does not know):
+    eager's values for all of them."""
+    from webgrad.compiler import replay as replay_module
+    out, refreshed = [], []
+    for compiled in (False, True):
+        roots, params, step, x, y = _view_step(backend)
+        fn = wg.compile(step) if compiled else step
+        for _ in range(3):
+            fn(x, y)
+        alias = roots[0][2:8]                                     # a view of w's root that no place holds
+        if compiled:
+            real = replay_module.refresh
+            monkeypatch.setattr(replay_module, "refresh", lambda v, tracked: (refreshed.append(v), real(v, tracked)))
+        for _ in range(2):
+            fn(x, y)
+        out.append([v for t in params + tuple(roots) + (alias,) for v in t.flatten().tolist()])
+    _close(out[1], out[0], backend)
+    assert out[1][30:36] == out[1][17:23] and fn.replays == 3   # the alias sees its root's (and w's) elements
+    assert len(refreshed) == 2 and all(v is alias for v in refreshed), len(refreshed)   # once per replay: the alias

@@ -267,9 +267,12 @@ class Miss:
         self.read = tuple(read)
 
 
-def _refresh_views(t) -> None:
+def _refresh_views(t, written=()) -> None:
+    """Let ``t``'s live views read their elements again, but those the write-backs write themselves (``written``:
+    their values are the traced ones, which eager's refresh had given them)."""
     for v in live_views(t):
-        refresh(v, False)
+        if not any(v is w for w in written):
+            refresh(v, False)
 
 
 def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
@@ -290,6 +293,9 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
     src, lines, changed = Source(plan), ["def write_back(T, P, V):"], False
     src.namespace.update(wrap=_wrap, refresh_views=_refresh_views, engine=engine)
     backend = src.name(plan.backend, "b")
+    written = [f"{src.name(target, 'r')}()" if kind == "fixed" else f"T[{target}]"
+               for kind, target, _, _ in plan.writes if kind in ("data", "fixed")]
+    refresh = f"refresh_views(t, ({''.join(w + ', ' for w in written)}))"
     for kind, target, slot, detail in plan.writes:
         if kind in ("data", "fixed"):
             held = kind == "fixed"            # a tensor held elsewhere, by a weak reference
@@ -299,7 +305,7 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
                 lines.append("    if t is not None:")
                 indent = "        "
             lines.append(f"{indent}t._data = V[{index[slot]}]" + (f"; t._version += {detail}" if detail else ""))
-            lines.append(f"{indent}if t._views: refresh_views(t)")
+            lines.append(f"{indent}if t._views: {refresh}")
             changed = True
             continue
         indent = "    "
