@@ -169,3 +169,49 @@ def test_an_update_the_outputs_backward_reads_gives_eager_gradients(backend):
             got.append((out.item(), x.grad.tolist(), w.tolist()))
         return got
     assert run(True) == run(False)
+
+
+def _grads(model):
+    return [v for p in model.parameters() for v in p.grad.flatten().tolist()]
+
+
+def test_a_new_grad_takes_the_buffer_of_the_grad_it_replaces_when_nothing_else_holds_it(backend):
+    # eagerly zero_grad() drops the old .grad tensors, backward makes new ones and the old buffers go back to the
+    # pool; a held replay writes each new .grad into the buffer of the one it replaces, where nothing but that
+    # tensor held it: eager's values, new tensors, the same buffers
+    _, eager_losses, eager_params, (eager_model, _, _, _) = _train(backend, False, _sgd)
+    fn, losses, params, (model, opt, x, y) = _train(backend, True, _sgd)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert params == pytest.approx(eager_params, rel=1e-5, abs=1e-6)
+    assert _grads(model) == pytest.approx(_grads(eager_model), rel=1e-5, abs=1e-6)
+    if backend == "cpu":
+        return
+    held = fn.last.run_steps
+    assert len(held.renew) == len(list(model.parameters())), held.state
+    old = [id(p.grad) for p in model.parameters()]
+    buffers = [id(p.grad._data.storage) for p in model.parameters()]   # (kept alive by the new .grad tensors)
+    replays = held.replays
+    fn(x, y)
+    assert [id(p.grad._data.storage) for p in model.parameters()] == buffers and held.replays == replays + 1
+    assert all(id(p.grad) != i for p, i in zip(model.parameters(), old))
+
+
+def test_a_grad_or_an_output_a_user_holds_keeps_its_value(backend):
+    # an old .grad held (itself, or through a view of it) or an old loss: the replay leases new buffers for the new
+    # .grad tensors (the plan still held by the device), and what the user holds keeps its value
+    eager_fn, _, _, (eager_model, _, ex, ey) = _train(backend, False, _sgd)
+    fn, _, _, (model, _, x, y) = _train(backend, True, _sgd)
+    holds = {"grad": lambda m, f, a, b: m[0].weight.grad, "view": lambda m, f, a, b: m[2].bias.grad.view(2, 2),
+             "loss": lambda m, f, a, b: f(a, b)}
+    for what, hold in holds.items():
+        kept, eager_kept = hold(model, fn, x, y), hold(eager_model, eager_fn, ex, ey)
+        values = kept.flatten().tolist()
+        assert values == pytest.approx(eager_kept.flatten().tolist(), rel=1e-5, abs=1e-6)
+        replays = getattr(fn.last.run_steps, "replays", 0)
+        loss, eager_loss = fn(x, y).item(), eager_fn(ex, ey).item()
+        assert kept.flatten().tolist() == values and loss == pytest.approx(eager_loss, rel=1e-5, abs=1e-6), what
+        assert _grads(model) == pytest.approx(_grads(eager_model), rel=1e-5, abs=1e-6)
+        assert what != "grad" or model[0].weight.grad is not kept and model[0].weight.grad.flatten().tolist() != values
+        if backend != "cpu":
+            assert fn.last.run_steps.replays == replays + 1, what   # still the held plan
+        del kept, eager_kept

@@ -12,7 +12,10 @@ makes; from those, every buffer the dispatches touch is one of
   where the output replaces the data of a tensor the step read (a parameter's update, an optimizer's
   state: ``replay.replaced_data``): the plan writes it into a buffer of its own and copies that into
   the tensor's buffer after its dispatches, so the tensor keeps its buffer, updated in place as
-  PyTorch's are (a dispatch cannot read and write one buffer);
+  PyTorch's are (a dispatch cannot read and write one buffer); and except where the output becomes the new
+  ``.grad`` of a place whose old one nothing else holds (``replay.replaced_grads``; checked at each replay by
+  reference counts): the plan writes it into that old ``.grad``'s buffer, which eagerly would go back to the pool
+  as the old tensor dies;
 * **fixed**: the plan's own intermediates and constants, leased for the plan's life.
 
 The device then holds the plan (``device.create_plan``: in the browser gpu.js keeps it, with its
@@ -122,10 +125,11 @@ class Resident:
     'held by the device: 29 dispatches submitted in one call per replay (1 so far)'
     """
 
-    def __init__(self, be, plan, needed, fallback, steps, replaced=None):
+    def __init__(self, be, plan, needed, fallback, steps, replaced=None, grads=None):
         self.be, self.plan, self.needed, self.fallback, self.steps = be, plan, needed, fallback, steps
         self.replaced = replaced or {}    # {slot: input slot}: may be written into the input's buffer
-        self.handle, self.why, self.into = None, None, {}
+        self.grads = grads or {}          # {slot: place}: may be written into the buffer of the .grad it replaces
+        self.handle, self.why, self.into, self.renew = None, None, {}, {}
         self.replays = 0
 
     @property
@@ -133,6 +137,7 @@ class Resident:
         """How this plan replays, for ``explain()``."""
         if self.handle is not None:
             written = f"; {len(self.into)} outputs written into their tensors' own buffers" if self.into else ""
+            written += f"; {len(self.renew)} new .grad tensors in the buffers of those they replace" if self.renew else ""
             return (f"held by the device: {self.dispatches} dispatches submitted in one call per replay "
                     f"({self.replays} so far){written}")
         return f"replayed from Python: {self.why}" if self.why else "held by the device after its first replay"
@@ -151,10 +156,10 @@ class Resident:
         plan, log = self.plan, _Log(self.be)
         with log:
             values = walk(plan, self.steps, tensors, extra, numbers, log)
-        self.why = self._describe(log, values, numbers) if log.ok else "a readback inside the step"
+        self.why = self._describe(log, values, numbers, tensors) if log.ok else "a readback inside the step"
         return tuple([values[s] for s in self.needed])
 
-    def _describe(self, log, values, numbers):
+    def _describe(self, log, values, numbers, tensors):
         """Make the device's plan from ``log``; None, or why it cannot be made."""
         plan = self.plan
         slots = list(plan.inputs) + list(plan.extra)
@@ -171,8 +176,9 @@ class Resident:
         made = {id(a.storage): (a, upload) for a, upload in log.allocs}
         self.into = _in_place(self.replaced, values, made, where, ins, self.needed)
         self.into_ref = {s: where[id(values[i].storage)][1] for s, i in self.into.items()}
+        self.renew = _renewable(self.grads, values, made, where, tensors, self.needed)
         self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
-        for s in self.needed:
+        for s in [s for s in self.needed if s not in self.renew] + list(self.renew):   # (the renewable ones last)
             a = values[s]
             if id(a.storage) in made and id(a.storage) not in where and s not in self.into:
                 where[id(a.storage)] = (EXT, len(self.ins) + len(self.outs))
@@ -271,11 +277,13 @@ class Resident:
     # ------------------------------------------------------------ replaying
     def _prepare(self) -> None:
         """What a replay does, prepared once as one generated function (``replay_source``)."""
+        n = len(self.sizes) - len(self.renew)
         namespace = {"leases": self.be.leases, "flush": self.be.flush, "pack": struct.pack, "pack_one": _pack,
-                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes, "array": array.array,
-                     "count": sys.getrefcount, "alone": _ALONE}
+                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes[:n], "renewed": self.sizes[n:],
+                     "array": array.array, "count": sys.getrefcount, "alone": _ALONE}
+        renew = [(place, size) for place, (size, _) in zip(self.renew.values(), self.sizes[n:])]
         self.source = replay_source(self.ins, self.outs, self.numbers, self.result, namespace,
-                                    self.be.device.plan_buffers)
+                                    self.be.device.plan_buffers, renew)
         exec(compile(self.source, "<webgrad held plan>", "exec"), namespace)
         self.run = namespace["replay"]
 
@@ -293,7 +301,7 @@ class Resident:
         return out
 
 
-def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
+def replay_source(ins, outs, numbers, result, namespace, buffers, renew=()) -> str:
     """The held plan's replay as one function ``replay(T, X, D)`` (``T`` the places' tensors, ``X`` the extra
     inputs, ``D`` the per-step numbers): the inputs' arrays read by position, the outputs' buffers leased in
     one call, the per-step bytes packed in one ``struct.pack``, one submit (the buffers as ``buffers``, the
@@ -301,17 +309,32 @@ def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
 
         def replay(T, X, D):
             a0 = T[0]._data; a1 = T[2]._data
-            S = [a0.storage, a1.storage] + leases(sizes)
+            g0 = T[3]; e0 = g0._data
+            if count(g0) == G and count(e0) == alone and count(e0.storage) == O and e0.storage.size == 1024:
+                R = [e0.storage]
+            else:
+                R = leases(renewed)
+            S = [a0.storage, a1.storage] + leases(sizes) + R
             flush(plan=(handle, [(S[0].buffer, S[0].size), ...], pack('=1f', D[0])))
-            return (GpuArray(S[2], (), c0), a1)
-    """
+            return (GpuArray(S[2], (), c0), a1, GpuArray(S[3], (256,), c1))
+
+    ``renew``: [(place, size class)] of the last outputs, new ``.grad`` tensors written into the buffers of the
+    old ones (``T[place]``) where those are held by nothing but their tensors, which nothing but their places and
+    ``T`` hold (as ``_ALONE`` counts them), else leased."""
     lines = ["def replay(T, X, D):"]
     lines += [f"    a{k} = {'T' if kind == 'place' else 'X'}[{i}]._data" for k, (kind, i) in enumerate(ins)]
     alone = [f"count(a{r[1]}) != alone" for r in result if r[0] == "input"]
     if alone:                 # an in-place target something else holds: the Python replay gives it new data
         lines.append(f"    if {' or '.join(alone)}: return None")
+    if renew:
+        namespace.update(G=_ALONE_GRAD, O=_ALONE_STORAGE)
+        lines += [f"    g{j} = T[{place}]; e{j} = g{j}._data" for j, (place, _) in enumerate(renew)]
+        tests = [f"count(g{j}) == G and count(e{j}) == alone and count(e{j}.storage) == O and e{j}.storage.size == {size}"
+                 for j, (_, size) in enumerate(renew)]
+        lines += [f"    if {' and '.join(tests)}:", f"        R = [{''.join(f'e{j}.storage, ' for j in range(len(renew)))}]",
+                  "    else:", "        R = leases(renewed)"]
     stores = "".join(f"a{k}.storage, " for k in range(len(ins)))
-    lines.append(f"    S = [{stores}]" + (" + leases(sizes)" if outs else ""))
+    lines.append(f"    S = [{stores}]" + (" + leases(sizes)" if len(outs) > len(renew) else "") + (" + R" if renew else ""))
     if all(code in "fiI" for _, _, code in numbers):   # (host arrays are packed one by one)
         fmt = "=" + "".join(f"{n}{code}" for _, n, code in numbers)
         blob = f"pack({fmt!r}, " + "".join(f"D[{i}], " * n for i, n, _ in numbers) + ")" if numbers else "b''"
@@ -402,22 +425,40 @@ def _in_place(replaced, values, made, where, ins, needed) -> dict:
 
 
 def _refs_when_alone():
-    """What ``sys.getrefcount(a0)`` reads in a held plan's generated replay (``a0 = T[0]._data``) when only
-    the tensor holds its data; None where there are no refcounts or other threads run at once (a
-    free-threaded build): then nothing is written in place."""
+    """What ``sys.getrefcount`` reads in a held plan's generated replay (``replay_source``) when nothing else holds
+    what it counts: (``a0 = T[0]._data``: an array held by its tensor alone; ``g0 = T[3]``: a ``.grad`` held by its
+    owner and ``T`` alone; ``e0.storage``: a storage held by its array alone); Nones where there are no refcounts
+    or other threads run at once (a free-threaded build): then nothing is written in place."""
     if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
-        return None
+        return None, None, None
 
     class Holder:
-        __slots__ = ("_data",)
+        __slots__ = ("_data", "grad")
     namespace = {"count": sys.getrefcount}
-    exec("def replay(T):\n    a0 = T[0]._data\n    return count(a0)", namespace)
-    t = Holder()
-    t._data = GpuArray(None, (1,), None)
-    return namespace["replay"]([t])
+    exec("def replay(T):\n    a0 = T[0]._data\n    g0 = T[1]; e0 = g0._data\n"
+         "    return count(a0), count(g0), count(e0.storage)", namespace)
+    t, owner = Holder(), Holder()
+    t._data, owner.grad = GpuArray(None, (1,), None), Holder()
+    owner.grad._data = GpuArray(Holder(), (1,), None)
+    return namespace["replay"]([t, owner.grad])     # (the .grad held by its owner and the list alone)
 
 
-_ALONE = _refs_when_alone()
+_ALONE, _ALONE_GRAD, _ALONE_STORAGE = _refs_when_alone()
+
+
+def _renewable(grads, values, made, where, tensors, needed) -> dict:
+    """{output slot: place} of the outputs ``grads`` allows that the held plan may write into the buffer of the
+    ``.grad`` they replace (``tensors[place]``, when it holds one of the output's shape, dtype and size): a buffer
+    a dispatch made, handed out, and the output's buffer no other result's."""
+    out = {}
+    for s, place in grads.items() if _ALONE_GRAD is not None else ():
+        a, old = values[s], tensors[place]
+        key = id(a.storage)
+        if (old is not None and key in made and not made[key][1] and key not in where
+                and old._data.shape == a.shape and old._data.dtype is a.dtype and old._data.storage.size == a.storage.size
+                and sum(id(values[n].storage) == key for n in needed) == 1):
+            out[s] = place
+    return out
 
 
 def _shared(log, where, pinned=()) -> dict:
@@ -495,12 +536,12 @@ def _packs(code, v, word) -> bool:
         return False
 
 
-def resident_plan(be, plan, needed, fallback, steps, replaced=None):
+def resident_plan(be, plan, needed, fallback, steps, replaced=None, grads=None):
     """The replay of ``plan``'s ``steps`` on ``be`` held by the device (see the module's doc), or
     ``fallback`` (the generated steps function) where the device cannot hold plans or a graph break
-    between pieces of the plan reads a value back; ``replaced`` as ``Resident`` takes it."""
+    between pieces of the plan reads a value back; ``replaced`` and ``grads`` as ``Resident`` takes them."""
     if getattr(be.device, "create_plan", None) is None or any(step.check is not None for step in steps):
         return fallback
-    return Resident(be, plan, needed, fallback, steps, replaced)
+    return Resident(be, plan, needed, fallback, steps, replaced, grads)
 
 __all__ = ["Resident", "HostPlan", "resident_plan", "walk"]

@@ -382,12 +382,13 @@ class GpuBackend:
         from .capture import Capture
         return Capture(self)
 
-    def resident_plan(self, plan, needed, steps, forward, replaced=None):
+    def resident_plan(self, plan, needed, steps, forward, replaced=None, grads=None):
         """A compiled plan's replay (its ``forward`` steps) held by the device (see ``resident``), or the
         generated ``steps`` function where it cannot be; ``replaced`` ({slot: input slot}) the outputs it may
-        write into the buffers of the tensors they replace the data of."""
+        write into the buffers of the tensors they replace the data of, ``grads`` ({slot: place}) those it may
+        write into the buffers of the ``.grad`` tensors they replace."""
         from .resident import resident_plan
-        return resident_plan(self, plan, needed, steps, forward, replaced or {})
+        return resident_plan(self, plan, needed, steps, forward, replaced or {}, grads or {})
 
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
     matmul_reads_transposed = True   # MatMul's transpose flags read through strides: compiled plans fold Transposes in

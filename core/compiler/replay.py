@@ -180,7 +180,8 @@ class Replay:
         self.kept = place_buffers(plan, forward, self.needed) if resident is None else None
         self.steps, self.source = _built(steps_source(plan, self.needed, forward, self.kept), "steps")
         replaced = {} if resident is None else replaced_data(plan, self.saved)
-        self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward, replaced)
+        self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward, replaced,
+                                                                      replaced_grads(plan, self.saved))
         self.backward_steps = None
         if self.backward is not None:
             self.backward_steps, source = _built(backward_source(plan, self.backward, self.saved), "backward")
@@ -348,6 +349,20 @@ def replaced_data(plan: Plan, saved) -> dict:
             and (kind == "data" or kind == "new" and not grad and plan.place_kinds[place][0] != "grad")}
 
 
+def replaced_grads(plan: Plan, saved) -> dict:
+    """{slot: place}: the slots whose one use past the steps is to become the new ``.grad`` of a place that held
+    one when the call began (``zero_grad`` emptied it, ``backward`` made another), neither returned nor saved for
+    a backward: a device holding the plan may write them into the buffer of the ``.grad`` they replace, where
+    nothing else holds it (that tensor dies with the call, as it does eagerly).
+
+    >>> replaced_grads(step.last.plan, step.last.saved)   # doctest: +SKIP
+    {41: 3, 35: 5, 42: 7, 36: 9}
+    """
+    uses = [s for _, _, s, _ in plan.writes] + sorted(_output_slots(plan.outputs)) + list(saved)
+    return {slot: place for kind, place, slot, _ in plan.writes
+            if kind == "new" and plan.place_kinds[place][0] == "grad" and uses.count(slot) == 1}
+
+
 def _output_slots(node) -> set:
     kind = node[0]
     if kind == "tensor":
@@ -359,4 +374,4 @@ def _output_slots(node) -> set:
     return set()
 
 
-__all__ = ["Replay", "Miss", "steps_source", "Source", "replaced_data"]
+__all__ = ["Replay", "Miss", "steps_source", "Source", "replaced_data", "replaced_grads"]
