@@ -5,7 +5,8 @@ plan the device holds, with the device's submit replaced by nothing (so only Pyt
 shader runs), split into
 
 * guards: the call's places and key (``find_places``, or the quick guard, ``core/compiler/quick.py``),
-* per-step numbers (the plan's prologue), write-backs and outputs (``core/compiler/replay.py``),
+* per-step numbers (the plan's prologue), write-backs and outputs (one generated function, ``Replay.finish``;
+  ``core/compiler/replay.py``),
 * the held plan's Python (``backends/gpu/resident.py``: input and output buffers, per-step bytes),
 * the rest of the call (``CompiledFunction.__call__``);
 
@@ -114,8 +115,7 @@ def measure(make, backend, replays, rounds):
             if quick is not None:
                 split.wrap(type(quick), "__call__", "guards: quick")
             split.wrap(entry, "numbers", "per-step numbers")
-            split.wrap(entry, "write", "write-backs")
-            split.wrap(entry, "output", "outputs")
+            split.wrap(entry, "finish", "write-backs, outputs")
             if getattr(held, "handle", None) is not None:
                 split.wrap(held, "replay", "held plan")
             else:

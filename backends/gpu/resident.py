@@ -23,7 +23,7 @@ uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is
 outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
 step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
 hold as they are; a generator's draws, e.g. a dropout mask, which ``RandomValues`` uploads) packed into bytes, submitted with the open batch in one
-call (``GpuBackend.flush(plan=...)``) by one generated function (``replay_source``). Bind groups are made once per set of buffers (the pool hands a
+call (``GpuBackend.submit_plan``) by one generated function (``replay_source``). Bind groups are made once per set of buffers (the pool hands a
 step's outputs back in a short cycle, so a few sets recur).
 
 A replay that cannot run so (device timing on, an index check with another flags slot since the
@@ -130,7 +130,12 @@ class Resident:
         self.replaced = replaced or {}    # {slot: input slot}: may be written into the input's buffer
         self.grads = grads or {}          # {slot: place}: may be written into the buffer of the .grad it replaces
         self.handle, self.why, self.into, self.renew = None, None, {}, {}
-        self.replays = 0
+        self.count = [0]                  # held replays (the generated replay counts them)
+
+    @property
+    def replays(self) -> int:
+        """How many replays the device's plan ran."""
+        return self.count[0]
 
     @property
     def state(self) -> str:
@@ -144,7 +149,7 @@ class Resident:
 
     def __call__(self, tensors, extra, numbers, read):
         if self.handle is not None:
-            out = self.replay(tensors, extra, numbers)
+            out = self.replay(tensors, extra, numbers)   # (None: this call cannot run so)
             if out is not None:
                 return out
         elif self.why is None and self.be._timing is None:
@@ -278,36 +283,32 @@ class Resident:
     def _prepare(self) -> None:
         """What a replay does, prepared once as one generated function (``replay_source``)."""
         n = len(self.sizes) - len(self.renew)
-        namespace = {"leases": self.be.leases, "flush": self.be.flush, "pack": struct.pack, "pack_one": _pack,
+        namespace = {"leases": self.be.leases, "submit": self.be.submit_plan, "pack": struct.pack, "pack_one": _pack,
                      "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes[:n], "renewed": self.sizes[n:],
-                     "array": array.array, "count": sys.getrefcount, "alone": _ALONE}
+                     "array": array.array, "count": sys.getrefcount, "alone": _ALONE, "be": self.be,
+                     "flags": self.be.index_flags, "N": self.count}
         renew = [(place, size) for place, (size, _) in zip(self.renew.values(), self.sizes[n:])]
         self.source = replay_source(self.ins, self.outs, self.numbers, self.result, namespace,
-                                    self.be.device.plan_buffers, renew)
+                                    self.be.device.plan_buffers, renew, self.checks)
         exec(compile(self.source, "<webgrad held plan>", "exec"), namespace)
         self.run = namespace["replay"]
 
     def replay(self, tensors, extra, numbers):
-        be = self.be
-        if be._timing is not None:
-            return None
-        for label, size, slot, storage in self.checks:
-            flags, got = be.index_flags(label, size)
-            if got != slot or flags.storage is not storage:
-                return None
-        out = self.run(tensors, extra, numbers)
-        if out is not None:
-            self.replays += 1
-        return out
+        """The held replay (the generated ``run``), or None where this call cannot run so (device timing on, an
+        index check with another flags slot since the last readback, an in-place target something else holds)."""
+        return self.run(tensors, extra, numbers)
 
 
-def replay_source(ins, outs, numbers, result, namespace, buffers, renew=()) -> str:
+def replay_source(ins, outs, numbers, result, namespace, buffers, renew=(), checks=()) -> str:
     """The held plan's replay as one function ``replay(T, X, D)`` (``T`` the places' tensors, ``X`` the extra
     inputs, ``D`` the per-step numbers): the inputs' arrays read by position, the outputs' buffers leased in
     one call, the per-step bytes packed in one ``struct.pack``, one submit (the buffers as ``buffers``, the
     device's ``plan_buffers``, writes them), the results built, e.g.::
 
         def replay(T, X, D):
+            if be._timing is not None: return None
+            f, s = flags('SoftmaxCrossEntropy', 10)
+            if s != 0 or f.storage is not C0: return None
             a0 = T[0]._data; a1 = T[2]._data
             g0 = T[3]; e0 = g0._data
             if count(g0) == G and count(e0) == alone and count(e0.storage) == O and e0.storage.size == 1024:
@@ -315,13 +316,18 @@ def replay_source(ins, outs, numbers, result, namespace, buffers, renew=()) -> s
             else:
                 R = leases(renewed)
             S = [a0.storage, a1.storage] + leases(sizes) + R
-            flush(plan=(handle, [(S[0].buffer, S[0].size), ...], pack('=1f', D[0])))
+            submit((handle, [(S[0].buffer, S[0].size), ...], pack('=1f', D[0])))
+            N[0] += 1
             return (GpuArray(S[2], (), c0), a1, GpuArray(S[3], (256,), c1))
 
-    ``renew``: [(place, size class)] of the last outputs, new ``.grad`` tensors written into the buffers of the
+    ``checks``: the index checks the plan's kernels make ((label, size, flags slot, flags storage): a replay
+    runs so while the backend gives each the same slot); ``renew``: [(place, size class)] of the last outputs, new ``.grad`` tensors written into the buffers of the
     old ones (``T[place]``) where those are held by nothing but their tensors, which nothing but their places and
     ``T`` hold (as ``_ALONE`` counts them), else leased."""
-    lines = ["def replay(T, X, D):"]
+    lines = ["def replay(T, X, D):", "    if be._timing is not None: return None"]
+    for j, (label, size, slot, storage) in enumerate(checks):
+        namespace[f"C{j}"] = storage
+        lines += [f"    f, s = flags({label!r}, {size!r})", f"    if s != {slot!r} or f.storage is not C{j}: return None"]
     lines += [f"    a{k} = {'T' if kind == 'place' else 'X'}[{i}]._data" for k, (kind, i) in enumerate(ins)]
     alone = [f"count(a{r[1]}) != alone" for r in result if r[0] == "input"]
     if alone:                 # an in-place target something else holds: the Python replay gives it new data
@@ -340,7 +346,8 @@ def replay_source(ins, outs, numbers, result, namespace, buffers, renew=()) -> s
         blob = f"pack({fmt!r}, " + "".join(f"D[{i}], " * n for i, n, _ in numbers) + ")" if numbers else "b''"
     else:
         blob = "b''.join([" + "".join(f"pack_one({code!r}, D[{i}], {n}), " for i, n, code in numbers) + "])"
-    lines.append(f"    flush(plan=(handle, {buffers([f'S[{k}]' for k in range(len(ins) + len(outs))])}, {blob}))")
+    lines.append(f"    submit((handle, {buffers([f'S[{k}]' for k in range(len(ins) + len(outs))])}, {blob}))")
+    lines.append("    N[0] += 1")
     values = []
     for k, r in enumerate(result):
         if r[0] == "fixed":

@@ -361,11 +361,7 @@ class GpuBackend:
                 self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:end])
             self.device.submit(copies, plan)
         except self.device.errors() as e:
-            self.device.discard()
-            if not is_lost(e):
-                self.device.validate([r[:7] for r in records])
-            names = ", ".join(sorted({r[0] for r in records} | ({"a compiled plan"} if plan else set())))
-            raise device_failure(f"{self.name}: " + (f"a batch of kernels ({names})" if names else "a copy"), e) from None
+            self._failed(e, records, plan)
         finally:
             for size, bufs in self._batch_free.items():
                 self._pool.setdefault(size, []).extend(bufs)
@@ -375,6 +371,25 @@ class GpuBackend:
         if self._timing is not None:
             self._timed_labels.extend(r[0] for r in records)
         self.submits += 1
+
+    def submit_plan(self, plan) -> None:
+        """``flush(plan=plan)`` for a held plan's replay (``resident``): with nothing recorded and no buffer released
+        since the last submit (a step's usual case), the plan goes to the device at once."""
+        if self._records or self._batch_free:
+            return self.flush(plan=plan)
+        try:
+            self.device.submit((), plan)
+        except self.device.errors() as e:
+            self._failed(e, [], plan)
+        self.submits += 1
+
+    def _failed(self, e, records, plan):
+        """Raise the error of a failed submit of ``records`` (and ``plan``), the open batch dropped."""
+        self.device.discard()
+        if not is_lost(e):
+            self.device.validate([r[:7] for r in records])
+        names = ", ".join(sorted({r[0] for r in records} | ({"a compiled plan"} if plan else set())))
+        raise device_failure(f"{self.name}: " + (f"a batch of kernels ({names})" if names else "a copy"), e) from None
 
     # ------------------------------------------------------------ fusion and capture (webgrad.compile's plans)
     def capture(self):

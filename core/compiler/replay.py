@@ -186,7 +186,7 @@ class Replay:
         if self.backward is not None:
             self.backward_steps, source = _built(backward_source(plan, self.backward, self.saved), "backward")
             self.source += "\n\n" + source
-        self.write_back, source = _built(writes_source(plan, self.index, replaced), "write_back")
+        self.finish, source = _built(writes_source(plan, self.index, replaced), "write_back")
         self.source += "\n\n" + source
         self.extra = [(r, r()._data.shape, r()._dtype) for r in plan.extra.values()]
         self.tokens = tuple([step.check.token for step in plan.steps if step.check is not None])
@@ -213,7 +213,7 @@ class Replay:
         return out
 
     def __call__(self, found):
-        extra = self.extras()
+        extra = self.extras() if self.extra else ()
         if extra is None:
             return _MISS
         numbers, read = self.numbers(), []
@@ -224,28 +224,10 @@ class Replay:
             values = self.run_steps(found.tensors, extra, numbers, read)
         if values is None:
             return Miss(read)
-        self.write(found, values)
-        out = self.output(self.plan.outputs, found, values)
+        out = self.finish(found.tensors, found.places, values)   # the write-backs, then the result
         if self.backward_steps is not None:
             attach(out, found, self.plan, self.backward_steps, [values[self.index[s]] for s in self.saved], self.scope)
         return out
-
-    def write(self, found, values) -> None:
-        """The write-backs (``writes_source``: one generated function, prepared with the plan)."""
-        self.write_back(found.tensors, found.places, values)
-
-    def output(self, node, found, values):
-        kind = node[0]
-        if kind == "tensor":
-            return _wrap(values[self.index[node[1]]], node[2])
-        if kind == "place":
-            return found.places[node[1]].current(found.tensors[node[1]])
-        if kind in ("list", "tuple"):
-            out = [self.output(n, found, values) for n in node[1]]
-            return out if kind == "list" else tuple(out)
-        if kind == "dict":
-            return {k: self.output(n, found, values) for k, n in node[1]}
-        return node[1]
 
 
 _MISS = object()
@@ -277,8 +259,9 @@ def _refresh_views(t, written=()) -> None:
 
 
 def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
-    """The generated function ``write_back(T, P, V)`` doing ``plan``'s write-backs with ``T`` the places'
-    tensors, ``P`` the places, ``V`` the returned values (slot ``s`` at ``index[s]``): a tensor that kept
+    """The generated function ``write_back(T, P, V)`` doing ``plan``'s write-backs, then returning the function's
+    result (``output_text``), with ``T`` the places' tensors, ``P`` the places, ``V`` the returned values (slot ``s``
+    at ``index[s]``): a tensor that kept
     its identity gets its new data (its version moves as eagerly, its views follow), a place that gets a
     new tensor gets one made around the value, an emptied place is emptied, e.g.::
 
@@ -287,6 +270,7 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
             if t._views: refresh_views(t)
             P[3].owner.grad = wrap(V[1], b0)
             engine._last_change[0] = engine._next_order()
+            return wrap(V[0], b0)
 
     A ``replaced`` state or buffer entry whose value came back as the data of the tensor it held (the
     device wrote it into that tensor's buffer: ``replaced_data``) keeps that tensor, updated in place as
@@ -325,10 +309,30 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
             lines.append(f"{indent}P[{target}].owner[{name}] = {value}")
     if changed:
         lines.append("    engine._last_change[0] = engine._next_order()")
-    if len(lines) == 1:
-        lines.append("    pass")
+    lines.append(f"    return {output_text(src, plan.outputs, index)}")
     src.lines = lines
     return src
+
+
+def output_text(src: Source, node, index: dict) -> str:
+    """The expression of the function's result ``node`` (``plan.outputs``) in a generated function where ``V``
+    holds the returned values (slot ``s`` at ``index[s]``), ``T`` the places' tensors and ``P`` the places: a new
+    tensor around a value, what a place holds now, lists, tuples and dicts of those, anything else as it was.
+
+    >>> output_text(Source(None), ("tuple", [("place", 2), ("list", [])]), {})
+    '(P[2].current(T[2]), [], )'
+    """
+    kind = node[0]
+    if kind == "tensor":
+        return f"wrap(V[{index[node[1]]}], {src.name(node[2], 'b')})"
+    if kind == "place":
+        return f"P[{node[1]}].current(T[{node[1]}])"
+    if kind in ("list", "tuple"):
+        items = "".join(output_text(src, n, index) + ", " for n in node[1])
+        return f"[{items}]" if kind == "list" else f"({items})"
+    if kind == "dict":
+        return "{" + "".join(f"{src.name(k, 'k')}: {output_text(src, n, index)}, " for k, n in node[1]) + "}"
+    return src.name(node[1], "o")
 
 
 def replaced_data(plan: Plan, saved) -> dict:
