@@ -109,7 +109,9 @@ class _Watch(_Walk):
             self.read(lambda ps, o=opt: _ids(map(o.state.get, ps)), params, [state.get(p) for p in params])
             for p in params:
                 s = state.get(p)
-                if s is not None:
+                if type(s) is dict and not s:   # (an empty state, e.g. SGD's without momentum: that it stays so)
+                    self.read(len, s)
+                elif s is not None:
                     keys = [k for k, v in s.items() if not isinstance(v, (Tensor, float))]
                     self.read(lambda d, v=_picker(keys): (tuple(d), tuple(map(type, d.values())), v(d)), s,
                               [s[k] for k in keys])   # (not the state's tensors: each replay replaces them)
