@@ -215,3 +215,44 @@ def test_a_grad_or_an_output_a_user_holds_keeps_its_value(backend):
         if backend != "cpu":
             assert fn.last.run_steps.replays == replays + 1, what   # still the held plan
         del kept, eager_kept
+
+
+def _view_run(backend, compiled, hold=None, steps=6):
+    """The losses and values (parameters, their roots, what ``hold(roots)`` gives) of ``steps`` steps of a step
+    whose parameters are views of other tensors (``reshape``); the compiled function, the roots and a replay."""
+    from test_compile_quick import _view_step
+    roots, params, step, x, y = _view_step(backend)
+    fn = wg.compile(step) if compiled else step
+    held = hold(roots) if hold else None
+    losses = [fn(x, y).item() for _ in range(steps)]
+    kept = (held,) if held is not None else ()
+    return losses, [v for t in params + tuple(roots) + kept for v in t.flatten().tolist()], fn, roots, lambda: fn(x, y)
+
+
+def test_a_parameter_that_is_a_view_is_updated_in_its_roots_buffer(backend):
+    # w = root.reshape(4, 3): the held plan writes w's update into w's buffer, which its root's data shares, and
+    # the root's new data is that buffer at the root's shape, as eagerly the root and its view share one storage
+    eager_losses, eager_values, *_ = _view_run(backend, False)
+    losses, values, fn, roots, again = _view_run(backend, True)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert values == pytest.approx(eager_values, rel=1e-5, abs=1e-6)
+    if backend == "cpu":
+        return
+    held = fn.last.run_steps
+    assert len(held.into) == 2 and len(held.roots) == 2, held.state
+    storages, replays = [id(r._data.storage) for r in roots], held.replays
+    again()
+    assert [id(r._data.storage) for r in roots] == storages and held.replays == replays + 1
+
+
+def test_another_view_of_a_parameters_root_makes_the_replay_give_new_data_as_eagerly(backend):
+    # a tensor sharing the root's storage that the plan does not write (a user's other view of the root): the
+    # call replays from Python, which gives the parameter and its root new data, as eager does; all agree
+    def hold(roots):
+        return roots[0].reshape(2, 6)
+    eager_losses, eager_values, *_ = _view_run(backend, False, hold)
+    losses, values, fn, _, _ = _view_run(backend, True, hold)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert values == pytest.approx(eager_values, rel=1e-5, abs=1e-6)
+    if backend != "cpu":
+        assert fn.last.run_steps.replays == 0, fn.explain()   # (built, then each call from Python)

@@ -179,13 +179,14 @@ class Resident:
                 self.ins.append(kind)
         ins = [values[s] for s in slots]
         made = {id(a.storage): (a, upload) for a, upload in log.allocs}
-        self.into = _in_place(self.replaced, values, made, where, ins, self.needed)
+        roots = {slot: r for kind, r, slot, _ in plan.writes if kind == "fixed"}
+        self.into, self.roots = _in_place(self.replaced, values, made, where, ins, self.needed, roots)
         self.into_ref = {s: where[id(values[i].storage)][1] for s, i in self.into.items()}
         self.renew = _renewable(self.grads, values, made, where, tensors, self.needed)
         self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
         for s in [s for s in self.needed if s not in self.renew] + list(self.renew):   # (the renewable ones last)
             a = values[s]
-            if id(a.storage) in made and id(a.storage) not in where and s not in self.into:
+            if id(a.storage) in made and id(a.storage) not in where and s not in self.into and s not in self.roots:
                 where[id(a.storage)] = (EXT, len(self.ins) + len(self.outs))
                 first, upload = made[id(a.storage)]
                 self.outs.append((first.shape, first.dtype, upload))
@@ -198,8 +199,9 @@ class Resident:
                      if id(a.storage) not in where and share.get(id(a.storage), a.storage) is a.storage]
         self.keep += own.values()
         # the fixed buffers, leased for the plan's life (intermediates whose uses do not overlap share one)
-        self.result = [("input", self.into_ref[s]) if s in self.into else self._ref(values[s], where)
-                       for s in self.needed]
+        self.result = [("input", self.into_ref[s]) if s in self.into else
+                       ("root", self.into_ref[self.roots[s][0]], values[s].shape, values[s].dtype, self.roots[s][1])
+                       if s in self.roots else self._ref(values[s], where) for s in self.needed]
         writes, self.numbers = [], []
         for k, a, data in log.writes:
             why = self._write(self.steps[k] if k is not None else None, a, data, numbers, where, writes)
@@ -332,6 +334,12 @@ def replay_source(ins, outs, numbers, result, namespace, buffers, renew=(), chec
     alone = [f"count(a{r[1]}) != alone" for r in result if r[0] == "input"]
     if alone:                 # an in-place target something else holds: the Python replay gives it new data
         lines.append(f"    if {' or '.join(alone)}: return None")
+    roots = [(k, r) for k, r in enumerate(result) if r[0] == "root"]
+    for j, (k, r) in enumerate(roots):   # the root of an in-place target that is a view: its data is over that
+        namespace.update({f"W{j}": r[4], "O": _ALONE_STORAGE})   # target's storage, which nothing else holds
+        lines += [f"    r{j} = W{j}()", f"    q{j} = None if r{j} is None else r{j}._data",
+                  f"    if q{j} is None or count(q{j}) != alone or q{j}.storage is not a{r[1]}.storage"
+                  f" or count(a{r[1]}.storage) != O + 1: return None"]
     if renew:
         namespace.update(G=_ALONE_GRAD, O=_ALONE_STORAGE)
         lines += [f"    g{j} = T[{place}]; e{j} = g{j}._data" for j, (place, _) in enumerate(renew)]
@@ -355,6 +363,9 @@ def replay_source(ins, outs, numbers, result, namespace, buffers, renew=(), chec
             values.append(f"f{k}")
         elif r[0] == "input":
             values.append(f"a{r[1]}")
+        elif r[0] == "root":
+            namespace[f"d{k}"] = r[3]
+            values.append(f"GpuArray(a{r[1]}.storage, {r[2]!r}, d{k})")
         else:
             namespace[f"d{k}"] = r[2]
             values.append(f"GpuArray(S[{r[0]}], {r[1]!r}, d{k})")
@@ -413,22 +424,33 @@ def _span(a) -> int:
     return (a.nbytes + 3) & ~3
 
 
-def _in_place(replaced, values, made, where, ins, needed) -> dict:
-    """{output slot: input slot} of the outputs ``replaced`` allows that the held plan writes into their
-    input's buffer: a buffer a dispatch made (the plan's own from now on, copied into the input's at the
-    end of each replay), of the input's shape, dtype and size, the input handed over, shared by no other
-    input, replaced by no other output, and the output's buffer by no other result."""
-    out, taken = {}, set()
+def _in_place(replaced, values, made, where, ins, needed, roots) -> tuple:
+    """({output slot: input slot} of the outputs ``replaced`` allows that the held plan writes into their
+    input's buffer, {slot: (output slot, weak reference)} of the roots that see them): a buffer a dispatch made
+    (the plan's own from now on, copied into the input's at the end of each replay), of the input's shape, dtype
+    and size, the input handed over, shared by no other input, replaced by no other output, and the output's
+    buffer by no other result -- but the new data of the input's root where the input is a view (a parameter made
+    by ``reshape``: ``roots`` the slots written into tensors held elsewhere), which then becomes the input's
+    buffer seen at the root's shape, as it was."""
+    out, taken, seen = {}, set(), {}
     for s, i in replaced.items() if _ALONE is not None else ():
         a, b = values[s], values[i]
         ka, kb = id(a.storage), id(b.storage)
+        others = [n for n in needed if n != s and id(values[n].storage) == ka]
         if (ka in made and not made[ka][1] and ka not in where and kb in where and kb not in taken
                 and a.shape == b.shape and a.dtype is b.dtype and a.storage.size == b.storage.size
                 and sum(id(x.storage) == kb for x in ins) == 1
-                and sum(id(values[n].storage) == ka for n in needed) == 1):
+                and all(n in roots and _holds(roots[n], kb) for n in others)):
             out[s] = i
             taken.add(kb)
-    return out
+            seen.update({n: (s, roots[n]) for n in others})
+    return out, seen
+
+
+def _holds(ref, key) -> bool:
+    """Whether the tensor weakly held by ``ref`` holds (now) data in the storage of id ``key``."""
+    t = ref()
+    return t is not None and id(t._data.storage) == key
 
 
 def _refs_when_alone():
