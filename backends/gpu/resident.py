@@ -12,7 +12,9 @@ makes; from those, every buffer the dispatches touch is one of
   where the output replaces the data of a tensor the step read (a parameter's update, an optimizer's
   state: ``replay.replaced_data``): the plan writes it into a buffer of its own and copies that into
   the tensor's buffer after its dispatches, so the tensor keeps its buffer, updated in place as
-  PyTorch's are (a dispatch cannot read and write one buffer); and except where the output becomes the new
+  PyTorch's are (a dispatch cannot read and write one buffer; where that tensor is a view, e.g. a parameter
+  made by ``reshape``, its root's new data is the same buffer at the root's shape, as it was); and except
+  where the output becomes the new
   ``.grad`` of a place whose old one nothing else holds (``replay.replaced_grads``; checked at each replay by
   reference counts): the plan writes it into that old ``.grad``'s buffer, which eagerly would go back to the pool
   as the old tensor dies;
@@ -129,7 +131,7 @@ class Resident:
         self.be, self.plan, self.needed, self.fallback, self.steps = be, plan, needed, fallback, steps
         self.replaced = replaced or {}    # {slot: input slot}: may be written into the input's buffer
         self.grads = grads or {}          # {slot: place}: may be written into the buffer of the .grad it replaces
-        self.handle, self.why, self.into, self.renew = None, None, {}, {}
+        self.handle, self.why, self.into, self.renew, self.roots = None, None, {}, {}, {}
         self.count = [0]                  # held replays (the generated replay counts them)
 
     @property
@@ -322,6 +324,8 @@ def replay_source(ins, outs, numbers, result, namespace, buffers, renew=(), chec
             N[0] += 1
             return (GpuArray(S[2], (), c0), a1, GpuArray(S[3], (256,), c1))
 
+    A ``root`` result (the root of an in-place target that is a view) is that target's buffer at the root's
+    shape, where the root's data is over that buffer and nothing else holds it (else the call returns None).
     ``checks``: the index checks the plan's kernels make ((label, size, flags slot, flags storage): a replay
     runs so while the backend gives each the same slot); ``renew``: [(place, size class)] of the last outputs, new ``.grad`` tensors written into the buffers of the
     old ones (``T[place]``) where those are held by nothing but their tensors, which nothing but their places and
