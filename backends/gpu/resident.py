@@ -144,7 +144,8 @@ class Resident:
         """How this plan replays, for ``explain()``."""
         if self.handle is not None:
             written = f"; {len(self.into)} outputs written into their tensors' own buffers" if self.into else ""
-            written += f"; {len(self.renew)} new .grad tensors in the buffers of those they replace" if self.renew else ""
+            if self.renew:
+                written += f"; {len(self.renew)} new .grad tensors in the buffers of those they replace"
             return (f"held by the device: {self.dispatches} dispatches submitted in one call per replay "
                     f"({self.replays} so far){written}")
         return f"replayed from Python: {self.why}" if self.why else "held by the device after its first replay"
@@ -333,7 +334,8 @@ def replay_source(ins, outs, numbers, result, namespace, buffers, renew=(), chec
     lines = ["def replay(T, X, D):", "    if be._timing is not None: return None"]
     for j, (label, size, slot, storage) in enumerate(checks):
         namespace[f"C{j}"] = storage
-        lines += [f"    f, s = flags({label!r}, {size!r})", f"    if s != {slot!r} or f.storage is not C{j}: return None"]
+        lines += [f"    f, s = flags({label!r}, {size!r})",
+                  f"    if s != {slot!r} or f.storage is not C{j}: return None"]
     lines += [f"    a{k} = {'T' if kind == 'place' else 'X'}[{i}]._data" for k, (kind, i) in enumerate(ins)]
     alone = [f"count(a{r[1]}) != alone" for r in result if r[0] == "input"]
     if alone:                 # an in-place target something else holds: the Python replay gives it new data
@@ -347,12 +349,13 @@ def replay_source(ins, outs, numbers, result, namespace, buffers, renew=(), chec
     if renew:
         namespace.update(G=_ALONE_GRAD, O=_ALONE_STORAGE)
         lines += [f"    g{j} = T[{place}]; e{j} = g{j}._data" for j, (place, _) in enumerate(renew)]
-        tests = [f"count(g{j}) == G and count(e{j}) == alone and count(e{j}.storage) == O and e{j}.storage.size == {size}"
-                 for j, (_, size) in enumerate(renew)]
-        lines += [f"    if {' and '.join(tests)}:", f"        R = [{''.join(f'e{j}.storage, ' for j in range(len(renew)))}]",
-                  "    else:", "        R = leases(renewed)"]
+        tests = [f"count(g{j}) == G and count(e{j}) == alone and count(e{j}.storage) == O"
+                 f" and e{j}.storage.size == {size}" for j, (_, size) in enumerate(renew)]
+        reused = "".join(f"e{j}.storage, " for j in range(len(renew)))
+        lines += [f"    if {' and '.join(tests)}:", f"        R = [{reused}]", "    else:", "        R = leases(renewed)"]
     stores = "".join(f"a{k}.storage, " for k in range(len(ins)))
-    lines.append(f"    S = [{stores}]" + (" + leases(sizes)" if len(outs) > len(renew) else "") + (" + R" if renew else ""))
+    leased = " + leases(sizes)" if len(outs) > len(renew) else ""
+    lines.append(f"    S = [{stores}]" + leased + (" + R" if renew else ""))
     if all(code in "fiI" for _, _, code in numbers):   # (host arrays are packed one by one)
         fmt = "=" + "".join(f"{n}{code}" for _, n, code in numbers)
         blob = f"pack({fmt!r}, " + "".join(f"D[{i}], " * n for i, n, _ in numbers) + ")" if numbers else "b''"
@@ -488,7 +491,8 @@ def _renewable(grads, values, made, where, tensors, needed) -> dict:
         a, old = values[s], tensors[place]
         key = id(a.storage)
         if (old is not None and key in made and not made[key][1] and key not in where
-                and old._data.shape == a.shape and old._data.dtype is a.dtype and old._data.storage.size == a.storage.size
+                and old._data.shape == a.shape and old._data.dtype is a.dtype
+                and old._data.storage.size == a.storage.size
                 and sum(id(values[n].storage) == key for n in needed) == 1):
             out[s] = place
     return out
