@@ -90,7 +90,7 @@ from .backends.gpu.custom import WgslError, wgsl_elementwise, wgsl_kernel  # noq
 from . import accelerator, amp, cuda  # noqa: E402
 from . import distributions  # noqa: E402
 from . import fft, special  # noqa: E402  (torch.fft's real names, torch.special)
-from .amp import autocast  # noqa: E402
+from .amp import GradScaler, autocast  # noqa: E402
 from .compiler import compile  # noqa: E402,A001,F811
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402
 from .flags import *  # noqa: E402,F401,F403

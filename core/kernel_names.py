@@ -63,6 +63,7 @@ COMPLEX = "Complex"           # (real, imag) of one float dtype -> its complex d
 REAL = "Real"                 # complex -> its real part (the float dtype of its parts)
 IMAG = "Imag"                 # complex -> its imaginary part
 CONJ = "Conj"                 # complex -> its conjugate
+COMPLEX_MATH = "ComplexMath"  # complex -> fn(complex), fn one of complex.COMPLEX_FUNCTIONS (numpy's names; attr fn)
 
 UNARY = (NEG, ABS, EXP, LOG, LOG2, LOG10, LOG1P, EXPM1, SQRT, RSQRT, SQUARE, RECIPROCAL, SIN, COS, TAN, TANH,
          SIGMOID, RELU, LEAKY_RELU, ELU, GELU, SILU, SOFTPLUS, SIGN, FLOOR, CEIL, ROUND, ERF,

@@ -516,3 +516,16 @@ def test_half_tensor_times_python_float_gradient_as_torch():
             got = np.asarray(x.grad.float().tolist())
         else:
             np.testing.assert_array_equal(got, x.grad.float().numpy())
+
+
+def test_integer_trunc_division_is_exact_and_refuses_zero(backend):
+    import torch
+    a, b = [-7, 7, -6, 2 ** 30 + 1, 5, 0], [2, -2, 3, 3, -5, 4]
+    got = wg.div(wg.tensor(a, backend=backend), wg.tensor(b, backend=backend), rounding_mode="trunc")
+    want = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode="trunc")
+    assert got.dtype == wg.int64 and got.tolist() == want.tolist()
+    if backend == "cpu":
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            torch.div(torch.tensor([-7]), 0, rounding_mode="trunc")
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            wg.div(wg.tensor([-7]), 0, rounding_mode="trunc")

@@ -101,7 +101,9 @@ def test_complex_and_polar():
 # ---------------------------------------------------------------- ops against torch
 
 UNARY = ["neg", "exp", "reciprocal", "log", "sqrt", "square", "sin", "cos", "tanh", "abs", "angle", "conj",
-         "conj_physical", "sgn", "rsqrt", "tan", "log2", "log10", "log1p", "expm1"]
+         "conj_physical", "sgn", "rsqrt", "tan", "log2", "log10", "log1p", "expm1",
+         "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "exp2", "sinc",   # (ComplexMath)
+         "sigmoid"]
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -142,19 +144,101 @@ def test_binary_values_and_gradients(name, b_dtype):
         _close(wb.grad, tb.grad, 2e-5, 2e-5)
 
 
+COMPOSED = {   # ops composed of real kernels, whose complex forms once dropped the imaginary parts
+    "trace": lambda L, z: L.trace(z[:, :2]), "vdot": lambda L, z: L.vdot(z[0], z[1]),
+    "cov": lambda L, z: L.cov(z), "trapezoid": lambda L, z: L.trapezoid(z), "gradient": lambda L, z: L.gradient(z)[0],
+    "cumulative_trapezoid": lambda L, z: L.cumulative_trapezoid(z), "float_power": lambda L, z: L.float_power(z, 2),
+    "float_power-complex": lambda L, z: L.float_power(z, 0.5 + 1j), "inplace-asin": lambda L, z: z.clone().asin_(),
+    # the norms and variances of complex tensors: of their magnitudes (real results)
+    "norm": lambda L, z: z.norm(), "norm-1": lambda L, z: z.norm(1, dim=1), "norm-3": lambda L, z: z.norm(3),
+    "linalg.norm": lambda L, z: L.linalg.norm(z), "vector_norm-inf": lambda L, z: L.linalg.vector_norm(z, float("inf")),
+    "matrix_norm-fro": lambda L, z: L.linalg.matrix_norm(z), "matrix_norm-1": lambda L, z: L.linalg.matrix_norm(z, 1),
+    "linalg.norm-inf": lambda L, z: L.linalg.norm(z, float("inf")), "dist": lambda L, z: L.dist(z[0], z[1]),
+    "var": lambda L, z: z.var(), "var-dim": lambda L, z: z.var(1, correction=0), "std": lambda L, z: z.std(0),
+    "var_mean": lambda L, z: L.var_mean(z, 1)[0] + L.var_mean(z, 1)[1],
+    "std_mean": lambda L, z: L.std_mean(z, 0, keepdim=True)[0] * L.std_mean(z, 0, keepdim=True)[1],
+}
+
+
+@pytest.mark.parametrize("name", list(COMPOSED))
+def test_composed_ops_keep_the_imaginary_parts(name):
+    (w, t) = _both(Z, "complex64", requires_grad=True)
+    wy, ty = COMPOSED[name](wg, w), COMPOSED[name](torch, t)
+    _close(wy, ty, 1e-5, 1e-5)
+    wl, tl = [(lib.view_as_real(y) if y.is_complex() else y * lib.arange(1.0, y.numel() + 1).reshape(y.shape)).sum()
+              for lib, y in ((wg, wy), (torch, ty))]
+    wl.backward()
+    tl.backward()
+    _close(w.grad, t.grad, 1e-5, 1e-5)
+
+
+# what PyTorch refuses for complex input (orderings, roundings, ...): refused here too, never computed on a
+# real part
+REFUSED = {
+    "sort": lambda L, z: L.sort(z), "argsort": lambda L, z: L.argsort(z), "msort": lambda L, z: L.msort(z),
+    "topk": lambda L, z: L.topk(z, 1), "kthvalue": lambda L, z: L.kthvalue(z, 1), "median": lambda L, z: L.median(z),
+    "nanmedian": lambda L, z: L.nanmedian(z), "quantile": lambda L, z: L.quantile(z, 0.5), "mode": lambda L, z: L.mode(z),
+    "unique": lambda L, z: L.unique(z), "unique_consecutive": lambda L, z: L.unique_consecutive(z),
+    "searchsorted": lambda L, z: L.searchsorted(z, z), "histc": lambda L, z: L.histc(z),
+    "isposinf": lambda L, z: L.isposinf(z), "isneginf": lambda L, z: L.isneginf(z), "nansum": lambda L, z: L.nansum(z),
+    "trunc": lambda L, z: L.trunc(z), "frac": lambda L, z: L.frac(z), "round": lambda L, z: L.round(z),
+    "floor": lambda L, z: L.floor(z), "relu": lambda L, z: L.relu(z), "deg2rad": lambda L, z: L.deg2rad(z),
+    "logit": lambda L, z: L.logit(z), "i0": lambda L, z: L.i0(z), "erf": lambda L, z: L.erf(z),
+    "softmax": lambda L, z: L.nn.functional.softmax(z, 0), "log_softmax": lambda L, z: L.nn.functional.log_softmax(z, 0),
+    "hardshrink": lambda L, z: L.nn.functional.hardshrink(z), "mse_loss": lambda L, z: L.nn.functional.mse_loss(z, z),
+    "gelu": lambda L, z: L.nn.functional.gelu(z),
+}
+
+
+def test_in_place_abs_is_refused_as_pytorch():
+    for name in ("abs_", "absolute_"):
+        with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
+            getattr(torch.tensor([1j]), name)()
+        with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
+            getattr(wg.tensor([1j]), name)()
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_what_pytorch_refuses_for_complex_is_refused(name):
+    (w, t) = _both(Z, "complex64")
+    with pytest.raises(RuntimeError):       # (NotImplementedError is one)
+        REFUSED[name](torch, t)
+    with pytest.raises(RuntimeError, match=f"{name.split('_')[0]}.*complex"):
+        REFUSED[name](wg, w)
+
+
 def test_reductions_and_movement_against_torch():
     (w, t) = _both(Z, "complex64", requires_grad=True)
     pairs = [(w.sum(), t.sum()), (w.sum(0), t.sum(0)), (w.mean(1), t.mean(1)), (w.reshape(3, 2), t.reshape(3, 2)),
              (w.view(-1), t.view(-1)), (w.flatten(), t.flatten()), (w.transpose(0, 1), t.transpose(0, 1)),
              (wg.cat([w, w * 2]), torch.cat([t, t * 2])), (wg.stack([w, w], 1), torch.stack([t, t], 1)),
-             (w[1, ::2], t[1, ::2]), (w[:, wg.tensor([2, 0])], t[:, torch.tensor([2, 0])]), (w.t() @ w, t.t() @ t)]
+             (w[1, ::2], t[1, ::2]), (w[:, wg.tensor([2, 0])], t[:, torch.tensor([2, 0])]), (w.t() @ w, t.t() @ t),
+             (w.mH, t.mH), (w.H, t.H), (w.adjoint(), t.adjoint()), (wg.adjoint(w * 2), torch.adjoint(t * 2))]
     for wy, ty in pairs:
         _close(wy, ty, 2e-6, 2e-6)
     wl = sum((wg.view_as_real(wy) * k).sum() for k, (wy, _) in enumerate(pairs, 1))
-    tl = sum((torch.view_as_real(ty) * k).sum() for k, (_, ty) in enumerate(pairs, 1))
+    tl = sum((torch.view_as_real(ty.resolve_conj()) * k).sum() for k, (_, ty) in enumerate(pairs, 1))
     wl.backward()
     tl.backward()
     _close(w.grad, t.grad, 1e-5, 1e-5)
+
+
+@pytest.mark.parametrize("name", ["mH", "H", "adjoint", "mT"])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 2, 3)])
+def test_conjugate_transposes_take_the_shapes_pytorch_takes(name, shape):
+    def apply(lib, x):
+        return getattr(x, name)() if name == "adjoint" else getattr(x, name)
+    t = torch.ones(shape, dtype=torch.complex64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # PyTorch warns that H of a 0-d tensor is deprecated
+        try:
+            want = apply(torch, t)
+        except RuntimeError:
+            with pytest.raises(RuntimeError, match=name):
+                apply(wg, wg.ones(shape, dtype=wg.complex64))
+            return
+    got = apply(wg, wg.ones(shape, dtype=wg.complex64))
+    assert tuple(got.shape) == tuple(want.shape)
 
 
 def test_real_imag_and_views_gradients():
@@ -209,7 +293,7 @@ def test_errors_name_the_op():
             getattr(wg, name)(z)
         with pytest.raises(error):
             getattr(torch, name)(t)
-    for not_yet in (wg.sigmoid, wg.prod, wg.var, lambda z: z.norm()):   # PyTorch has them for complex input
+    for not_yet in (wg.prod, wg.logsumexp):   # PyTorch has them for complex input
 
         with pytest.raises(NotImplementedError, match="not implemented for complex"):
             not_yet(z)
@@ -238,6 +322,11 @@ FD = {
                                                wg.view_as_complex(x).exp().imag]), PAIRS),
     "pow": (lambda x, y: wg.view_as_real(wg.view_as_complex(x) ** wg.view_as_complex(y) + wg.view_as_complex(x) ** 3),
             PAIRS, PAIRS[::-1] * 0.5),
+    "complex-math": (lambda x: wg.view_as_real(wg.stack([f(wg.view_as_complex(x)) for f in (
+        wg.sinh, wg.cosh, wg.asin, wg.acos, wg.atan, wg.asinh, wg.acosh, wg.atanh, wg.exp2, wg.sinc)])), PAIRS),
+    "norms-variances": (lambda x: wg.stack([wg.view_as_complex(x).norm(), wg.view_as_complex(x).var(),
+                                            wg.linalg.vector_norm(wg.view_as_complex(x), 3),
+                                            wg.view_as_complex(x).std(0).sum()]), PAIRS),
     "sum-mean-cat": (lambda x: wg.view_as_real(wg.cat([wg.view_as_complex(x).sum(0, keepdim=True),
                                                        wg.view_as_complex(x).mean(1)[None]], 1)), PAIRS),
 }
@@ -249,7 +338,7 @@ def test_gradients_by_finite_differences(name):
     gradcheck(fn, *arrays, what=name)
 
 
-@pytest.mark.parametrize("name", ["rotary", "abs-angle", "pow"])
+@pytest.mark.parametrize("name", ["rotary", "abs-angle", "pow", "complex-math"])
 def test_second_order_by_finite_differences(name):
     fn, *arrays = FD[name]
     gradgradcheck(fn, *arrays, what=name)
@@ -324,6 +413,11 @@ def test_gpu_backends_refuse_complex(backend):
                  lambda: wg.tensor([1j], device="cpu").to(backend)):
         with pytest.raises(TypeError, match="no complex dtypes"):
             make()
+    from webgrad import kernel_names as K
+    from webgrad.engine import run_kernel
+    for name, attrs in ((K.REAL, {}), (K.IMAG, {}), (K.CONJ, {}), (K.COMPLEX_MATH, {"fn": "sinh"})):
+        with pytest.raises(TypeError, match=f"{name}.*no complex dtypes"):
+            run_kernel(name, x, **attrs)
 
 
 def test_node_names_are_pytorchs():
@@ -346,3 +440,26 @@ def test_complex64_files_go_both_ways_with_safetensors(tmp_path):
     _close(wg.load(tmp_path / "t.safetensors")["t"], t * 1j, 0, 0)
     with pytest.raises(TypeError, match="cannot store dtype complex128"):   # (safetensors has no C128)
         wg.save({"z": w.cdouble()}, tmp_path / "d.safetensors")
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [3, 40])   # (PyTorch's normal: one value at a time below 16, in blocks from 16)
+def test_random_complex_values_are_pytorchs(dtype, n):
+    draws = {"randn": lambda L: L.randn(n, dtype=getattr(L, dtype)),
+             "rand": lambda L: L.rand(n, 2, dtype=getattr(L, dtype)),
+             "normal_": lambda L: L.empty(n, dtype=getattr(L, dtype)).normal_(1.5, 2.0),
+             "uniform_": lambda L: L.empty(n, dtype=getattr(L, dtype)).uniform_(-1, 3),
+             "randn_like": lambda L: L.randn_like(L.zeros(n, dtype=getattr(L, dtype)))}
+    for name, draw in draws.items():
+        wg.manual_seed(7)
+        torch.manual_seed(7)
+        w, t = draw(wg), draw(torch)
+        assert w.dtype == getattr(wg, dtype), name
+        np.testing.assert_array_equal(w.numpy(), t.numpy(), err_msg=name)
+
+
+def test_random_complex_draws_are_refused_on_the_gpu(backend):
+    if backend == "cpu":
+        return
+    with pytest.raises(TypeError, match="no complex dtypes"):
+        wg.randn(3, dtype=wg.complex64, backend=backend)

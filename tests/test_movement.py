@@ -159,7 +159,7 @@ def test_strided_slice_gradient_has_a_second_order():
     (lambda: wg.pad(wg.zeros(3), (3, 0), mode="reflect"), r"pad: reflect padding \(3, 0\) is invalid"),
     (lambda: wg.pad(wg.zeros(3), (1, 0), mode="wrap"), "pad: unknown mode 'wrap'"),
     (lambda: wg.zeros(3).tril(), "tril: input tensor must have at least 2 dimensions"),
-    (lambda: wg.zeros(3).mT, "mT: needs a tensor with at least 2 dims"),
+    (lambda: wg.zeros(3).mT, "tensor.mT is only supported on matrices"),
     (lambda: wg.zeros(3).unflatten(0, (2, 2)), r"unflatten: shape \(2, 2\) is invalid for input of size 3"),
 ])
 def test_bad_input(call, match):
@@ -225,3 +225,14 @@ def test_movement_errors_are_torchs(backend):
     assert base.tolist() == [2.0] and view.tolist() == [2.0, 2.0, 2.0]
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         view.mul_(2)
+
+
+@pytest.mark.parametrize("name", ["cat", "stack", "hstack", "vstack", "dstack", "column_stack", "concat"])
+def test_joining_a_tensor_given_whole_raises_as_pytorch(name):
+    import torch
+    with pytest.raises(TypeError):
+        getattr(torch, name)(torch.ones(2, 3))
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
+        getattr(wg, name)(wg.ones(2, 3))
+    assert getattr(wg, name)([wg.ones(2, 3), wg.ones(2, 3)]).shape == getattr(torch, name)(
+        [torch.ones(2, 3), torch.ones(2, 3)]).shape

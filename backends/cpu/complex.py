@@ -17,7 +17,13 @@ def _part(which):
     return lambda z: np.ascontiguousarray(getattr(np.asarray(z), which))
 
 
+def _math(z, *, fn):
+    """numpy's complex ``fn`` (one of COMPLEX_FUNCTIONS, which the op checked), in z's dtype."""
+    return getattr(np, fn)(np.asarray(z))
+
+
 register_table({
+    K.COMPLEX_MATH: _math,
     K.COMPLEX: _complex,
     K.REAL: _part("real"),
     K.IMAG: _part("imag"),

@@ -19,4 +19,4 @@ def _refuse(name: str):
     return kernel
 
 
-KERNELS = {name: _refuse(name) for name in (K.COMPLEX, K.REAL, K.IMAG, K.CONJ)}
+KERNELS = {name: _refuse(name) for name in (K.COMPLEX, K.REAL, K.IMAG, K.CONJ, K.COMPLEX_MATH)}

@@ -3,6 +3,8 @@
 PyTorch's convention: the gradient of a real loss L with respect to a complex z = x + iy is
 ``dL/dx + i dL/dy`` (the conjugate Wirtinger derivative, doubled), so a holomorphic f passes back
 ``dy * conj(f'(z))`` (mul: ``grad_a = dy * conj(b)``)."""
+import math
+
 from .. import kernel_names as K
 from ..engine import run_kernel
 from ..registry import register_gradient
@@ -33,3 +35,29 @@ def _imag(dy, saved, attrs):
 
 
 register_gradient(K.CONJ, lambda dy, saved, attrs: (run_kernel(K.CONJ, dy),))
+
+
+# numpy's name -> f'(z, y) (y = f(z)), PyTorch's formulas (tools/autograd/derivatives.yaml), so the
+# branches of the square roots are PyTorch's; the rule passes back dy * conj(f'(z))
+_DERIVATIVES = {
+    "sinh": lambda z, y: z.cosh(), "cosh": lambda z, y: z.sinh(),
+    "arcsin": lambda z, y: (1 - z * z).rsqrt(), "arccos": lambda z, y: -(1 - z * z).rsqrt(),
+    "arctan": lambda z, y: (z * z + 1).reciprocal(), "arcsinh": lambda z, y: (z * z + 1).rsqrt(),
+    "arccosh": lambda z, y: ((z - 1).sqrt() * (z + 1).sqrt()).reciprocal(),
+    "arctanh": lambda z, y: (1 - z * z).reciprocal(),
+    "exp2": lambda z, y: y * math.log(2), "sinc": lambda z, y: _sinc_derivative(z),
+}
+
+
+def _sinc_derivative(z):
+    """``(pi z cos(pi z) - sin(pi z)) / (pi z^2)``, 0 at z = 0 (PyTorch's sinc_backward)."""
+    import webgrad as wg
+    zero = z == 0
+    z = wg.where(zero, wg.ones_like(z), z)
+    scaled = z * math.pi
+    return wg.where(zero, wg.zeros_like(z), (scaled * scaled.cos() - scaled.sin()) / (scaled * z))
+
+
+@register_gradient(K.COMPLEX_MATH, inputs_to_save=True, outputs_to_save=[0])
+def _complex_math(dy, saved, attrs):
+    return (dy * conj(_DERIVATIVES[attrs["fn"]](*saved)),)

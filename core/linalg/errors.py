@@ -23,18 +23,19 @@ class LinAlgError(RuntimeError):
     """
 
 
-def floating(op: str, x, name: str = "A"):
-    """``x`` itself, when it is a Tensor of a floating dtype (PyTorch's linear algebra takes no integers)."""
+def floating(op: str, x, name: str = "A", complex_ok: bool = False):
+    """``x`` itself, when it is a Tensor of a floating dtype (PyTorch's linear algebra takes no integers;
+    ``complex_ok``: nor complex dtypes, but where the op has a complex form)."""
     check_tensor(op, x, name)
-    if not x.dtype.is_floating:
+    if not (x.dtype.is_floating or complex_ok and x.dtype.is_complex):
         raise RuntimeError(f"{op}: Expected a floating point tensor as input. Got {x.dtype.name} "
                            f"(convert it with .float() or .double())")
     return x
 
 
-def matrices(op: str, x, name: str = "A", ndim: int = 2):
-    """``x`` when it is a floating tensor of matrices (at least ``ndim`` dims)."""
-    floating(op, x, name)
+def matrices(op: str, x, name: str = "A", ndim: int = 2, complex_ok: bool = False):
+    """``x`` when it is a floating (or, ``complex_ok``, complex) tensor of matrices (at least ``ndim`` dims)."""
+    floating(op, x, name, complex_ok)
     if x.ndim < ndim:
         raise RuntimeError(f"{op}: The input tensor {name} must have at least {ndim} dimensions, got shape "
                            f"{tuple(x.shape)}")

@@ -26,7 +26,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     >>> wg.linalg.vector_norm(wg.tensor([[3.0, 4.0], [0.0, 1.0]]), dim=1).tolist()
     [5.0, 1.0]
     """
-    floating("linalg.vector_norm", x, "x")
+    floating("linalg.vector_norm", x, "x", complex_ok=True)
     ord = _number("linalg.vector_norm", ord)
     return _vector_norm(x, ord, dim=dim, keepdim=keepdim, dtype=dtype)
 
@@ -70,7 +70,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     6.0
     """
     op = "linalg.matrix_norm"
-    matrices(op, A)
+    matrices(op, A, complex_ok=True)
     A = A if dtype is None else A.to(dtype)
     d0, d1 = _dims(op, A, dim)
     if ord == "fro":
@@ -97,7 +97,7 @@ def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None):
     4.0
     """
     op = "linalg.norm"
-    floating(op, input, "input")
+    floating(op, input, "input", complex_ok=True)
     if isinstance(dim, int) and not isinstance(dim, bool):
         dim = (dim,)
     if dim is None:

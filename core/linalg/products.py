@@ -15,7 +15,7 @@ from .errors import deprecated, floating, same_dtype, square
 
 
 def vecdot(x, y, *, dim=-1):
-    """The dot product of ``x`` and ``y`` (broadcast) along ``dim``.
+    """The dot product of ``x`` (conjugated) and ``y`` (broadcast) along ``dim``.
 
     >>> import webgrad as wg
     >>> wg.linalg.vecdot(wg.tensor([[1.0, 2.0], [3.0, 4.0]]), wg.tensor([1.0, 1.0])).tolist()
@@ -26,11 +26,11 @@ def vecdot(x, y, *, dim=-1):
     same_dtype("linalg.vecdot", x, y)
     x, y = broadcast_tensors(x, y)
     normalize_axis(dim, x.ndim, "linalg.vecdot")
-    return (x * y).sum(dim)
+    return (x.conj() * y).sum(dim)
 
 
 def vdot(input, other):
-    """The dot product of two 1-D tensors (``torch.vdot``; conjugating nothing: webgrad is real).
+    """The dot product of two 1-D tensors, the first conjugated (``torch.vdot``).
 
     >>> import webgrad as wg
     >>> wg.vdot(wg.tensor([1.0, 2.0]), wg.tensor([3.0, 4.0])).item()
@@ -39,7 +39,7 @@ def vdot(input, other):
     check_tensor("vdot", input)
     check_tensor("vdot", other, "other")
     same_dtype("vdot", input, other)
-    return products.dot(input, other)
+    return products.dot(input.conj(), other)
 
 
 def _chain_order(dims):

@@ -167,6 +167,8 @@ def div(input, other, *, rounding_mode=None):
     a, b = _operands("div" if rounding_mode is None else f"div (rounding_mode={rounding_mode!r})", input, other)
     if rounding_mode == "floor":
         return run_kernel(K.FLOOR_DIVIDE, a, b)
+    if rounding_mode == "trunc" and a._dtype.kind == "i":   # exact (no float quotient), 0 raising as //
+        return run_kernel(K.FLOOR_DIVIDE, run_kernel(K.SUB, a, run_kernel(K.FMOD, a, b)), b)
     q = run_kernel(K.DIV, *_operands("div", a, b, floating=True))
     if rounding_mode is None:
         return q

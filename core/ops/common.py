@@ -2,6 +2,7 @@
 right backend with PyTorch's weak scalar typing, and checking arguments."""
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import numbers
@@ -35,6 +36,29 @@ def scale_first(op: str, args: tuple, form: str, current: str) -> tuple:
     return args[1:], args[0]
 
 
+NO_ORDER = "; complex numbers have no order"
+
+
+def real_only(error=NotImplementedError, why: str = ""):
+    """Decorate an op that has no complex formula: complex input raises ``error`` (PyTorch's type where
+    PyTorch refuses it too) naming the op, before anything runs.
+
+    >>> import webgrad as wg
+    >>> wg.sort(wg.tensor([1j]))
+    Traceback (most recent call last):
+    RuntimeError: sort: not implemented for complex tensors (got complex64); complex numbers have no order
+    """
+    def deco(fn):
+        @functools.wraps(fn)
+        def op(*args, **kwargs):   # (any arguments: fn's own signature refuses what it does not take)
+            x = args[0] if args else kwargs.get("input")
+            if isinstance(x, Tensor) and x._dtype.is_complex:
+                raise error(f"{fn.__name__}: not implemented for complex tensors (got {x._dtype.name}){why}")
+            return fn(*args, **kwargs)
+        return op
+    return deco
+
+
 def is_scalar(x) -> bool:
     return type(x) in _SCALARS or isinstance(x, numbers.Number)
 
@@ -53,6 +77,19 @@ def check_tensor(op: str, x, name: str = "input") -> Tensor:
 
 _CONSTANTS: dict = {}     # (value, type, dtype, backend) -> native data of a 0-d constant
 _MAX_CONSTANTS = 512
+
+
+def tensor_sequence(op: str, tensors) -> list:
+    """``tensors`` (a list or tuple of tensors, as ``cat``/``stack`` take) as a list, each checked; a tensor
+    given whole raises PyTorch's TypeError (iterating it would join its rows).
+
+    >>> import webgrad as wg
+    >>> len(tensor_sequence("cat", (wg.ones(2), wg.ones(3))))
+    2
+    """
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    return [check_tensor(op, t, "each tensor") for t in tensors]
 
 
 def scalar_tensor(value, dtype, backend) -> Tensor:

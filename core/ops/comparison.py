@@ -15,7 +15,7 @@ from ..dtypes import bool_, get_default_dtype
 from ..engine import run_kernel
 from ..tensor import Tensor
 from . import binary, reduce, unary
-from .common import check_tensor, is_scalar, scalar_tensor
+from .common import check_tensor, is_scalar, real_only, scalar_tensor
 from .creation import full
 
 
@@ -45,6 +45,7 @@ def isinf(input) -> Tensor:
     return binary.eq(unary.abs(x), math.inf) if x._dtype.differentiable else _constant(x, False)
 
 
+@real_only(RuntimeError)
 def isposinf(input) -> Tensor:
     """Where ``input`` is +inf.
 
@@ -56,6 +57,7 @@ def isposinf(input) -> Tensor:
     return binary.eq(x, math.inf) if x._dtype.is_floating else _constant(x, False)
 
 
+@real_only(RuntimeError)
 def isneginf(input) -> Tensor:
     """Where ``input`` is -inf.
 
@@ -158,6 +160,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor:
     return x
 
 
+@real_only(RuntimeError)
 def nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
     """``sum`` treating NaN as 0.
 

@@ -14,6 +14,7 @@ bit, so ``is_conj`` is always False here).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from .. import kernel_names as K
@@ -61,6 +62,29 @@ def polar(abs, angle) -> Tensor:  # noqa: A002  (PyTorch's argument names)
     """
     _parts("polar", abs, angle, ("abs", "angle"))
     return labelled(run_kernel(K.COMPLEX, abs * angle.cos(), abs * angle.sin()), "PolarBackward0")
+
+
+# op -> numpy's name of the complex function the ComplexMath kernel computes for it (the real input's op
+# is a composition of real kernels; a complex one takes numpy's accurate complex function on cpu)
+COMPLEX_FUNCTIONS = {"sinh": "sinh", "cosh": "cosh", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
+                     "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "exp2": "exp2", "sinc": "sinc"}
+
+
+def complex_math(op):
+    """Decorate the real-valued ``op``: complex input runs the ComplexMath kernel for ``op``'s name.
+
+    >>> import webgrad as wg
+    >>> wg.asin(wg.tensor([2 + 0j])).tolist()[0].real
+    1.5707963705062866
+    """
+    fn = COMPLEX_FUNCTIONS[op.__name__]
+
+    @functools.wraps(op)
+    def on_any(input):
+        if type(input) is Tensor and input._dtype.is_complex:
+            return run_kernel(K.COMPLEX_MATH, input, fn=fn)
+        return op(input)
+    return on_any
 
 
 def _complex_only(op: str, input) -> Tensor:

@@ -11,7 +11,7 @@ from .. import return_types
 from ..dtypes import bool_, float32, float64, int32, int64, promote_tensors, scalar_dtype
 from ..tensor import Tensor
 from . import binary, movement as M, reduce
-from .common import check_tensor, is_scalar, scalar_tensor
+from .common import NO_ORDER as _NO_ORDER, check_tensor, is_scalar, real_only, scalar_tensor
 from .creation import arange, full, zeros
 from .indexing import gather, scatter_add
 from .sorting import sort
@@ -61,6 +61,7 @@ def _side(side, right) -> bool:
     return side == "right"
 
 
+@real_only(why=_NO_ORDER)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Where ``input``'s values would go in ``sorted_sequence``'s last dim to keep it sorted: the first
     such place, or the last with ``right=True`` / ``side='right'``. A 1-d sequence serves any ``input``;
@@ -98,6 +99,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return out.to(int32) if out_int32 else out
 
 
+@real_only(why=_NO_ORDER)
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each of ``input``'s values among the 1-d ``boundaries``: ``i`` with
     ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x < boundaries[i]``).
@@ -225,6 +227,7 @@ def _floating(op: str, x) -> Tensor:
     return x
 
 
+@real_only(why=_NO_ORDER)
 def histc(input, bins=100, min=0, max=0):  # noqa: A002  (PyTorch's names)
     """The histogram of ``input``'s values in ``bins`` equal bins from ``min`` to ``max`` (the data's own
     range when both are 0, read back); values outside are left out. A float tensor of ``input``'s dtype.

@@ -17,6 +17,7 @@ from .. import kernel_names as K
 from ..engine import run_kernel
 from ..tensor import Tensor
 from . import binary, unary
+from .complex import complex_math
 from .common import check_tensor, inplace_method, is_scalar, scale_first
 
 
@@ -33,6 +34,7 @@ def _odd(fn, x):
     return binary.where(negative, unary.neg(y), y)
 
 
+@complex_math
 def sinh(input) -> Tensor:
     """Hyperbolic sine, ``(expm1(x) - expm1(-x)) / 2``.
 
@@ -44,6 +46,7 @@ def sinh(input) -> Tensor:
     return binary.mul(binary.sub(unary.expm1(x), unary.expm1(unary.neg(x))), 0.5)
 
 
+@complex_math
 def cosh(input) -> Tensor:
     """Hyperbolic cosine, ``(exp(x) + exp(-x)) / 2``.
 
@@ -59,6 +62,7 @@ def _sqrt_one_minus_square(x):
     return unary.sqrt(binary.mul(binary.sub(1, x), binary.add(1, x)))
 
 
+@complex_math
 def asin(input) -> Tensor:
     """Inverse sine (NaN outside [-1, 1]).
 
@@ -70,6 +74,7 @@ def asin(input) -> Tensor:
     return binary.atan2(x, _sqrt_one_minus_square(x))
 
 
+@complex_math
 def acos(input) -> Tensor:
     """Inverse cosine (NaN outside [-1, 1]).
 
@@ -81,6 +86,7 @@ def acos(input) -> Tensor:
     return binary.atan2(_sqrt_one_minus_square(x), x)
 
 
+@complex_math
 def atan(input) -> Tensor:
     """Inverse tangent.
 
@@ -97,6 +103,7 @@ def _asinh_nonnegative(a):
     return unary.log1p(binary.add(a, binary.div(square, binary.add(1, unary.sqrt(binary.add(square, 1))))))
 
 
+@complex_math
 def asinh(input) -> Tensor:
     """Inverse hyperbolic sine.
 
@@ -107,6 +114,7 @@ def asinh(input) -> Tensor:
     return _odd(_asinh_nonnegative, _float("asinh", input))
 
 
+@complex_math
 def acosh(input) -> Tensor:
     """Inverse hyperbolic cosine (NaN below 1), ``log1p((x - 1) + sqrt((x - 1) * (x + 1)))``.
 
@@ -119,6 +127,7 @@ def acosh(input) -> Tensor:
     return unary.log1p(binary.add(below, unary.sqrt(binary.mul(below, binary.add(x, 1)))))
 
 
+@complex_math
 def atanh(input) -> Tensor:
     """Inverse hyperbolic tangent (+-inf at +-1, NaN beyond), ``log1p(2x / (1 - x)) / 2``.
 
@@ -130,6 +139,7 @@ def atanh(input) -> Tensor:
     return binary.mul(unary.log1p(binary.div(binary.mul(x, 2), binary.sub(1, x))), 0.5)
 
 
+@complex_math
 def exp2(input) -> Tensor:
     """``2 ** input`` (float for integer input, as in PyTorch).
 

@@ -12,7 +12,7 @@ from ..size import Size
 from ..size import size_of
 from ..tensor import Tensor, tensor
 from . import movement as M
-from .common import check_tensor
+from .common import check_tensor, tensor_sequence
 from .indexing import index_select
 
 
@@ -65,7 +65,7 @@ def hstack(tensors):
     >>> wg.hstack([wg.ones(2), wg.zeros(1)]).tolist()
     [1.0, 1.0, 0.0]
     """
-    ts = _listed(atleast_1d(*_tensors("hstack", tensors)))
+    ts = _listed(atleast_1d(*tensor_sequence("hstack", tensors)))
     return M.cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
@@ -76,7 +76,7 @@ def vstack(tensors):
     >>> wg.vstack([wg.ones(2), wg.zeros(2)]).tolist()
     [[1.0, 1.0], [0.0, 0.0]]
     """
-    return M.cat(_listed(atleast_2d(*_tensors("vstack", tensors))), 0)
+    return M.cat(_listed(atleast_2d(*tensor_sequence("vstack", tensors))), 0)
 
 
 row_stack = vstack
@@ -89,7 +89,7 @@ def dstack(tensors):
     >>> wg.dstack([wg.ones(2), wg.zeros(2)]).shape
     webgrad.Size([1, 2, 2])
     """
-    return M.cat(_listed(atleast_3d(*_tensors("dstack", tensors))), 2)
+    return M.cat(_listed(atleast_3d(*tensor_sequence("dstack", tensors))), 2)
 
 
 def column_stack(tensors):
@@ -99,7 +99,7 @@ def column_stack(tensors):
     >>> wg.column_stack([wg.tensor([1, 2]), wg.tensor([3, 4])]).tolist()
     [[1, 3], [2, 4]]
     """
-    ts = [M.reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in _tensors("column_stack", tensors)]
+    ts = [M.reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensor_sequence("column_stack", tensors)]
     return M.cat(ts, 1)
 
 

@@ -249,7 +249,7 @@ def trace(input):
     if input._dtype.kind == "b":
         raise NotImplementedError("trace: not implemented for bool tensors (as PyTorch); use x.long() first")
     d = input.diagonal()
-    return run_kernel(K.SUM, d if d._dtype.is_floating else d.to("int64"), axes=(0,), keepdim=False)
+    return run_kernel(K.SUM, d if d._dtype.kind in "fc" else d.to("int64"), axes=(0,), keepdim=False)
 
 
 def diag(input, diagonal=0):

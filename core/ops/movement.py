@@ -20,7 +20,7 @@ from ..shapes import ShapeError, infer_reshape, normalize_axes, normalize_axis, 
 from ..tensor import Tensor, tensor
 from ..views import layout_of, make_view
 from . import indexing
-from .common import check_tensor, reshape_to, scalar_tensor
+from .common import check_tensor, reshape_to, scalar_tensor, tensor_sequence
 from .creation import arange
 from ..node_names import labelled
 
@@ -224,7 +224,8 @@ def _mT(x):
     if not x.ndim:   # PyTorch's (deprecated there): the identity
         return x
     if x.ndim < 2:
-        raise ShapeError(f"mT: needs a tensor with at least 2 dims, got shape {tuple(x.shape)}")
+        raise ShapeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor "
+                         f"of shape {tuple(x.shape)}.")
     return transpose(x, -2, -1)
 
 
@@ -556,7 +557,7 @@ def cat(tensors, dim=0) -> Tensor:
     >>> wg.cat([wg.tensor([1, 2]), wg.tensor([3])]).tolist()
     [1, 2, 3]
     """
-    tensors = [check_tensor("cat", t, "each tensor") for t in tensors]
+    tensors = tensor_sequence("cat", tensors)
     if not tensors:
         raise ShapeError("cat: expected a non-empty list of tensors")
     kept = [t for t in tensors if t._data.shape != (0,)]
@@ -582,7 +583,7 @@ def stack(tensors, dim=0) -> Tensor:
     >>> wg.stack([wg.tensor([1, 2]), wg.tensor([3, 4])], 1).tolist()
     [[1, 3], [2, 4]]
     """
-    tensors = [check_tensor("stack", t, "each tensor") for t in tensors]
+    tensors = tensor_sequence("stack", tensors)
     if not tensors:
         raise ShapeError("stack: expected a non-empty list of tensors")
     d = normalize_axis(dim, tensors[0].ndim + 1, "stack")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..dtypes import DType, to_dtype
 from ..layouts import strided
+from ..shapes import ShapeError
 from ..tensor import Tensor
 from .common import check_tensor, is_scalar, python_scalar
 
@@ -149,9 +150,32 @@ def _is_pinned(self, device=None) -> bool:
     return False
 
 
-def _adjoint(self) -> Tensor:
-    """The conjugate transpose of the last two dims: their transpose (webgrad's dtypes are real)."""
-    return self.mT
+def adjoint(input) -> Tensor:
+    """The conjugate transpose of the last two dims, as ``torch.adjoint`` (for a real tensor, their transpose).
+
+    >>> import webgrad as wg
+    >>> wg.adjoint(wg.tensor([[1 + 2j, 3j]])).tolist()
+    [[(1-2j)], [-3j]]
+    """
+    return _matrices(input, "tensor.adjoint()").mT.conj()
+
+
+def _mH(self) -> Tensor:
+    """``Tensor.mH``: the conjugate transpose of the last two dims."""
+    return _matrices(self, "tensor.mH").mT.conj()
+
+
+def _H(self) -> Tensor:
+    """``Tensor.H``: the conjugate transpose of a matrix (a 0-d tensor: itself, conjugated)."""
+    if self.ndim not in (0, 2):
+        raise ShapeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+    return self.t().conj()
+
+
+def _matrices(x: Tensor, name: str) -> Tensor:
+    if x.ndim == 1:                 # a 0-d tensor is its own transpose, as in PyTorch
+        raise ShapeError(f"{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return x
 
 
 def _sum_to_size(self, *size) -> Tensor:
@@ -173,13 +197,13 @@ def _sum_to_size(self, *size) -> Tensor:
 
 METHODS: dict = {
     "is_same_size": is_same_size, "is_signed": is_signed, "ndimension": lambda self: self.ndim,
-    "pin_memory": lambda self, device=None: self, "positive": lambda self: self, "adjoint": _adjoint,
+    "pin_memory": lambda self, device=None: self, "positive": lambda self: self, "adjoint": adjoint,
     "sum_to_size": _sum_to_size, "itemsize": property(lambda self: self._dtype.itemsize),
     "nbytes": property(lambda self: self._dtype.itemsize * self.numel()),
-    "H": property(lambda self: self.t()), "mH": property(_adjoint), "layout": property(lambda self: strided),
+    "H": property(_H), "mH": property(_mH), "layout": property(lambda self: strided),
     "is_pinned": _is_pinned,
     **{name: _flag(name, why) for name, why in _FALSE_FLAGS.items()},
 }
 
-__all__ = ["is_tensor", "is_floating_point", "is_complex", "is_nonzero", "numel", "result_type", "promote_types",
+__all__ = ["adjoint", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "numel", "result_type", "promote_types",
            "can_cast", "is_same_size", "is_signed"]

@@ -19,6 +19,7 @@ from ..random import draw
 from ..shapes import broadcast_shapes
 from ..tensor import Tensor
 from .common import check_tensor, is_scalar
+from .complex import _as_complex
 from .creation import _backend, _finish, _like, _shape, full, sizes_from
 from .movement import cat, stack
 from .reduce import argmax
@@ -32,10 +33,11 @@ _COMPARE_BUDGET = 1 << 22            # elements per chunk of multinomial's [rows
 # ---------------------------------------------------------------- checks
 
 
-def _floating(op, dtype, error=NotImplementedError):
+def _floating(op, dtype, error=NotImplementedError, complex_ok=False):
     dt = get_default_dtype() if dtype is None else to_dtype(dtype)
-    if not dt.is_floating:
-        raise error(f"{op}: draws floating-point values; got dtype {dt.name}, wanted float32 or float64")
+    if not (dt.is_floating or complex_ok and dt.is_complex):
+        wanted = "a floating or complex dtype" if complex_ok else "float32 or float64"
+        raise error(f"{op}: draws floating-point values; got dtype {dt.name}, wanted {wanted}")
     return dt
 
 
@@ -55,11 +57,15 @@ def _values(values, shape, dtype, be) -> Tensor:
 
 
 def _uniform(shape, dtype, be, generator, op, low=0.0, high=1.0) -> Tensor:
+    if dtype.is_complex:   # PyTorch's: the real and imaginary parts drawn as pairs of real values
+        return _as_complex(_uniform((*shape, 2), dtype.to_real(), be, generator, op, low, high))
     values = draw(generator, op, "uniform", math.prod(shape), dtype.name, float(low), float(high))
     return _values(values, shape, dtype, be)
 
 
 def _normal(shape, dtype, be, generator, op, mean=0.0, std=1.0, contiguous=True) -> Tensor:
+    if dtype.is_complex:   # PyTorch's: pairs of real draws, each part with half the variance
+        return _as_complex(_normal((*shape, 2), dtype.to_real(), be, generator, op, mean, std / math.sqrt(2)))
     values = draw(generator, op, "normal", math.prod(shape), dtype.name, float(mean), float(std), contiguous)
     return _values(values, shape, dtype, be)
 
@@ -89,7 +95,7 @@ def rand(*args, size=None, generator=None, dtype=None, layout=None, device=None,
     [0.4963, 0.7682, 0.0885]
     """
     check_factory("rand", layout, pin_memory)
-    shape, dt = sizes_from("rand", args, size), _floating("rand", dtype)
+    shape, dt = sizes_from("rand", args, size), _floating("rand", dtype, complex_ok=True)
     return _finish(_uniform(shape, dt, _backend(backend, device), generator, "rand"), requires_grad)
 
 
@@ -104,7 +110,7 @@ def randn(*args, size=None, generator=None, dtype=None, layout=None, device=None
     [1.541, -0.2934, -2.1788]
     """
     check_factory("randn", layout, pin_memory)
-    shape, dt = sizes_from("randn", args, size), _floating("randn", dtype)
+    shape, dt = sizes_from("randn", args, size), _floating("randn", dtype, complex_ok=True)
     return _finish(_normal(shape, dt, _backend(backend, device), generator, "randn"), requires_grad)
 
 
@@ -389,7 +395,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None) -> Tensor:
     >>> t = wg.empty(100).uniform_(-1, 1); -1 <= t.min().item() and t.max().item() < 1
     True
     """
-    dt = _floating("uniform_", self.dtype)
+    dt = _floating("uniform_", self.dtype, complex_ok=True)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     return _fill(self, _uniform(self.shape, dt, self._backend, generator, "uniform_", from_, to), "uniform_")
@@ -402,7 +408,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None) -> Tensor:
     >>> wg.empty(2, 3).normal_(0, 0.01).shape
     webgrad.Size([2, 3])
     """
-    dt = _floating("normal_", self.dtype)
+    dt = _floating("normal_", self.dtype, complex_ok=True)
     _check_std(std)
     new = _normal(self.shape, dt, self._backend, generator, "normal_", mean, std, self.is_contiguous())
     return _fill(self, new, "normal_")

@@ -17,7 +17,7 @@ from ..shapes import normalize_axes, normalize_axis, numel, reduced_shape
 from ..tensor import Tensor
 from . import binary
 from .movement import cat, narrow, pad
-from .common import check_tensor, scalar_tensor
+from .common import check_tensor, real_only, scalar_tensor
 from ..node_names import labelled
 
 
@@ -362,6 +362,13 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def _var(x, dim, unbiased, keepdim, correction, op):
+    if isinstance(x, Tensor) and x._dtype.is_complex:   # PyTorch's: the mean of |x - mean|^2, the parts' sum
+        return binary.add(*(_var(run_kernel(part, x), dim, unbiased, keepdim, correction, op)
+                            for part in (K.REAL, K.IMAG)))
+    return _real_var(x, dim, unbiased, keepdim, correction, op)
+
+
+def _real_var(x, dim, unbiased, keepdim, correction, op):
     if isinstance(dim, bool):             # torch's var(input, unbiased)
         dim, unbiased = None, dim
     _float_only(check_tensor(op, x), op, "std and var only support floating point dtypes")
@@ -555,6 +562,8 @@ def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
     """
     axes = _axes(input, dim, "norm")
     input = _cast(input, to_dtype(dtype)) if dtype is not None else input
+    if input._dtype.is_complex:            # the norm of the magnitudes (real), as PyTorch's
+        input = run_kernel(K.ABS, input)
     input = input if input._dtype.is_floating else _cast(input, get_default_dtype())
     if p == "fro":
         p = 2
@@ -569,24 +578,13 @@ def norm(input, p=2, dim=None, keepdim=False, *, dtype=None):
     return rule(input, axes, bool(keepdim)) if rule else _p_norm(input, p, axes, bool(keepdim))
 
 
-def _real_only(fn, error=NotImplementedError):
-    """``fn`` refusing complex input: with PyTorch's error where PyTorch refuses it too (the orderings),
-    else NotImplementedError (webgrad has no complex rule for it yet)."""
-    @wraps(fn)
-    def op(*args, **kwargs):   # (any arguments: fn's own signature refuses what it does not take)
-        x = args[0] if args else kwargs.get("input")
-        if isinstance(x, Tensor) and x._dtype.is_complex:
-            raise error(f"{fn.__name__}: not implemented for complex tensors (got {x._dtype.name}); the "
-                        f"reductions that take them: sum, mean, cumsum")
-        return fn(*args, **kwargs)
-    return op
-
-
-# (PyTorch has these for complex input: var/std of the magnitudes, norm, prod ...; webgrad not yet)
-prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm = [_real_only(f) for f in (
-    prod, cumprod, var, std, var_mean, std_mean, logsumexp, norm)]
-amax, amin, max, min, aminmax = [_real_only(f) for f in (amax, amin, max, min, aminmax)]  # noqa: A001
-argmax, argmin = [_real_only(f, RuntimeError) for f in (argmax, argmin)]
+# (PyTorch has these for complex input; webgrad not yet)
+_real = real_only(why="; the reductions that take them: sum, mean, cumsum, var, std, var_mean, std_mean, norm")
+prod, cumprod, logsumexp = [_real(f) for f in (prod, cumprod, logsumexp)]
+amax, amin, max, min, aminmax = [real_only(why="; complex numbers have no order")(f)  # noqa: A001
+                                 for f in (amax, amin, max, min, aminmax)]
+argmax, argmin = [real_only(RuntimeError, "; complex numbers have no order")(f)
+                  for f in (argmax, argmin)]
 
 METHODS = {
     "sum": sum, "mean": mean, "prod": prod, "cumsum": cumsum, "amax": amax, "amin": amin, "argmax": argmax,

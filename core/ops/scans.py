@@ -11,7 +11,7 @@ from ..engine import no_grad
 from ..shapes import normalize_axis
 from ..tensor import Tensor
 from . import binary, comparison, elementary, movement as M, reduce
-from .common import check_tensor
+from .common import NO_ORDER as _NO_ORDER, check_tensor, real_only
 from .creation import arange, zeros
 from .indexing import gather
 from .sorting import sort
@@ -109,6 +109,7 @@ def logcumsumexp(input, dim):
     return _scan([x], axis, lambda earlier, later: [elementary.logaddexp(earlier[0], later[0])])[0]
 
 
+@real_only(why=_NO_ORDER)
 def mode(input, dim=-1, keepdim=False):
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally frequent ones;
     NaNs each count once) and the last place it is at, as PyTorch's.

@@ -18,7 +18,7 @@ from ..engine import run_kernel
 from ..shapes import normalize_axis
 from ..tensor import Tensor
 from . import binary, movement, reduce, unary
-from .common import check_tensor, is_scalar, python_scalar, reshape_to, scalar_tensor
+from .common import NO_ORDER as _NO_ORDER, check_tensor, is_scalar, python_scalar, real_only, reshape_to, scalar_tensor
 from .indexing import gather
 
 
@@ -82,6 +82,7 @@ def _nonempty_dim(op, x, axis):
 
 # ---------------------------------------------------------------- sort, argsort, msort
 
+@real_only(RuntimeError, _NO_ORDER)
 def sort(input, dim=-1, descending=False, *, stable=False):
     """``(values, indices)``: ``input`` sorted along ``dim``, ascending unless ``descending``, and where
     each value came from (int64). Always stable (``stable`` has no effect); NaN sorts above every number.
@@ -100,6 +101,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     return return_types.sort(*_sorted(input, axis, _flag("sort", "descending", descending)))
 
 
+@real_only(RuntimeError, _NO_ORDER)
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """The indices that sort ``input`` along ``dim`` (int64): ``sort(...).indices``.
 
@@ -110,6 +112,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     return sort(input, dim, descending, stable=stable).indices
 
 
+@real_only(RuntimeError, _NO_ORDER)
 def msort(input):
     """``input`` sorted along dim 0: ``sort(input, dim=0).values``.
 
@@ -122,6 +125,7 @@ def msort(input):
 
 # ---------------------------------------------------------------- topk, kthvalue
 
+@real_only(RuntimeError, _NO_ORDER)
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002  (torch.topk's argument name)
     """``(values, indices)`` of the ``k`` largest elements along ``dim`` (smallest if not ``largest``),
     in sorted order. Ties are taken in index order (a stable sort's); ``sorted=False`` gives the
@@ -146,6 +150,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002  (torch.top
     return return_types.topk(values, indices)
 
 
+@real_only(why=_NO_ORDER)
 def kthvalue(input, k, dim=-1, keepdim=False):
     """``(values, indices)`` of the ``k``-th smallest element (1-based) along ``dim``.
 
@@ -210,6 +215,7 @@ def _median_of_all(op, x, ignore_nan):
     return _pick(values, 0, _median_position(values, 0, ignore_nan), False)
 
 
+@real_only(why=_NO_ORDER)
 def median(input, dim=None, keepdim=False):
     """The lower median of all elements (a 0-d tensor); with ``dim``, ``(values, indices)`` along it.
     NaN propagates: a row with NaN has median NaN, at its first NaN.
@@ -224,6 +230,7 @@ def median(input, dim=None, keepdim=False):
     return _median("median", return_types.median, input, dim, keepdim, ignore_nan=False)
 
 
+@real_only(why=_NO_ORDER)
 def nanmedian(input, dim=None, keepdim=False):
     """``median`` ignoring NaN: the lower median of the numbers (NaN where there are none).
 
@@ -324,6 +331,7 @@ def _quantile(op, x, q, dim, keepdim, interpolation, ignore_nan):
     return reshape_to(movement.movedim(out, -1, 0), (q.shape[0],) + kept)
 
 
+@real_only(RuntimeError, _NO_ORDER)
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-th quantiles (``q`` a float or a 0-d/1-d tensor in [0, 1]) of all elements, or along
     ``dim``; a 1-d ``q`` adds a first dim. ``interpolation`` between the two nearest values: "linear",
@@ -339,6 +347,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
 
 
+@real_only(RuntimeError, _NO_ORDER)
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """``quantile`` ignoring NaN (NaN where a row has no numbers).
 

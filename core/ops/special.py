@@ -13,10 +13,11 @@ import math
 
 from .. import kernel_names as K
 from .. import return_types
-from ..dtypes import bool_, float64
+from ..dtypes import bool_, complex128, float64
 from ..engine import run_kernel
 from ..tensor import Tensor
 from . import binary, creation, reduce, unary
+from .complex import complex_math
 from .common import check_tensor, inplace_method
 from .unary import _input, _unary
 
@@ -175,7 +176,8 @@ def float_power(input, exponent) -> Tensor:
     if float64 not in backend.dtypes:
         raise TypeError(f"float_power: computes in float64, which backend {backend.name!r} does not hold; use "
                         f"pow (in float32) there, or move the tensors to 'cpu'")
-    as64 = [t.to(float64) if isinstance(t, Tensor) else float(t) for t in (input, exponent)]
+    as64 = [t.to(complex128 if t._dtype.is_complex else float64) if isinstance(t, Tensor)
+            else complex(t) if isinstance(t, complex) else float(t) for t in (input, exponent)]
     return binary.pow(*as64)
 
 
@@ -268,6 +270,7 @@ def igammac(input, other) -> Tensor:
     return run_kernel(K.IGAMMAC, *binary._operands("igammac", input, other, floating=True))
 
 
+@complex_math
 def sinc(input) -> Tensor:
     """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
 

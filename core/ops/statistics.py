@@ -17,13 +17,13 @@ from ..shapes import normalize_axis
 from ..tensor import Tensor, tensor
 from . import movement as M
 from .binary import where
-from .common import check_tensor, inplace_method, is_scalar
+from .common import check_tensor, inplace_method, is_scalar, real_only
 from .linalg import matmul
 from .reduce import cumsum, norm, sum as _sum
 
 
 def _floating(x):
-    return x if x.dtype.is_floating else x.to(get_default_dtype())
+    return x if x.dtype.kind in "fc" else x.to(get_default_dtype())
 
 
 def _pieces(op, y, x, dx, dim):
@@ -131,10 +131,11 @@ def cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor:
                       "observations.", UserWarning, stacklevel=2)
         norm_factor = norm_factor * 0 if isinstance(norm_factor, Tensor) else 0
     x = x - M.unsqueeze(avg, 1)
-    c = matmul(x, M.t(x if w is None else x * w))
+    c = matmul(x, (x if w is None else x * w).mH)    # (the conjugate, for complex x)
     return M.squeeze(c / norm_factor)
 
 
+@real_only()
 def corrcoef(input) -> Tensor:
     """Pearson's correlation coefficients of the variables in ``input``'s rows (``cov`` normalised by
     the standard deviations, clipped to [-1, 1]).

@@ -12,13 +12,21 @@ from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, 
                       int64, promote, promote_scalar)
 from ..engine import run_kernel
 from ..tensor import Tensor
-from .common import check_tensor, inplace_method, is_scalar
+from .common import check_tensor, inplace_method, is_scalar, scalar_tensor
 
 
 def _input(op: str, x, floating: bool) -> Tensor:
     check_tensor(op, x)
     if floating and not x._dtype.is_floating:
-        return run_kernel(K.CAST, x, dtype=get_default_dtype())
+        return run_kernel(K.CAST, _real(op, x), dtype=get_default_dtype())
+    return x
+
+
+def _real(op: str, x: Tensor) -> Tensor:
+    """``x``, refused when complex: an op that reaches here has no complex formula (a cast would drop the
+    imaginary parts)."""
+    if x._dtype.is_complex:
+        raise NotImplementedError(f"{op}: not implemented for complex tensors (got {x._dtype.name})")
     return x
 
 
@@ -28,6 +36,7 @@ _BOOL_AS = {"sign": (K.IDENTITY, bool_), "square": (K.SQUARE, int64)}   # bool i
 
 def _numeric(op: str, x) -> Tensor:
     check_tensor(op, x)
+    _real(op, x)
     if x._dtype is bool_:
         raise _BOOL_ERRORS.get(op, TypeError)(f"{op}: not supported for bool tensors (use logical_not, or cast "
                                               f"with .int() first)")
@@ -36,16 +45,21 @@ def _numeric(op: str, x) -> Tensor:
 
 # the elementwise ops that take complex tensors (numpy's complex math on cpu; holomorphic but abs, whose
 # rules give PyTorch's conjugate convention); the others refuse them with PyTorch's NotImplementedError
-# (sigmoid, which PyTorch has for complex input, is not in webgrad yet)
+# (and sigmoid, silu: _COMPLEX_FORMS)
 _COMPLEX = {"neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "reciprocal",
             "sin", "cos", "tan", "tanh"}
 
 
 def _complex_input(op: str, x) -> Tensor:
-    if op not in _COMPLEX:
-        raise NotImplementedError(f"{op}: not implemented for complex tensors (got {x._dtype.name}); the elementwise "
-                                  f"ops that take them: {', '.join(sorted(_COMPLEX))}")
-    return x
+    return x if op in _COMPLEX else _real(op, x)
+
+
+# complex forms composed of the complex kernels, where the real kernel's formula is real-only
+_COMPLEX_FORMS = {
+    "sigmoid": lambda z: run_kernel(K.RECIPROCAL, run_kernel(K.ADD, run_kernel(K.EXP, run_kernel(K.NEG, z)),
+                                                             scalar_tensor(1, z._dtype, z._backend))),
+    "silu": lambda z: run_kernel(K.MUL, z, _COMPLEX_FORMS["sigmoid"](z)),
+}
 
 
 def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, result: str):
@@ -54,7 +68,8 @@ def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, r
         if type(input) is Tensor and input._dtype.is_floating:   # the common case, first
             return run_kernel(kernel, input)
         if type(input) is Tensor and input._dtype.is_complex:
-            return run_kernel(kernel, _complex_input(name, input))
+            form = _COMPLEX_FORMS.get(name)
+            return form(input) if form else run_kernel(kernel, _complex_input(name, input))
         if name in _BOOL_AS and type(input) is Tensor and input._dtype is bool_:
             as_kernel, dtype = _BOOL_AS[name]
             return run_kernel(as_kernel, run_kernel(K.CAST, input, dtype=dtype) if dtype is not bool_ else input)
@@ -301,7 +316,21 @@ def copy_(self, other, non_blocking=False):
     return self._assign(other.to(self._backend.name).to(self._dtype), "copy_")
 
 
-_INPLACE = [name for name in _TABLE if name != "silu"] + ["round", "clamp_min", "clamp_max"]   # torch.Tensor's
+_INPLACE = [name for name in _TABLE if name not in ("silu", "abs")] + ["round", "clamp_min", "clamp_max"]  # Tensor's
+
+_abs_in_place = inplace_method("abs_", globals()["abs"])
+
+
+def abs_(self) -> Tensor:
+    """In-place ``abs`` (refused for a complex tensor, as PyTorch: the magnitudes are real).
+
+    >>> import webgrad as wg
+    >>> wg.tensor([-1.5, 2.0]).abs_().tolist()
+    [1.5, 2.0]
+    """
+    if type(self) is Tensor and self._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_in_place(self)
 
 METHODS = {name: globals()[name] for name in _TABLE}
 METHODS.update({name + "_": inplace_method(name + "_", globals()[name]) for name in _INPLACE})
@@ -313,7 +342,7 @@ METHODS.update({
     "bfloat16": _cast_method(bfloat16), "int": _cast_method(int32), "long": _cast_method(int64),
     "bool": _cast_method(bool_), "cfloat": _cast_method(complex64), "cdouble": _cast_method(complex128),
     "clamp_": clamp_, "clip_": clamp_, "fill_": fill_, "zero_": zero_, "copy_": copy_, "clamp_min": clamp_min,
-    "clamp_max": clamp_max, "negative_": METHODS["neg_"], "absolute_": METHODS["abs_"],
+    "clamp_max": clamp_max, "negative_": METHODS["neg_"], "abs_": abs_, "absolute_": abs_,
 })
 
 negative, absolute = neg, abs  # noqa: F821  (made from _TABLE above)

@@ -7,7 +7,7 @@ from ..dtypes import bool_, int64
 from ..shapes import normalize_axis
 from ..tensor import Tensor
 from . import binary, movement as M, reduce
-from .common import check_tensor
+from .common import NO_ORDER as _NO_ORDER, check_tensor, real_only
 from .creation import arange, full
 from .indexing import index_copy, index_select, nonzero
 from .sorting import sort
@@ -61,6 +61,7 @@ def _sortable(rows):
     return rows.to(int64) if rows._dtype is bool_ else rows
 
 
+@real_only(why=_NO_ORDER)
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002  (torch's name)
     """The distinct elements (slices along ``dim``), sorted; with ``return_inverse`` also where
     each input element went, with ``return_counts`` how often each occurs. ``sorted=False`` gives
@@ -83,6 +84,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _finish(values, rest, d, extras, input)
 
 
+@real_only(why=_NO_ORDER)
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """The first element (slice along ``dim``) of each run of equal neighbours, with the same
     optional ``inverse`` and ``counts`` as ``unique``.

@@ -131,9 +131,11 @@ def test_the_wheel_is_requested_while_pyodide_loads(visits, web_server):
         steps = v["startup"]["phases"]
         assert steps["worker"] <= steps["wheel_requested"] < steps["pyodide"] < steps["installed"], steps
         assert steps["installed"] <= steps["imported"] <= steps["ready"] <= v["startup"]["first_result_ms"], steps
-    # the server saw the wheel's request before the standard library's (which Pyodide's start asks for)
-    order = [r["path"].rsplit("/", 1)[-1] for r in visits[0]["served"]]
-    assert order.index(web_server.wheel.name) < order.index("python_stdlib.zip"), order
+    # the first visit took the wheel from the server once. (Which of two concurrent requests the
+    # server logs first — the wheel's or Pyodide's standard library's — is a race under load, so the
+    # order is read from the page's own marks above, not from the server's log.)
+    names = [r["path"].rsplit("/", 1)[-1] for r in visits[0]["served"]]
+    assert names.count(web_server.wheel.name) == 1, names
 
 
 def test_the_python_shipped_is_compiled(web_server):

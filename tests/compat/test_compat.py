@@ -1,8 +1,10 @@
 """PyTorch programs run on webgrad by rewriting their import lines only, with PyTorch's numbers.
 
 Each program in this folder is written as public PyTorch programs are (nanoGPT-style GPT, the
-PyTorch examples' MNIST, word language model, VAE, regression and policy gradients, the tutorials' polynomial
-fits, torch.func's per-sample-gradients and model-ensembling tutorials) and imports torch as they do.
+PyTorch examples' MNIST, word language model, VAE, DCGAN, regression and policy gradients, a CIFAR-style
+ResNet, the tutorials' polynomial fits, text classification with EmbeddingBag, sequence-to-sequence
+translation with attention, torch.func's per-sample-gradients and model-ensembling tutorials) and
+imports torch as they do.
 Each case runs the program under PyTorch, then ported by
 ``harness.load(program, "webgrad")`` (its torch import statements rewritten and nothing else,
 checked line by line) on every backend, from PyTorch's initial weights and with the same numpy
@@ -54,6 +56,12 @@ CASES = {
     "per_sample_grads": ("per_sample_grads", {}, ["per_sample_matches", "ensemble"], False),
     "actor_critic": ("reinforce", {"model": "actor_critic"}, ["probe"], False),
     "llama": ("llama", {}, [], False),
+    "dcgan": ("dcgan", {}, ["fixed_mean", "scores"], False),
+    "resnet": ("resnet", {}, ["train_acc", "test_acc"], False),
+    "resnet_adaptive_pool": ("resnet", {"adaptive": True}, ["train_acc", "test_acc"], False),
+    "text_classifier": ("text_classifier", {}, ["accuracy", "eval_accuracy"], False),
+    "text_classifier_max": ("text_classifier", {"mode": "max"}, ["accuracy", "eval_accuracy"], False),
+    "seq2seq_attention": ("seq2seq", {}, ["decoded"], False),
 }
 # programs that hold complex tensors, which webgrad's GPU backends refuse (test_complex_programs_refused_on_gpu)
 COMPLEX = {"llama"}

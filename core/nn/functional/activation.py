@@ -93,7 +93,7 @@ def _along(op, kernel, input, dim, dtype, stacklevel):
     dim = normalize_axis(dim, input.ndim, op)
     x = input if dtype is None else input.to(to_dtype(dtype))
     if not x.dtype.is_floating:
-        x = x.to("float32")
+        x = unary._real(op, x).to("float32")
     if x.ndim == 0:                               # a 0-d tensor is one row of one element
         return run_kernel(kernel, x.reshape(1), axis=0).reshape(())
     return run_kernel(kernel, x, axis=dim)

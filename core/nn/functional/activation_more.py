@@ -8,7 +8,7 @@ import struct
 import warnings
 
 from ...ops import binary, unary
-from ...ops.common import check_tensor
+from ...ops.common import check_tensor, real_only
 from ...ops.creation import empty_like, zeros_like
 from ...ops.random import _values
 from ...random import draw
@@ -110,6 +110,7 @@ def softshrink(input, lambd=0.5):
     return binary.where(binary.gt(unary.abs(x), lambd), shrunk, 0.0)
 
 
+@real_only()
 def hardshrink(input, lambd=0.5):
     """``input`` where ``|input| > lambd``, else 0.
 

@@ -5,7 +5,7 @@ from ... import kernel_names as K
 from ...amp import full_precision
 from ...amp import state as autocast
 from ...engine import no_grad, record_function, run_kernel
-from ...ops.common import check_tensor
+from ...ops.common import check_tensor, real_only
 from ._utils import check_reduction, legacy_reduction, reduce_loss
 from .activation import log_softmax
 from ...node_names import labelled
@@ -39,6 +39,7 @@ def _weighted(op, loss, weight, reduction, mean_by_weight=True):
     return reduce_loss(loss, reduction, op)
 
 
+@real_only()
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error (each element's times ``weight`` when given; 'mean' then divides by the
     summed weights). ``size_average`` and ``reduce`` are PyTorch's deprecated forms of ``reduction``.
@@ -73,6 +74,7 @@ def _piecewise(op, input, target, cut, small, large, reduction, weight=None):
     return _weighted(op, wg.where(d < cut, small(d), large(d)), weight, reduction, mean_by_weight=False)
 
 
+@real_only()
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - beta/2 (the L1 loss when beta is 0).
 
@@ -89,6 +91,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                                lambda d: d - 0.5 * beta, reduction), "SmoothL1LossBackward0")
 
 
+@real_only()
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, else delta (|d| - delta/2); times ``weight`` when given ('mean' then
     divides by the element count, as PyTorch's).
