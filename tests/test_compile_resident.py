@@ -256,3 +256,25 @@ def test_another_view_of_a_parameters_root_makes_the_replay_give_new_data_as_eag
     assert values == pytest.approx(eager_values, rel=1e-5, abs=1e-6)
     if backend != "cpu":
         assert fn.last.run_steps.replays == 0, fn.explain()   # (built, then each call from Python)
+
+
+def test_gradients_accumulated_across_steps_are_eagers(backend):
+    # without zero_grad the step reads the old .grad (new = old + this step's): its buffer is not the new one's
+    def run(compiled):
+        wg.manual_seed(0)
+        model = nn.Linear(4, 3).to(backend)
+
+        def step(x):
+            loss = model(x).square().sum()
+            loss.backward()
+            return loss
+        fn = wg.compile(step) if compiled else step
+        g = wg.Generator().manual_seed(2)
+        x = wg.randn(5, 4, generator=g).to(backend)
+        losses = [fn(x).item() for _ in range(5)]
+        return fn, losses, [v for p in model.parameters() for v in p.grad.flatten().tolist()]
+    _, eager_losses, eager_grads = run(False)
+    fn, losses, grads = run(True)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert grads == pytest.approx(eager_grads, rel=1e-5, abs=1e-6)
+    assert fn.replays >= 2, fn.explain()

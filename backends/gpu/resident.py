@@ -127,10 +127,11 @@ class Resident:
     'held by the device: 29 dispatches submitted in one call per replay (1 so far)'
     """
 
-    def __init__(self, be, plan, needed, fallback, steps, replaced=None, grads=None):
+    def __init__(self, be, plan, needed, fallback, steps, replaced=None, grads=None, roots=None):
         self.be, self.plan, self.needed, self.fallback, self.steps = be, plan, needed, fallback, steps
         self.replaced = replaced or {}    # {slot: input slot}: may be written into the input's buffer
         self.grads = grads or {}          # {slot: place}: may be written into the buffer of the .grad it replaces
+        self.fixed_roots = roots or {}    # {slot: weak reference}: the new data of a root (replay.replaced_roots)
         self.handle, self.why, self.into, self.renew, self.roots = None, None, {}, {}, {}
         self.count = [0]                  # held replays (the generated replay counts them)
 
@@ -182,8 +183,7 @@ class Resident:
                 self.ins.append(kind)
         ins = [values[s] for s in slots]
         made = {id(a.storage): (a, upload) for a, upload in log.allocs}
-        roots = {slot: r for kind, r, slot, _ in plan.writes if kind == "fixed"}
-        self.into, self.roots = _in_place(self.replaced, values, made, where, ins, self.needed, roots)
+        self.into, self.roots = _in_place(self.replaced, values, made, where, ins, self.needed, self.fixed_roots)
         self.into_ref = {s: where[id(values[i].storage)][1] for s, i in self.into.items()}
         self.renew = _renewable(self.grads, values, made, where, tensors, self.needed)
         self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
@@ -484,13 +484,14 @@ _ALONE, _ALONE_GRAD, _ALONE_STORAGE = _refs_when_alone()
 
 def _renewable(grads, values, made, where, tensors, needed) -> dict:
     """{output slot: place} of the outputs ``grads`` allows that the held plan may write into the buffer of the
-    ``.grad`` they replace (``tensors[place]``, when it holds one of the output's shape, dtype and size): a buffer
-    a dispatch made, handed out, and the output's buffer no other result's."""
+    ``.grad`` they replace (``tensors[place]``, when it holds one of the output's shape, dtype and size, which no
+    dispatch reads): a buffer a dispatch made, handed out, and the output's buffer no other result's."""
     out = {}
     for s, place in grads.items() if _ALONE_GRAD is not None else ():
         a, old = values[s], tensors[place]
         key = id(a.storage)
         if (old is not None and key in made and not made[key][1] and key not in where
+                and id(old._data.storage) not in where                  # (an old .grad the step reads: it stays)
                 and old._data.shape == a.shape and old._data.dtype is a.dtype
                 and old._data.storage.size == a.storage.size
                 and sum(id(values[n].storage) == key for n in needed) == 1):
@@ -573,12 +574,12 @@ def _packs(code, v, word) -> bool:
         return False
 
 
-def resident_plan(be, plan, needed, fallback, steps, replaced=None, grads=None):
+def resident_plan(be, plan, needed, fallback, steps, replaced=None, grads=None, roots=None):
     """The replay of ``plan``'s ``steps`` on ``be`` held by the device (see the module's doc), or
     ``fallback`` (the generated steps function) where the device cannot hold plans or a graph break
-    between pieces of the plan reads a value back; ``replaced`` and ``grads`` as ``Resident`` takes them."""
+    between pieces of the plan reads a value back; ``replaced``, ``grads`` and ``roots`` as ``Resident`` takes them."""
     if getattr(be.device, "create_plan", None) is None or any(step.check is not None for step in steps):
         return fallback
-    return Resident(be, plan, needed, fallback, steps, replaced, grads)
+    return Resident(be, plan, needed, fallback, steps, replaced, grads, roots)
 
 __all__ = ["Resident", "HostPlan", "resident_plan", "walk"]

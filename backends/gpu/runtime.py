@@ -397,13 +397,14 @@ class GpuBackend:
         from .capture import Capture
         return Capture(self)
 
-    def resident_plan(self, plan, needed, steps, forward, replaced=None, grads=None):
+    def resident_plan(self, plan, needed, steps, forward, replaced=None, grads=None, roots=None):
         """A compiled plan's replay (its ``forward`` steps) held by the device (see ``resident``), or the
         generated ``steps`` function where it cannot be; ``replaced`` ({slot: input slot}) the outputs it may
         write into the buffers of the tensors they replace the data of, ``grads`` ({slot: place}) those it may
-        write into the buffers of the ``.grad`` tensors they replace."""
+        write into the buffers of the ``.grad`` tensors they replace, ``roots`` ({slot: weak reference}) those that
+        become the data of an updated view's root."""
         from .resident import resident_plan
-        return resident_plan(self, plan, needed, steps, forward, replaced or {}, grads or {})
+        return resident_plan(self, plan, needed, steps, forward, replaced or {}, grads or {}, roots or {})
 
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
     matmul_reads_transposed = True   # MatMul's transpose flags read through strides: compiled plans fold Transposes in

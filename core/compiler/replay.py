@@ -181,7 +181,8 @@ class Replay:
         self.steps, self.source = _built(steps_source(plan, self.needed, forward, self.kept), "steps")
         replaced = {} if resident is None else replaced_data(plan, self.saved)
         self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward, replaced,
-                                                                      replaced_grads(plan, self.saved))
+                                                                      replaced_grads(plan, self.saved),
+                                                                      replaced_roots(plan, self.saved))
         self.backward_steps = None
         if self.backward is not None:
             self.backward_steps, source = _built(backward_source(plan, self.backward, self.saved), "backward")
@@ -345,7 +346,7 @@ def replaced_data(plan: Plan, saved) -> dict:
     >>> replaced_data(step.last.plan, step.last.saved)   # doctest: +SKIP
     {45: 6, 48: 2, 51: 8, 54: 4}
     """
-    uses = [s for _, _, s, _ in plan.writes] + sorted(_output_slots(plan.outputs)) + list(saved)
+    uses = _uses(plan, saved)
     read = {i: slot for slot, i in plan.inputs.items()}
     kept = set(plan.saved_places)
     return {slot: read[place] for kind, place, slot, grad in plan.writes
@@ -362,9 +363,22 @@ def replaced_grads(plan: Plan, saved) -> dict:
     >>> replaced_grads(step.last.plan, step.last.saved)   # doctest: +SKIP
     {41: 3, 35: 5, 42: 7, 36: 9}
     """
-    uses = [s for _, _, s, _ in plan.writes] + sorted(_output_slots(plan.outputs)) + list(saved)
+    uses = _uses(plan, saved)
     return {slot: place for kind, place, slot, _ in plan.writes
             if kind == "new" and plan.place_kinds[place][0] == "grad" and uses.count(slot) == 1}
+
+
+def replaced_roots(plan: Plan, saved) -> dict:
+    """{slot: weak reference}: the slots whose one use past the steps is to become the data of a tensor held
+    elsewhere (the root of a view the step updated), neither returned nor saved for a backward: a device holding
+    the plan may give such a root its view's own buffer at the root's shape, where the view is updated in place."""
+    uses = _uses(plan, saved)
+    return {slot: ref for kind, ref, slot, _ in plan.writes if kind == "fixed" and uses.count(slot) == 1}
+
+
+def _uses(plan: Plan, saved) -> list:
+    """Each use of a slot past the steps: a write-back, the result, a value saved for the backward."""
+    return [s for _, _, s, _ in plan.writes] + sorted(_output_slots(plan.outputs)) + list(saved)
 
 
 def _output_slots(node) -> set:
@@ -378,4 +392,4 @@ def _output_slots(node) -> set:
     return set()
 
 
-__all__ = ["Replay", "Miss", "steps_source", "Source", "replaced_data", "replaced_grads"]
+__all__ = ["Replay", "Miss", "steps_source", "Source", "replaced_data", "replaced_grads", "replaced_roots"]
