@@ -1,11 +1,12 @@
 """The Python of one compiled replay on the GPU backends (issue 19: "recording cost of a compiled step
 <= 1 us per kernel"), measured natively: the MLP 784-256-10 step at batch 128 as the browser bench
-writes it (plain tensors and SGD, 29 dispatches) and as modules with Adam, compiled, replayed from the
-plan the device holds, with the device's submit replaced by nothing (so only Python is timed, and no
+writes it (plain tensors and SGD; made by ``reshape`` as the page makes them, or directly) and as
+modules with Adam, compiled, replayed from the plan the device holds, with the device's submit replaced by nothing (so only Python is timed, and no
 shader runs), split into
 
 * guards: the call's places and key (``find_places``, or the quick guard, ``core/compiler/quick.py``),
-* per-step numbers (the plan's prologue), write-backs and outputs (``core/compiler/replay.py``),
+* per-step numbers (the plan's prologue), write-backs and outputs (one generated function, ``Replay.finish``;
+  ``core/compiler/replay.py``),
 * the held plan's Python (``backends/gpu/resident.py``: input and output buffers, per-step bytes),
 * the rest of the call (``CompiledFunction.__call__``);
 
@@ -29,11 +30,30 @@ clock = time.thread_time_ns
 
 
 def browser_step(backend):
-    """The browser bench's step: tensors in a closure, SGD."""
+    """The browser bench's step, its tensors made directly (not by ``reshape``): tensors in a closure, SGD."""
     wg.manual_seed(0)
     x, y = wg.randn(B, D_IN, device=backend), wg.randint(0, D_OUT, (B,), device=backend)
     w1 = (wg.randn(D_IN, D_H, device=backend) * 0.05).requires_grad_()
     w2 = (wg.randn(D_H, D_OUT, device=backend) * 0.05).requires_grad_()
+    b1, b2 = wg.zeros(D_H, device=backend, requires_grad=True), wg.zeros(D_OUT, device=backend, requires_grad=True)
+    opt = wg.optim.SGD([w1, b1, w2, b2], lr=0.01)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy((x @ w1 + b1).relu() @ w2 + b2, y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step, x, y
+
+
+def view_step(backend):
+    """The browser bench's step as it is written there: its parameters and input made by ``reshape`` (views of
+    the tensors made from lists), SGD."""
+    wg.manual_seed(0)
+    flat = [wg.randn(n, device=backend) * s for n, s in ((B * D_IN, 1.0), (D_IN * D_H, 0.05), (D_H * D_OUT, 0.05))]
+    x, y = flat[0].reshape(B, D_IN), wg.randint(0, D_OUT, (B,), device=backend)
+    w1, w2 = flat[1].reshape(D_IN, D_H).requires_grad_(), flat[2].reshape(D_H, D_OUT).requires_grad_()
     b1, b2 = wg.zeros(D_H, device=backend, requires_grad=True), wg.zeros(D_OUT, device=backend, requires_grad=True)
     opt = wg.optim.SGD([w1, b1, w2, b2], lr=0.01)
 
@@ -114,8 +134,7 @@ def measure(make, backend, replays, rounds):
             if quick is not None:
                 split.wrap(type(quick), "__call__", "guards: quick")
             split.wrap(entry, "numbers", "per-step numbers")
-            split.wrap(entry, "write", "write-backs")
-            split.wrap(entry, "output", "outputs")
+            split.wrap(entry, "finish", "write-backs, outputs")
             if getattr(held, "handle", None) is not None:
                 split.wrap(held, "replay", "held plan")
             else:
@@ -166,7 +185,8 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args(argv)
     print(f"webgrad {wg.__file__}; backend {a.backend}; thread CPU µs per replay, best of {a.rounds} x {a.replays}")
-    for name, make in (("browser bench's step (tensors, SGD)", browser_step), ("nn.Sequential + Adam", module_step)):
+    for name, make in (("tensors in a closure, SGD", browser_step), ("the same made by reshape (as the browser "
+                       "bench's)", view_step), ("nn.Sequential + Adam", module_step)):
         kernels, parts, encode = measure(make, a.backend, a.replays, a.rounds)
         print(f"\n{name}: {kernels} dispatches (or kernel calls, where not held)")
         for label, us in parts.items():

@@ -266,3 +266,78 @@ def test_a_walk_over_keywords_or_containers_keeps_the_general_check(backend):
         _, q = quick_module.watch(fn, args, kwargs)
         assert not hasattr(q._check, "source")
         assert q(fn, args, kwargs) is not None
+
+
+def _view_step(backend):
+    """The browser bench's idiom: parameters and an argument that are views (``reshape``) of other tensors."""
+    wg.manual_seed(0)
+    roots = [wg.randn(12, device=backend), wg.randn(3, device=backend)]
+    w, b = roots[0].reshape(4, 3).requires_grad_(), roots[1].reshape(3).requires_grad_()
+    opt = wg.optim.SGD([w, b], lr=0.1)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(x @ w + b, y)
+        loss.backward()
+        opt.step()
+        return loss
+    g = wg.Generator().manual_seed(1)
+    x, y = wg.randn(24, generator=g).to(backend).reshape(6, 4), wg.randint(0, 3, (6,), generator=g).to(backend)
+    return roots, (w, b), step, x, y
+
+
+def test_parameters_that_are_views_replay_without_walking(backend, walks):
+    """A place holding a view (a parameter made by ``reshape``, an argument that is a view) keeps its quick guard:
+    the replays walk no more, and give eager's losses, parameters and roots (the roots see every update)."""
+    out = []
+    for compiled in (False, True):
+        roots, params, step, x, y = _view_step(backend)
+        fn = wg.compile(step) if compiled else step
+        losses = [fn(x, y).item() for _ in range(3)]   # two traces (the second with .grad), a walk and replay
+        before = walks[0]
+        losses += [fn(x.clone().reshape(6, 4), y).item() for _ in range(3)]   # (a new argument view each call)
+        out.append((losses, [v for t in params + tuple(roots) for v in t.flatten().tolist()], walks[0] - before))
+    (eager, eager_values, _), (got, values, walked) = out
+    _close(got, eager, backend)
+    _close(values, eager_values, backend)
+    assert fn._quick is not None and walked == 0 and fn.replays == 4, (walked, fn.explain())
+    assert values[:12] == values[15:27]                        # w is a view of its root: the same elements
+
+
+def test_a_parameter_that_becomes_another_view_makes_the_call_walk(backend, walks):
+    roots, (w, b), step, x, y = _view_step(backend)
+    fn = wg.compile(step)
+    for _ in range(3):
+        fn(x, y)
+    found, q = quick_module.watch(step, (x, y), {})
+    assert q is not None and _same_answer(q, (x, y)) is not None
+    info = w._view
+    w._view = type(info)(info.root, info.layout, info.versions)   # another view of the same elements
+    assert _same_answer(q, (x, y)) is None
+    w._view = None                                             # no longer a view
+    assert _same_answer(q, (x, y)) is None
+    w._view = info
+    assert _same_answer(q, (x, y)) is not None
+
+
+def test_write_backs_refresh_only_the_views_they_do_not_write(backend, monkeypatch):
+    """A replay writing a root and its view (a parameter made by ``reshape``) leaves the view the value it wrote,
+    and refreshes the root's other live views (a slice made after the trace, which the plan does not know):
+    eager's values for all of them."""
+    from webgrad.compiler import replay as replay_module
+    out, refreshed = [], []
+    for compiled in (False, True):
+        roots, params, step, x, y = _view_step(backend)
+        fn = wg.compile(step) if compiled else step
+        for _ in range(3):
+            fn(x, y)
+        alias = roots[0][2:8]                                     # a view of w's root that no place holds
+        if compiled:
+            real = replay_module.refresh
+            monkeypatch.setattr(replay_module, "refresh", lambda v, tracked: (refreshed.append(v), real(v, tracked)))
+        for _ in range(2):
+            fn(x, y)
+        out.append([v for t in params + tuple(roots) + (alias,) for v in t.flatten().tolist()])
+    _close(out[1], out[0], backend)
+    assert out[1][30:36] == out[1][17:23] and fn.replays == 3   # the alias sees its root's (and w's) elements
+    assert len(refreshed) == 2 and all(v is alias for v in refreshed), len(refreshed)   # once per replay: the alias

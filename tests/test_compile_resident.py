@@ -169,3 +169,112 @@ def test_an_update_the_outputs_backward_reads_gives_eager_gradients(backend):
             got.append((out.item(), x.grad.tolist(), w.tolist()))
         return got
     assert run(True) == run(False)
+
+
+def _grads(model):
+    return [v for p in model.parameters() for v in p.grad.flatten().tolist()]
+
+
+def test_a_new_grad_takes_the_buffer_of_the_grad_it_replaces_when_nothing_else_holds_it(backend):
+    # eagerly zero_grad() drops the old .grad tensors, backward makes new ones and the old buffers go back to the
+    # pool; a held replay writes each new .grad into the buffer of the one it replaces, where nothing but that
+    # tensor held it: eager's values, new tensors, the same buffers
+    _, eager_losses, eager_params, (eager_model, _, _, _) = _train(backend, False, _sgd)
+    fn, losses, params, (model, opt, x, y) = _train(backend, True, _sgd)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert params == pytest.approx(eager_params, rel=1e-5, abs=1e-6)
+    assert _grads(model) == pytest.approx(_grads(eager_model), rel=1e-5, abs=1e-6)
+    if backend == "cpu":
+        return
+    held = fn.last.run_steps
+    assert len(held.renew) == len(list(model.parameters())), held.state
+    old = [id(p.grad) for p in model.parameters()]
+    buffers = [id(p.grad._data.storage) for p in model.parameters()]   # (kept alive by the new .grad tensors)
+    replays = held.replays
+    fn(x, y)
+    assert [id(p.grad._data.storage) for p in model.parameters()] == buffers and held.replays == replays + 1
+    assert all(id(p.grad) != i for p, i in zip(model.parameters(), old))
+
+
+def test_a_grad_or_an_output_a_user_holds_keeps_its_value(backend):
+    # an old .grad held (itself, or through a view of it) or an old loss: the replay leases new buffers for the new
+    # .grad tensors (the plan still held by the device), and what the user holds keeps its value
+    eager_fn, _, _, (eager_model, _, ex, ey) = _train(backend, False, _sgd)
+    fn, _, _, (model, _, x, y) = _train(backend, True, _sgd)
+    holds = {"grad": lambda m, f, a, b: m[0].weight.grad, "view": lambda m, f, a, b: m[2].bias.grad.view(2, 2),
+             "loss": lambda m, f, a, b: f(a, b)}
+    for what, hold in holds.items():
+        kept, eager_kept = hold(model, fn, x, y), hold(eager_model, eager_fn, ex, ey)
+        values = kept.flatten().tolist()
+        assert values == pytest.approx(eager_kept.flatten().tolist(), rel=1e-5, abs=1e-6)
+        replays = getattr(fn.last.run_steps, "replays", 0)
+        loss, eager_loss = fn(x, y).item(), eager_fn(ex, ey).item()
+        assert kept.flatten().tolist() == values and loss == pytest.approx(eager_loss, rel=1e-5, abs=1e-6), what
+        assert _grads(model) == pytest.approx(_grads(eager_model), rel=1e-5, abs=1e-6)
+        assert what != "grad" or model[0].weight.grad is not kept and model[0].weight.grad.flatten().tolist() != values
+        if backend != "cpu":
+            assert fn.last.run_steps.replays == replays + 1, what   # still the held plan
+        del kept, eager_kept
+
+
+def _view_run(backend, compiled, hold=None, steps=6):
+    """The losses and values (parameters, their roots, what ``hold(roots)`` gives) of ``steps`` steps of a step
+    whose parameters are views of other tensors (``reshape``); the compiled function, the roots and a replay."""
+    from test_compile_quick import _view_step
+    roots, params, step, x, y = _view_step(backend)
+    fn = wg.compile(step) if compiled else step
+    held = hold(roots) if hold else None
+    losses = [fn(x, y).item() for _ in range(steps)]
+    kept = (held,) if held is not None else ()
+    return losses, [v for t in params + tuple(roots) + kept for v in t.flatten().tolist()], fn, roots, lambda: fn(x, y)
+
+
+def test_a_parameter_that_is_a_view_is_updated_in_its_roots_buffer(backend):
+    # w = root.reshape(4, 3): the held plan writes w's update into w's buffer, which its root's data shares, and
+    # the root's new data is that buffer at the root's shape, as eagerly the root and its view share one storage
+    eager_losses, eager_values, *_ = _view_run(backend, False)
+    losses, values, fn, roots, again = _view_run(backend, True)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert values == pytest.approx(eager_values, rel=1e-5, abs=1e-6)
+    if backend == "cpu":
+        return
+    held = fn.last.run_steps
+    assert len(held.into) == 2 and len(held.roots) == 2, held.state
+    storages, replays = [id(r._data.storage) for r in roots], held.replays
+    again()
+    assert [id(r._data.storage) for r in roots] == storages and held.replays == replays + 1
+
+
+def test_another_view_of_a_parameters_root_makes_the_replay_give_new_data_as_eagerly(backend):
+    # a tensor sharing the root's storage that the plan does not write (a user's other view of the root): the
+    # call replays from Python, which gives the parameter and its root new data, as eager does; all agree
+    def hold(roots):
+        return roots[0].reshape(2, 6)
+    eager_losses, eager_values, *_ = _view_run(backend, False, hold)
+    losses, values, fn, _, _ = _view_run(backend, True, hold)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert values == pytest.approx(eager_values, rel=1e-5, abs=1e-6)
+    if backend != "cpu":
+        assert fn.last.run_steps.replays == 0, fn.explain()   # (built, then each call from Python)
+
+
+def test_gradients_accumulated_across_steps_are_eagers(backend):
+    # without zero_grad the step reads the old .grad (new = old + this step's): its buffer is not the new one's
+    def run(compiled):
+        wg.manual_seed(0)
+        model = nn.Linear(4, 3).to(backend)
+
+        def step(x):
+            loss = model(x).square().sum()
+            loss.backward()
+            return loss
+        fn = wg.compile(step) if compiled else step
+        g = wg.Generator().manual_seed(2)
+        x = wg.randn(5, 4, generator=g).to(backend)
+        losses = [fn(x).item() for _ in range(5)]
+        return fn, losses, [v for p in model.parameters() for v in p.grad.flatten().tolist()]
+    _, eager_losses, eager_grads = run(False)
+    fn, losses, grads = run(True)
+    assert losses == pytest.approx(eager_losses, rel=1e-5, abs=1e-6)
+    assert grads == pytest.approx(eager_grads, rel=1e-5, abs=1e-6)
+    assert fn.replays >= 2, fn.explain()

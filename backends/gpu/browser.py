@@ -237,9 +237,14 @@ class BrowserDevice:
             ops.extend((_UNBIND, self._dead.pop()))
         buf, data = self._uniform
         written = self._data or None
-        self._ops, self._uniform, self._data = array("I"), (buf, None), bytearray()
+        if ops:                  # (handed to JavaScript, the next batch gets new ones; an empty one is not handed)
+            self._ops = array("I")
+        if written:
+            self._data = bytearray()
+        if data is not None:
+            self._uniform = (buf, None)
         if plan is None:
-            self._run(ops, buf.id, data, written)
+            self._run(ops or None, buf.id, data, written)
             return
         self._run(ops or None, buf.id, data, written, plan[0], plan[1], plan[2] or None)
 

@@ -12,7 +12,12 @@ makes; from those, every buffer the dispatches touch is one of
   where the output replaces the data of a tensor the step read (a parameter's update, an optimizer's
   state: ``replay.replaced_data``): the plan writes it into a buffer of its own and copies that into
   the tensor's buffer after its dispatches, so the tensor keeps its buffer, updated in place as
-  PyTorch's are (a dispatch cannot read and write one buffer);
+  PyTorch's are (a dispatch cannot read and write one buffer; where that tensor is a view, e.g. a parameter
+  made by ``reshape``, its root's new data is the same buffer at the root's shape, as it was); and except
+  where the output becomes the new
+  ``.grad`` of a place whose old one nothing else holds (``replay.replaced_grads``; checked at each replay by
+  reference counts): the plan writes it into that old ``.grad``'s buffer, which eagerly would go back to the pool
+  as the old tensor dies;
 * **fixed**: the plan's own intermediates and constants, leased for the plan's life.
 
 The device then holds the plan (``device.create_plan``: in the browser gpu.js keeps it, with its
@@ -20,7 +25,7 @@ uniform blocks in a buffer of its own; natively a ``HostPlan``), and a replay is
 outputs' buffers plus the per-step numbers (``webgrad.per_step``: a scheduled rate or Adagrad's decayed one, which the
 step uploads as small ``Fill`` tensors; Adam's step size and bias correction, which ``AdamStep``'s uniforms
 hold as they are; a generator's draws, e.g. a dropout mask, which ``RandomValues`` uploads) packed into bytes, submitted with the open batch in one
-call (``GpuBackend.flush(plan=...)``) by one generated function (``replay_source``). Bind groups are made once per set of buffers (the pool hands a
+call (``GpuBackend.submit_plan``) by one generated function (``replay_source``). Bind groups are made once per set of buffers (the pool hands a
 step's outputs back in a short cycle, so a few sets recur).
 
 A replay that cannot run so (device timing on, an index check with another flags slot since the
@@ -122,24 +127,33 @@ class Resident:
     'held by the device: 29 dispatches submitted in one call per replay (1 so far)'
     """
 
-    def __init__(self, be, plan, needed, fallback, steps, replaced=None):
+    def __init__(self, be, plan, needed, fallback, steps, replaced=None, grads=None, roots=None):
         self.be, self.plan, self.needed, self.fallback, self.steps = be, plan, needed, fallback, steps
         self.replaced = replaced or {}    # {slot: input slot}: may be written into the input's buffer
-        self.handle, self.why, self.into = None, None, {}
-        self.replays = 0
+        self.grads = grads or {}          # {slot: place}: may be written into the buffer of the .grad it replaces
+        self.fixed_roots = roots or {}    # {slot: weak reference}: the new data of a root (replay.replaced_roots)
+        self.handle, self.why, self.into, self.renew, self.roots = None, None, {}, {}, {}
+        self.count = [0]                  # held replays (the generated replay counts them)
+
+    @property
+    def replays(self) -> int:
+        """How many replays the device's plan ran."""
+        return self.count[0]
 
     @property
     def state(self) -> str:
         """How this plan replays, for ``explain()``."""
         if self.handle is not None:
             written = f"; {len(self.into)} outputs written into their tensors' own buffers" if self.into else ""
+            if self.renew:
+                written += f"; {len(self.renew)} new .grad tensors in the buffers of those they replace"
             return (f"held by the device: {self.dispatches} dispatches submitted in one call per replay "
                     f"({self.replays} so far){written}")
         return f"replayed from Python: {self.why}" if self.why else "held by the device after its first replay"
 
     def __call__(self, tensors, extra, numbers, read):
         if self.handle is not None:
-            out = self.replay(tensors, extra, numbers)
+            out = self.replay(tensors, extra, numbers)   # (None: this call cannot run so)
             if out is not None:
                 return out
         elif self.why is None and self.be._timing is None:
@@ -151,10 +165,10 @@ class Resident:
         plan, log = self.plan, _Log(self.be)
         with log:
             values = walk(plan, self.steps, tensors, extra, numbers, log)
-        self.why = self._describe(log, values, numbers) if log.ok else "a readback inside the step"
+        self.why = self._describe(log, values, numbers, tensors) if log.ok else "a readback inside the step"
         return tuple([values[s] for s in self.needed])
 
-    def _describe(self, log, values, numbers):
+    def _describe(self, log, values, numbers, tensors):
         """Make the device's plan from ``log``; None, or why it cannot be made."""
         plan = self.plan
         slots = list(plan.inputs) + list(plan.extra)
@@ -169,12 +183,13 @@ class Resident:
                 self.ins.append(kind)
         ins = [values[s] for s in slots]
         made = {id(a.storage): (a, upload) for a, upload in log.allocs}
-        self.into = _in_place(self.replaced, values, made, where, ins, self.needed)
+        self.into, self.roots = _in_place(self.replaced, values, made, where, ins, self.needed, self.fixed_roots)
         self.into_ref = {s: where[id(values[i].storage)][1] for s, i in self.into.items()}
+        self.renew = _renewable(self.grads, values, made, where, tensors, self.needed)
         self.outs, self.sizes = [], []                # (shape, dtype, upload), (size class, upload) of each output
-        for s in self.needed:
+        for s in [s for s in self.needed if s not in self.renew] + list(self.renew):   # (the renewable ones last)
             a = values[s]
-            if id(a.storage) in made and id(a.storage) not in where and s not in self.into:
+            if id(a.storage) in made and id(a.storage) not in where and s not in self.into and s not in self.roots:
                 where[id(a.storage)] = (EXT, len(self.ins) + len(self.outs))
                 first, upload = made[id(a.storage)]
                 self.outs.append((first.shape, first.dtype, upload))
@@ -187,8 +202,9 @@ class Resident:
                      if id(a.storage) not in where and share.get(id(a.storage), a.storage) is a.storage]
         self.keep += own.values()
         # the fixed buffers, leased for the plan's life (intermediates whose uses do not overlap share one)
-        self.result = [("input", self.into_ref[s]) if s in self.into else self._ref(values[s], where)
-                       for s in self.needed]
+        self.result = [("input", self.into_ref[s]) if s in self.into else
+                       ("root", self.into_ref[self.roots[s][0]], values[s].shape, values[s].dtype, self.roots[s][1])
+                       if s in self.roots else self._ref(values[s], where) for s in self.needed]
         writes, self.numbers = [], []
         for k, a, data in log.writes:
             why = self._write(self.steps[k] if k is not None else None, a, data, numbers, where, writes)
@@ -271,53 +287,82 @@ class Resident:
     # ------------------------------------------------------------ replaying
     def _prepare(self) -> None:
         """What a replay does, prepared once as one generated function (``replay_source``)."""
-        namespace = {"leases": self.be.leases, "flush": self.be.flush, "pack": struct.pack, "pack_one": _pack,
-                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes, "array": array.array,
-                     "count": sys.getrefcount, "alone": _ALONE}
+        n = len(self.sizes) - len(self.renew)
+        namespace = {"leases": self.be.leases, "submit": self.be.submit_plan, "pack": struct.pack, "pack_one": _pack,
+                     "GpuArray": GpuArray, "handle": self.handle, "sizes": self.sizes[:n], "renewed": self.sizes[n:],
+                     "array": array.array, "count": sys.getrefcount, "alone": _ALONE, "be": self.be,
+                     "flags": self.be.index_flags, "N": self.count}
+        renew = [(place, size) for place, (size, _) in zip(self.renew.values(), self.sizes[n:])]
         self.source = replay_source(self.ins, self.outs, self.numbers, self.result, namespace,
-                                    self.be.device.plan_buffers)
+                                    self.be.device.plan_buffers, renew, self.checks)
         exec(compile(self.source, "<webgrad held plan>", "exec"), namespace)
         self.run = namespace["replay"]
 
     def replay(self, tensors, extra, numbers):
-        be = self.be
-        if be._timing is not None:
-            return None
-        for label, size, slot, storage in self.checks:
-            flags, got = be.index_flags(label, size)
-            if got != slot or flags.storage is not storage:
-                return None
-        out = self.run(tensors, extra, numbers)
-        if out is not None:
-            self.replays += 1
-        return out
+        """The held replay (the generated ``run``), or None where this call cannot run so (device timing on, an
+        index check with another flags slot since the last readback, an in-place target something else holds)."""
+        return self.run(tensors, extra, numbers)
 
 
-def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
+def replay_source(ins, outs, numbers, result, namespace, buffers, renew=(), checks=()) -> str:
     """The held plan's replay as one function ``replay(T, X, D)`` (``T`` the places' tensors, ``X`` the extra
     inputs, ``D`` the per-step numbers): the inputs' arrays read by position, the outputs' buffers leased in
     one call, the per-step bytes packed in one ``struct.pack``, one submit (the buffers as ``buffers``, the
     device's ``plan_buffers``, writes them), the results built, e.g.::
 
         def replay(T, X, D):
+            if be._timing is not None: return None
+            f, s = flags('SoftmaxCrossEntropy', 10)
+            if s != 0 or f.storage is not C0: return None
             a0 = T[0]._data; a1 = T[2]._data
-            S = [a0.storage, a1.storage] + leases(sizes)
-            flush(plan=(handle, [(S[0].buffer, S[0].size), ...], pack('=1f', D[0])))
-            return (GpuArray(S[2], (), c0), a1)
-    """
-    lines = ["def replay(T, X, D):"]
+            g0 = T[3]; e0 = g0._data
+            if count(g0) == G and count(e0) == alone and count(e0.storage) == O and e0.storage.size == 1024:
+                R = [e0.storage]
+            else:
+                R = leases(renewed)
+            S = [a0.storage, a1.storage] + leases(sizes) + R
+            submit((handle, [(S[0].buffer, S[0].size), ...], pack('=1f', D[0])))
+            N[0] += 1
+            return (GpuArray(S[2], (), c0), a1, GpuArray(S[3], (256,), c1))
+
+    A ``root`` result (the root of an in-place target that is a view) is that target's buffer at the root's
+    shape, where the root's data is over that buffer and nothing else holds it (else the call returns None).
+    ``checks``: the index checks the plan's kernels make ((label, size, flags slot, flags storage): a replay
+    runs so while the backend gives each the same slot); ``renew``: [(place, size class)] of the last outputs, new ``.grad`` tensors written into the buffers of the
+    old ones (``T[place]``) where those are held by nothing but their tensors, which nothing but their places and
+    ``T`` hold (as ``_ALONE`` counts them), else leased."""
+    lines = ["def replay(T, X, D):", "    if be._timing is not None: return None"]
+    for j, (label, size, slot, storage) in enumerate(checks):
+        namespace[f"C{j}"] = storage
+        lines += [f"    f, s = flags({label!r}, {size!r})",
+                  f"    if s != {slot!r} or f.storage is not C{j}: return None"]
     lines += [f"    a{k} = {'T' if kind == 'place' else 'X'}[{i}]._data" for k, (kind, i) in enumerate(ins)]
     alone = [f"count(a{r[1]}) != alone" for r in result if r[0] == "input"]
     if alone:                 # an in-place target something else holds: the Python replay gives it new data
         lines.append(f"    if {' or '.join(alone)}: return None")
+    roots = [(k, r) for k, r in enumerate(result) if r[0] == "root"]
+    for j, (k, r) in enumerate(roots):   # the root of an in-place target that is a view: its data is over that
+        namespace.update({f"W{j}": r[4], "O": _ALONE_STORAGE})   # target's storage, which nothing else holds
+        lines += [f"    r{j} = W{j}()", f"    q{j} = None if r{j} is None else r{j}._data",
+                  f"    if q{j} is None or count(q{j}) != alone or q{j}.storage is not a{r[1]}.storage"
+                  f" or count(a{r[1]}.storage) != O + 1: return None"]
+    if renew:
+        namespace.update(G=_ALONE_GRAD, O=_ALONE_STORAGE)
+        lines += [f"    g{j} = T[{place}]; e{j} = g{j}._data" for j, (place, _) in enumerate(renew)]
+        tests = [f"count(g{j}) == G and count(e{j}) == alone and count(e{j}.storage) == O"
+                 f" and e{j}.storage.size == {size}" for j, (_, size) in enumerate(renew)]
+        reused = "".join(f"e{j}.storage, " for j in range(len(renew)))
+        lines += [f"    if {' and '.join(tests)}:", f"        R = [{reused}]", "    else:", "        R = leases(renewed)"]
     stores = "".join(f"a{k}.storage, " for k in range(len(ins)))
-    lines.append(f"    S = [{stores}]" + (" + leases(sizes)" if outs else ""))
+    leased = " + leases(sizes)" if len(outs) > len(renew) else ""
+    lines.append(f"    S = [{stores}]" + leased + (" + R" if renew else ""))
     if all(code in "fiI" for _, _, code in numbers):   # (host arrays are packed one by one)
         fmt = "=" + "".join(f"{n}{code}" for _, n, code in numbers)
         blob = f"pack({fmt!r}, " + "".join(f"D[{i}], " * n for i, n, _ in numbers) + ")" if numbers else "b''"
     else:
         blob = "b''.join([" + "".join(f"pack_one({code!r}, D[{i}], {n}), " for i, n, code in numbers) + "])"
-    lines.append(f"    flush(plan=(handle, {buffers([f'S[{k}]' for k in range(len(ins) + len(outs))])}, {blob}))")
+    lines.append(f"    submit((handle, {buffers([f'S[{k}]' for k in range(len(ins) + len(outs))])}, {blob}))")
+    lines.append("    N[0] += 1")
     values = []
     for k, r in enumerate(result):
         if r[0] == "fixed":
@@ -325,6 +370,9 @@ def replay_source(ins, outs, numbers, result, namespace, buffers) -> str:
             values.append(f"f{k}")
         elif r[0] == "input":
             values.append(f"a{r[1]}")
+        elif r[0] == "root":
+            namespace[f"d{k}"] = r[3]
+            values.append(f"GpuArray(a{r[1]}.storage, {r[2]!r}, d{k})")
         else:
             namespace[f"d{k}"] = r[2]
             values.append(f"GpuArray(S[{r[0]}], {r[1]!r}, d{k})")
@@ -383,41 +431,72 @@ def _span(a) -> int:
     return (a.nbytes + 3) & ~3
 
 
-def _in_place(replaced, values, made, where, ins, needed) -> dict:
-    """{output slot: input slot} of the outputs ``replaced`` allows that the held plan writes into their
-    input's buffer: a buffer a dispatch made (the plan's own from now on, copied into the input's at the
-    end of each replay), of the input's shape, dtype and size, the input handed over, shared by no other
-    input, replaced by no other output, and the output's buffer by no other result."""
-    out, taken = {}, set()
+def _in_place(replaced, values, made, where, ins, needed, roots) -> tuple:
+    """({output slot: input slot} of the outputs ``replaced`` allows that the held plan writes into their
+    input's buffer, {slot: (output slot, weak reference)} of the roots that see them): a buffer a dispatch made
+    (the plan's own from now on, copied into the input's at the end of each replay), of the input's shape, dtype
+    and size, the input handed over, shared by no other input, replaced by no other output, and the output's
+    buffer by no other result -- but the new data of the input's root where the input is a view (a parameter made
+    by ``reshape``: ``roots`` the slots written into tensors held elsewhere), which then becomes the input's
+    buffer seen at the root's shape, as it was."""
+    out, taken, seen = {}, set(), {}
     for s, i in replaced.items() if _ALONE is not None else ():
         a, b = values[s], values[i]
         ka, kb = id(a.storage), id(b.storage)
+        others = [n for n in needed if n != s and id(values[n].storage) == ka]
         if (ka in made and not made[ka][1] and ka not in where and kb in where and kb not in taken
                 and a.shape == b.shape and a.dtype is b.dtype and a.storage.size == b.storage.size
                 and sum(id(x.storage) == kb for x in ins) == 1
-                and sum(id(values[n].storage) == ka for n in needed) == 1):
+                and all(n in roots and _holds(roots[n], kb) for n in others)):
             out[s] = i
             taken.add(kb)
-    return out
+            seen.update({n: (s, roots[n]) for n in others})
+    return out, seen
+
+
+def _holds(ref, key) -> bool:
+    """Whether the tensor weakly held by ``ref`` holds (now) data in the storage of id ``key``."""
+    t = ref()
+    return t is not None and id(t._data.storage) == key
 
 
 def _refs_when_alone():
-    """What ``sys.getrefcount(a0)`` reads in a held plan's generated replay (``a0 = T[0]._data``) when only
-    the tensor holds its data; None where there are no refcounts or other threads run at once (a
-    free-threaded build): then nothing is written in place."""
+    """What ``sys.getrefcount`` reads in a held plan's generated replay (``replay_source``) when nothing else holds
+    what it counts: (``a0 = T[0]._data``: an array held by its tensor alone; ``g0 = T[3]``: a ``.grad`` held by its
+    owner and ``T`` alone; ``e0.storage``: a storage held by its array alone); Nones where there are no refcounts
+    or other threads run at once (a free-threaded build): then nothing is written in place."""
     if not hasattr(sys, "getrefcount") or not getattr(sys, "_is_gil_enabled", lambda: True)():
-        return None
+        return None, None, None
 
     class Holder:
-        __slots__ = ("_data",)
+        __slots__ = ("_data", "grad")
     namespace = {"count": sys.getrefcount}
-    exec("def replay(T):\n    a0 = T[0]._data\n    return count(a0)", namespace)
-    t = Holder()
-    t._data = GpuArray(None, (1,), None)
-    return namespace["replay"]([t])
+    exec("def replay(T):\n    a0 = T[0]._data\n    g0 = T[1]; e0 = g0._data\n"
+         "    return count(a0), count(g0), count(e0.storage)", namespace)
+    t, owner = Holder(), Holder()
+    t._data, owner.grad = GpuArray(None, (1,), None), Holder()
+    owner.grad._data = GpuArray(Holder(), (1,), None)
+    return namespace["replay"]([t, owner.grad])     # (the .grad held by its owner and the list alone)
 
 
-_ALONE = _refs_when_alone()
+_ALONE, _ALONE_GRAD, _ALONE_STORAGE = _refs_when_alone()
+
+
+def _renewable(grads, values, made, where, tensors, needed) -> dict:
+    """{output slot: place} of the outputs ``grads`` allows that the held plan may write into the buffer of the
+    ``.grad`` they replace (``tensors[place]``, when it holds one of the output's shape, dtype and size, which no
+    dispatch reads): a buffer a dispatch made, handed out, and the output's buffer no other result's."""
+    out = {}
+    for s, place in grads.items() if _ALONE_GRAD is not None else ():
+        a, old = values[s], tensors[place]
+        key = id(a.storage)
+        if (old is not None and key in made and not made[key][1] and key not in where
+                and id(old._data.storage) not in where                  # (an old .grad the step reads: it stays)
+                and old._data.shape == a.shape and old._data.dtype is a.dtype
+                and old._data.storage.size == a.storage.size
+                and sum(id(values[n].storage) == key for n in needed) == 1):
+            out[s] = place
+    return out
 
 
 def _shared(log, where, pinned=()) -> dict:
@@ -495,12 +574,12 @@ def _packs(code, v, word) -> bool:
         return False
 
 
-def resident_plan(be, plan, needed, fallback, steps, replaced=None):
+def resident_plan(be, plan, needed, fallback, steps, replaced=None, grads=None, roots=None):
     """The replay of ``plan``'s ``steps`` on ``be`` held by the device (see the module's doc), or
     ``fallback`` (the generated steps function) where the device cannot hold plans or a graph break
-    between pieces of the plan reads a value back; ``replaced`` as ``Resident`` takes it."""
+    between pieces of the plan reads a value back; ``replaced``, ``grads`` and ``roots`` as ``Resident`` takes them."""
     if getattr(be.device, "create_plan", None) is None or any(step.check is not None for step in steps):
         return fallback
-    return Resident(be, plan, needed, fallback, steps, replaced)
+    return Resident(be, plan, needed, fallback, steps, replaced, grads, roots)
 
 __all__ = ["Resident", "HostPlan", "resident_plan", "walk"]

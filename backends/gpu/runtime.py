@@ -361,11 +361,7 @@ class GpuBackend:
                 self.device.write_buffer(self._uniform_buffer, 0, memoryview(self._uniforms)[:end])
             self.device.submit(copies, plan)
         except self.device.errors() as e:
-            self.device.discard()
-            if not is_lost(e):
-                self.device.validate([r[:7] for r in records])
-            names = ", ".join(sorted({r[0] for r in records} | ({"a compiled plan"} if plan else set())))
-            raise device_failure(f"{self.name}: " + (f"a batch of kernels ({names})" if names else "a copy"), e) from None
+            self._failed(e, records, plan)
         finally:
             for size, bufs in self._batch_free.items():
                 self._pool.setdefault(size, []).extend(bufs)
@@ -376,18 +372,39 @@ class GpuBackend:
             self._timed_labels.extend(r[0] for r in records)
         self.submits += 1
 
+    def submit_plan(self, plan) -> None:
+        """``flush(plan=plan)`` for a held plan's replay (``resident``): with nothing recorded and no buffer released
+        since the last submit (a step's usual case), the plan goes to the device at once."""
+        if self._records or self._batch_free:
+            return self.flush(plan=plan)
+        try:
+            self.device.submit((), plan)
+        except self.device.errors() as e:
+            self._failed(e, [], plan)
+        self.submits += 1
+
+    def _failed(self, e, records, plan):
+        """Raise the error of a failed submit of ``records`` (and ``plan``), the open batch dropped."""
+        self.device.discard()
+        if not is_lost(e):
+            self.device.validate([r[:7] for r in records])
+        names = ", ".join(sorted({r[0] for r in records} | ({"a compiled plan"} if plan else set())))
+        raise device_failure(f"{self.name}: " + (f"a batch of kernels ({names})" if names else "a copy"), e) from None
+
     # ------------------------------------------------------------ fusion and capture (webgrad.compile's plans)
     def capture(self):
         """A context logging one kernel call's allocations and dispatches (see ``capture.Capture``)."""
         from .capture import Capture
         return Capture(self)
 
-    def resident_plan(self, plan, needed, steps, forward, replaced=None):
+    def resident_plan(self, plan, needed, steps, forward, replaced=None, grads=None, roots=None):
         """A compiled plan's replay (its ``forward`` steps) held by the device (see ``resident``), or the
         generated ``steps`` function where it cannot be; ``replaced`` ({slot: input slot}) the outputs it may
-        write into the buffers of the tensors they replace the data of."""
+        write into the buffers of the tensors they replace the data of, ``grads`` ({slot: place}) those it may
+        write into the buffers of the ``.grad`` tensors they replace, ``roots`` ({slot: weak reference}) those that
+        become the data of an updated view's root."""
         from .resident import resident_plan
-        return resident_plan(self, plan, needed, steps, forward, replaced or {})
+        return resident_plan(self, plan, needed, steps, forward, replaced or {}, grads or {}, roots or {})
 
     fusion_max_inputs = 6   # a fused kernel's inputs: with its output, within 8 storage buffers per stage
     matmul_reads_transposed = True   # MatMul's transpose flags read through strides: compiled plans fold Transposes in

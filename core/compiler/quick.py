@@ -39,7 +39,8 @@ from .places import _UNGUARDED_OPTIONS, Found, _flatten, _names, _Walk, find_pla
 
 _ABSENT = object()
 _GRAD, _DATA, _CONTENTS = attrgetter("grad"), attrgetter("_data"), attrgetter("cell_contents")
-_SIGNATURE = attrgetter("_data.shape", "_dtype", "_backend", "requires_grad", "grad_fn", "_view")
+_SIGNATURE = attrgetter("_data.shape", "_dtype", "_backend", "requires_grad", "grad_fn")
+_OWN_VIEWS = ("param", "fixed")   # places that are their tensors: the guard compares their views by identity
 
 
 def _ids(values) -> tuple:
@@ -108,7 +109,9 @@ class _Watch(_Walk):
             self.read(lambda ps, o=opt: _ids(map(o.state.get, ps)), params, [state.get(p) for p in params])
             for p in params:
                 s = state.get(p)
-                if s is not None:
+                if type(s) is dict and not s:   # (an empty state, e.g. SGD's without momentum: that it stays so)
+                    self.read(len, s)
+                elif s is not None:
                     keys = [k for k, v in s.items() if not isinstance(v, (Tensor, float))]
                     self.read(lambda d, v=_picker(keys): (tuple(d), tuple(map(type, d.values())), v(d)), s,
                               [s[k] for k in keys])   # (not the state's tensors: each replay replaces them)
@@ -197,6 +200,8 @@ class Quick:
         self.types = tuple(map(type, found.tensors))
         self.held = _positions([i for i, t in enumerate(found.tensors) if t is not None])
         self.signatures = list(map(_SIGNATURE, self.held(found.tensors)))
+        self.own_views = self.held([p.kind in _OWN_VIEWS for p in found.places])
+        self.views = _views(self.own_views, self.held(found.tensors))
         self.modes = _modes()
         self._check = _generated(self, walk, found.tensors) or self._check
 
@@ -240,7 +245,16 @@ class Quick:
         held = self.held(tensors)
         if list(map(_SIGNATURE, held)) != self.signatures or len(set(map(id, map(_DATA, held)))) != len(held):
             return None                                  # (two places sharing data: the key notes which)
+        if _views(self.own_views, held) != self.views:
+            return None
         return Found(self.places, tensors, self.key, *self.reached)
+
+
+def _views(own, held) -> list:
+    """What the guard compares of the places' views: a parameter's or fixed tensor's ``ViewInfo`` itself (the
+    same root and layout; the place holds that tensor anyway), whether any other place's tensor is a view (as
+    the key notes it: a new argument or ``.grad`` is a new tensor, and the guard keeps none of their roots alive)."""
+    return [t._view if o else t._view is None for o, t in zip(own, held)]
 
 
 def _generated(q: Quick, walk: _Watch, tensors: list):
@@ -337,11 +351,21 @@ def _place_tests(q: Quick, tensors: list, ns: dict) -> tuple:
         if t is not None:
             ns[f"S{k}"], ns[f"D{k}"], ns[f"E{k}"], ns[f"F{k}"] = t._data.shape, t._dtype, t._backend, t.requires_grad
             out.append((f"d{k} = t{k}._data", f"d{k}.shape != S{k} or t{k}._dtype is not D{k} or t{k}._backend is not "
-                        f"E{k} or t{k}.requires_grad is not F{k} or t{k}.grad_fn is not None or t{k}._view is not None"))
+                        f"E{k} or t{k}.requires_grad is not F{k} or t{k}.grad_fn is not None or {_view_test(place, t, k, ns)}"))
             datas.append(f"id(d{k})")
     if len(datas) > 1:
         out.append((None, f"len({{{', '.join(datas)}}}) != {len(datas)}"))
     return [f"t{k}" for k in range(len(q.places))], out
+
+
+def _view_test(place, t, k: int, ns: dict) -> str:
+    """The generated guard's test of place ``k``'s view (as ``_views`` compares it), ``t`` its tensor at the walk."""
+    if t._view is None:
+        return f"t{k}._view is not None"
+    if place.kind in _OWN_VIEWS:
+        ns[f"W{k}"] = t._view
+        return f"t{k}._view is not W{k}"
+    return f"t{k}._view is None"
 
 
 def _positions(indices):
@@ -355,14 +379,14 @@ def _positions(indices):
 def watch(fn, args, kwargs) -> tuple:
     """(``find_places(fn, args, kwargs)``, its ``Quick`` guard or None where a quick guard cannot stand for
     the walk: two places sharing data, an argument that is a leaf requiring grad (its ``.grad`` place is
-    owned by the argument), a place holding a view or a tensor with a ``grad_fn``)."""
+    owned by the argument), a place holding a tensor with a ``grad_fn``)."""
     walk = _Watch()
     found = find_places(fn, args, kwargs, walk)
     held = [t for t in found.tensors if t is not None]
     if len({id(t._data) for t in held}) != len(held) or any(p.kind == "grad" and p.owner is a for p in found.places
                                                             for a in walk.flat_args) \
-            or any(t.grad_fn is not None or t._view is not None for t in held):   # (a guard holding them would
-        return found, None                                                        # keep their graphs alive)
+            or any(t.grad_fn is not None for t in held):   # (a guard holding them would keep their graphs alive)
+        return found, None
     return found, Quick(walk, found)
 
 

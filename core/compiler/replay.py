@@ -180,12 +180,14 @@ class Replay:
         self.kept = place_buffers(plan, forward, self.needed) if resident is None else None
         self.steps, self.source = _built(steps_source(plan, self.needed, forward, self.kept), "steps")
         replaced = {} if resident is None else replaced_data(plan, self.saved)
-        self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward, replaced)
+        self.run_steps = self.steps if resident is None else resident(plan, self.needed, self.steps, forward, replaced,
+                                                                      replaced_grads(plan, self.saved),
+                                                                      replaced_roots(plan, self.saved))
         self.backward_steps = None
         if self.backward is not None:
             self.backward_steps, source = _built(backward_source(plan, self.backward, self.saved), "backward")
             self.source += "\n\n" + source
-        self.write_back, source = _built(writes_source(plan, self.index, replaced), "write_back")
+        self.finish, source = _built(writes_source(plan, self.index, replaced), "write_back")
         self.source += "\n\n" + source
         self.extra = [(r, r()._data.shape, r()._dtype) for r in plan.extra.values()]
         self.tokens = tuple([step.check.token for step in plan.steps if step.check is not None])
@@ -212,7 +214,7 @@ class Replay:
         return out
 
     def __call__(self, found):
-        extra = self.extras()
+        extra = self.extras() if self.extra else ()
         if extra is None:
             return _MISS
         numbers, read = self.numbers(), []
@@ -223,28 +225,10 @@ class Replay:
             values = self.run_steps(found.tensors, extra, numbers, read)
         if values is None:
             return Miss(read)
-        self.write(found, values)
-        out = self.output(self.plan.outputs, found, values)
+        out = self.finish(found.tensors, found.places, values)   # the write-backs, then the result
         if self.backward_steps is not None:
             attach(out, found, self.plan, self.backward_steps, [values[self.index[s]] for s in self.saved], self.scope)
         return out
-
-    def write(self, found, values) -> None:
-        """The write-backs (``writes_source``: one generated function, prepared with the plan)."""
-        self.write_back(found.tensors, found.places, values)
-
-    def output(self, node, found, values):
-        kind = node[0]
-        if kind == "tensor":
-            return _wrap(values[self.index[node[1]]], node[2])
-        if kind == "place":
-            return found.places[node[1]].current(found.tensors[node[1]])
-        if kind in ("list", "tuple"):
-            out = [self.output(n, found, values) for n in node[1]]
-            return out if kind == "list" else tuple(out)
-        if kind == "dict":
-            return {k: self.output(n, found, values) for k, n in node[1]}
-        return node[1]
 
 
 _MISS = object()
@@ -267,14 +251,18 @@ class Miss:
         self.read = tuple(read)
 
 
-def _refresh_views(t) -> None:
+def _refresh_views(t, written=()) -> None:
+    """Let ``t``'s live views read their elements again, but those the write-backs write themselves (``written``:
+    their values are the traced ones, which eager's refresh had given them)."""
     for v in live_views(t):
-        refresh(v, False)
+        if not any(v is w for w in written):
+            refresh(v, False)
 
 
 def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
-    """The generated function ``write_back(T, P, V)`` doing ``plan``'s write-backs with ``T`` the places'
-    tensors, ``P`` the places, ``V`` the returned values (slot ``s`` at ``index[s]``): a tensor that kept
+    """The generated function ``write_back(T, P, V)`` doing ``plan``'s write-backs, then returning the function's
+    result (``output_text``), with ``T`` the places' tensors, ``P`` the places, ``V`` the returned values (slot ``s``
+    at ``index[s]``): a tensor that kept
     its identity gets its new data (its version moves as eagerly, its views follow), a place that gets a
     new tensor gets one made around the value, an emptied place is emptied, e.g.::
 
@@ -283,6 +271,7 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
             if t._views: refresh_views(t)
             P[3].owner.grad = wrap(V[1], b0)
             engine._last_change[0] = engine._next_order()
+            return wrap(V[0], b0)
 
     A ``replaced`` state or buffer entry whose value came back as the data of the tensor it held (the
     device wrote it into that tensor's buffer: ``replaced_data``) keeps that tensor, updated in place as
@@ -290,6 +279,9 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
     src, lines, changed = Source(plan), ["def write_back(T, P, V):"], False
     src.namespace.update(wrap=_wrap, refresh_views=_refresh_views, engine=engine)
     backend = src.name(plan.backend, "b")
+    written = [f"{src.name(target, 'r')}()" if kind == "fixed" else f"T[{target}]"
+               for kind, target, _, _ in plan.writes if kind in ("data", "fixed")]
+    refresh = f"refresh_views(t, ({''.join(w + ', ' for w in written)}))"
     for kind, target, slot, detail in plan.writes:
         if kind in ("data", "fixed"):
             held = kind == "fixed"            # a tensor held elsewhere, by a weak reference
@@ -299,7 +291,7 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
                 lines.append("    if t is not None:")
                 indent = "        "
             lines.append(f"{indent}t._data = V[{index[slot]}]" + (f"; t._version += {detail}" if detail else ""))
-            lines.append(f"{indent}if t._views: refresh_views(t)")
+            lines.append(f"{indent}if t._views: {refresh}")
             changed = True
             continue
         indent = "    "
@@ -318,10 +310,30 @@ def writes_source(plan: Plan, index: dict, replaced=()) -> Source:
             lines.append(f"{indent}P[{target}].owner[{name}] = {value}")
     if changed:
         lines.append("    engine._last_change[0] = engine._next_order()")
-    if len(lines) == 1:
-        lines.append("    pass")
+    lines.append(f"    return {output_text(src, plan.outputs, index)}")
     src.lines = lines
     return src
+
+
+def output_text(src: Source, node, index: dict) -> str:
+    """The expression of the function's result ``node`` (``plan.outputs``) in a generated function where ``V``
+    holds the returned values (slot ``s`` at ``index[s]``), ``T`` the places' tensors and ``P`` the places: a new
+    tensor around a value, what a place holds now, lists, tuples and dicts of those, anything else as it was.
+
+    >>> output_text(Source(None), ("tuple", [("place", 2), ("list", [])]), {})
+    '(P[2].current(T[2]), [], )'
+    """
+    kind = node[0]
+    if kind == "tensor":
+        return f"wrap(V[{index[node[1]]}], {src.name(node[2], 'b')})"
+    if kind == "place":
+        return f"P[{node[1]}].current(T[{node[1]}])"
+    if kind in ("list", "tuple"):
+        items = "".join(output_text(src, n, index) + ", " for n in node[1])
+        return f"[{items}]" if kind == "list" else f"({items})"
+    if kind == "dict":
+        return "{" + "".join(f"{src.name(k, 'k')}: {output_text(src, n, index)}, " for k, n in node[1]) + "}"
+    return src.name(node[1], "o")
 
 
 def replaced_data(plan: Plan, saved) -> dict:
@@ -334,12 +346,39 @@ def replaced_data(plan: Plan, saved) -> dict:
     >>> replaced_data(step.last.plan, step.last.saved)   # doctest: +SKIP
     {45: 6, 48: 2, 51: 8, 54: 4}
     """
-    uses = [s for _, _, s, _ in plan.writes] + sorted(_output_slots(plan.outputs)) + list(saved)
+    uses = _uses(plan, saved)
     read = {i: slot for slot, i in plan.inputs.items()}
     kept = set(plan.saved_places)
     return {slot: read[place] for kind, place, slot, grad in plan.writes
             if place in read and place not in kept and uses.count(slot) == 1
             and (kind == "data" or kind == "new" and not grad and plan.place_kinds[place][0] != "grad")}
+
+
+def replaced_grads(plan: Plan, saved) -> dict:
+    """{slot: place}: the slots whose one use past the steps is to become the new ``.grad`` of a place that held
+    one when the call began (``zero_grad`` emptied it, ``backward`` made another), neither returned nor saved for
+    a backward: a device holding the plan may write them into the buffer of the ``.grad`` they replace, where
+    nothing else holds it (that tensor dies with the call, as it does eagerly).
+
+    >>> replaced_grads(step.last.plan, step.last.saved)   # doctest: +SKIP
+    {41: 3, 35: 5, 42: 7, 36: 9}
+    """
+    uses = _uses(plan, saved)
+    return {slot: place for kind, place, slot, _ in plan.writes
+            if kind == "new" and plan.place_kinds[place][0] == "grad" and uses.count(slot) == 1}
+
+
+def replaced_roots(plan: Plan, saved) -> dict:
+    """{slot: weak reference}: the slots whose one use past the steps is to become the data of a tensor held
+    elsewhere (the root of a view the step updated), neither returned nor saved for a backward: a device holding
+    the plan may give such a root its view's own buffer at the root's shape, where the view is updated in place."""
+    uses = _uses(plan, saved)
+    return {slot: ref for kind, ref, slot, _ in plan.writes if kind == "fixed" and uses.count(slot) == 1}
+
+
+def _uses(plan: Plan, saved) -> list:
+    """Each use of a slot past the steps: a write-back, the result, a value saved for the backward."""
+    return [s for _, _, s, _ in plan.writes] + sorted(_output_slots(plan.outputs)) + list(saved)
 
 
 def _output_slots(node) -> set:
@@ -353,4 +392,4 @@ def _output_slots(node) -> set:
     return set()
 
 
-__all__ = ["Replay", "Miss", "steps_source", "Source", "replaced_data"]
+__all__ = ["Replay", "Miss", "steps_source", "Source", "replaced_data", "replaced_grads", "replaced_roots"]

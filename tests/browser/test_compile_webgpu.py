@@ -91,14 +91,19 @@ loss = step(x, y)                          # a replay of the plan gpu.js holds: 
 recorded = len(be._records)
 during = calls() - before
 be.flush()
-print(json.dumps(dict(during=during, flush=calls() - before - during, recorded=recorded,
+flushed = calls() - before - during
+buffers = [id(p.grad._data.storage) for p in model.parameters()]
+step(x, y).item()                          # each new .grad in the buffer of the one it replaces (Pyodide's refcounts)
+same = [id(p.grad._data.storage) for p in model.parameters()] == buffers
+print(json.dumps(dict(during=during, flush=flushed, recorded=recorded, same_buffers=same,
                       replays=step.replays, loss=loss.item(), explain=step.explain())))
 """
 
 
 def test_a_replay_is_one_call_into_javascript(webgrad_page):
     r = json.loads(webgrad_page.ok(CALLS, timeout_s=240))
-    assert r["replays"] == 2, r
+    assert r["replays"] == 3, r
     assert "held by the device: " in r["explain"], r["explain"]   # every kernel of forward, backward, the update
     assert (r["recorded"], r["during"], r["flush"]) == (0, 1, 0), r
+    assert r["same_buffers"] and "new .grad tensors in the buffers of those they replace" in r["explain"], r
     assert r["loss"] == r["loss"] and r["loss"] > 0, r
