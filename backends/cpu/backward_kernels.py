@@ -57,7 +57,7 @@ def _mul(dy, a, b, *, needs):
 @_kernel(K.DIV_GRAD)
 def _div(dy, a, b):
     a, b = a.conj(), b.conj()
-    return dy / b, -dy * a / (b * b)   # PyTorch's order of operations: the same over- and underflows
+    return dy / b, -dy * (a / b / b)   # PyTorch's order of operations: the same over- and underflows
 
 
 @_kernel(K.NEG_GRAD)

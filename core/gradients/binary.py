@@ -32,8 +32,8 @@ def _mul(dy, saved, attrs):
 @register_gradient(K.DIV, inputs_to_save=True, kernel=K.DIV_GRAD, saved_for=[[1], [0, 1]])
 def _div(dy, saved, attrs):
     a, b = conj(saved[0]), conj(saved[1])   # (complex: PyTorch's conjugates)
-    # PyTorch's order of operations (-dy * a / (b * b)): the same over- and underflows
-    return dy / b, -dy * a / (b * b)
+    # PyTorch's order of operations (-dy * ((a / b) / b)): the same over- and underflows
+    return dy / b, -dy * (a / b / b)
 
 
 @register_gradient(K.FLOOR_DIVIDE)

@@ -31,11 +31,6 @@ KNOWN = [
           "MIXED_ROUNDING_GRAD: atan2's gradient across dtypes: PyTorch's rule squares the float32 operand in "
           "float32, before the cast to float64 (5.2e-22 ** 2 is subnormal there, 0.25% off); webgrad's rule runs "
           "after the cast, in float64", cpu_only=True),
-    Known("0 / tiny float32: gradient of the divisor", lambda lib, a, b: a / b,
-          [Input(np.array(False), "bool"), Input(np.array(1.17549435e-38), "float32")],
-          "DIV_UNDERFLOW_GRAD: the divisor's gradient -dy * a / (b * b) is -0 / 0 = NaN where b * b underflows; "
-          "PyTorch's gives -0 (found when the fuzz began drawing uint8/int8/int16; open on main too)",
-          cpu_only=True),
 ]
 
 
