@@ -463,3 +463,11 @@ def test_random_complex_draws_are_refused_on_the_gpu(backend):
         return
     with pytest.raises(TypeError, match="no complex dtypes"):
         wg.randn(3, dtype=wg.complex64, backend=backend)
+
+
+def test_complex_parameters_are_computed_as_plain_tensors():
+    z, tz = wg.nn.Parameter(wg.tensor(Z)), torch.nn.Parameter(torch.tensor(Z))
+    for name in ("exp", "asin", "sigmoid"):
+        _close(getattr(wg, name)(z), getattr(torch, name)(tz))
+    with pytest.raises(RuntimeError, match="In-place abs"):
+        wg.nn.Parameter(wg.tensor([1j]), requires_grad=False).abs_()

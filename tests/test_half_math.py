@@ -264,3 +264,13 @@ def test_trapezoid_of_evenly_spaced_half_samples_as_pytorch(backend):
             theirs = getattr(torch, name)(torch.tensor(values).half(), **kw)
             ours = getattr(wg, name)(wg.tensor(values).half(), **kw)
             assert ours.dtype is wg.float16 and ours.item() == theirs.item()
+
+
+def test_parameters_take_opmath_as_plain_tensors():
+    """A half nn.Parameter (a Tensor subclass) rounds once as a plain tensor does: lerp of two refused to run,
+    sinh rounded per step."""
+    import webgrad.nn as wnn
+    v = np.linspace(-6, 6, 257).astype(np.float32)
+    p, tp = wnn.Parameter(wg.tensor(v, dtype=wg.bfloat16)), torch.nn.Parameter(torch.tensor(v, dtype=torch.bfloat16))
+    for ours, theirs in ((wg.sinh(p), torch.sinh(tp)), (wg.lerp(p, p * 2, 0.3), torch.lerp(tp, tp * 2, 0.3))):
+        np.testing.assert_array_equal(ours.float().detach().numpy(), theirs.float().detach().numpy())

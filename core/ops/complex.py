@@ -81,7 +81,7 @@ def complex_math(op):
 
     @functools.wraps(op)
     def on_any(input):
-        if type(input) is Tensor and input._dtype.is_complex:
+        if isinstance(input, Tensor) and input._dtype.is_complex:   # (a Parameter too)
             return run_kernel(K.COMPLEX_MATH, input, fn=fn)
         return op(input)
     return on_any

@@ -30,11 +30,11 @@ def _half_result(tensors, dtypes) -> object:
 
 
 def _widen(x):
-    return run_kernel(K.CAST, x, dtype=float32) if type(x) is Tensor and x._dtype in HALF else x
+    return run_kernel(K.CAST, x, dtype=float32) if isinstance(x, Tensor) and x._dtype in HALF else x
 
 
 def _narrow(y, dtype):
-    if type(y) is Tensor:
+    if isinstance(y, Tensor):
         return run_kernel(K.CAST, y, dtype=dtype) if y._dtype is float32 else y
     return type(y)(_narrow(v, dtype) for v in y) if isinstance(y, tuple) else y
 
@@ -59,12 +59,12 @@ def opmath(fn=None, *, dtypes=HALF):
     @functools.wraps(fn)
     def op(*args, **kwargs):
         for a in args:   # the common case, no half tensor, first (a loop: cheaper than any() on a generator)
-            if type(a) is Tensor and a._dtype in halves:
+            if isinstance(a, Tensor) and a._dtype in halves:   # (a Parameter too)
                 break
         else:
-            if not kwargs or not any([type(v) is Tensor and v._dtype in halves for v in kwargs.values()]):
+            if not kwargs or not any([isinstance(v, Tensor) and v._dtype in halves for v in kwargs.values()]):
                 return fn(*args, **kwargs)
-        dtype = _half_result([a for a in (*args, *kwargs.values()) if type(a) is Tensor], halves)
+        dtype = _half_result([a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)], halves)
         if dtype is None:
             return fn(*args, **kwargs)
         wide = fn(*(_widen(a) for a in args), **{k: _widen(v) for k, v in kwargs.items()})

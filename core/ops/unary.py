@@ -68,7 +68,7 @@ def _unary(name: str, kernel: str, floating: bool, summary: str, example: str, r
     def op(input):
         if type(input) is Tensor and input._dtype.is_floating:   # the common case, first
             return run_kernel(kernel, input)
-        if type(input) is Tensor and input._dtype.is_complex:
+        if isinstance(input, Tensor) and input._dtype.is_complex:   # (a Parameter too)
             form = _COMPLEX_FORMS.get(name)
             return form(input) if form else run_kernel(kernel, _complex_input(name, input))
         if name in _BOOL_AS and type(input) is Tensor and input._dtype is bool_:
@@ -330,7 +330,7 @@ def abs_(self) -> Tensor:
     >>> wg.tensor([-1.5, 2.0]).abs_().tolist()
     [1.5, 2.0]
     """
-    if type(self) is Tensor and self._dtype.is_complex:
+    if isinstance(self, Tensor) and self._dtype.is_complex:
         raise RuntimeError("In-place abs is not supported for complex tensors.")
     return _abs_in_place(self)
 
